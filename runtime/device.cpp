@@ -1,0 +1,121 @@
+#include "runtime/device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "runtime/error.h"
+#include "runtime/vulkan/context.h"
+#include "runtime/vulkan/vulkan_device.h"
+#ifdef EMBER_HAVE_CUDA
+#include "runtime/cuda/cuda_backend.h"
+#endif
+
+namespace ember {
+
+std::string_view backend_name(Backend backend) {
+  return backend == Backend::CUDA ? "cuda" : "vulkan";
+}
+
+std::string DeviceInfo::spec() const {
+  return std::string(backend_name(backend)) + ":" + std::to_string(index);
+}
+
+std::shared_ptr<Allocation> Device::allocate(uint64_t bytes, std::shared_ptr<Stream> stream) {
+  return allocator_->allocate(bytes, stream ? stream : default_stream());
+}
+
+bool Device::supports(DType dtype) const {
+  switch (dtype) {
+    case DType::Float64: return info_.float64;
+    case DType::Int64: return info_.int64;
+    case DType::Float16: return info_.float16;
+    case DType::BFloat16: return info_.bfloat16;
+    case DType::Int8:
+    case DType::UInt8:
+    case DType::Bool: return info_.int8;
+    default: return true;
+  }
+}
+
+std::string cuda_unavailable_reason() {
+#ifdef EMBER_HAVE_CUDA
+  return cuda::unavailable_reason();
+#else
+  return "ember was built without CUDA (nvcc was not found at configure time)";
+#endif
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> devices;
+#ifdef EMBER_HAVE_CUDA
+  devices = cuda::enumerate_devices();
+#endif
+  for (DeviceInfo& info : vulkan::enumerate_devices()) devices.push_back(std::move(info));
+  return devices;
+}
+
+namespace {
+
+std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+std::shared_ptr<Device> open(const DeviceInfo& info) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<Device>> opened;
+  std::lock_guard lock(mutex);
+  auto& device = opened[info.spec()];
+  if (!device) {
+#ifdef EMBER_HAVE_CUDA
+    if (info.backend == Backend::CUDA) device = cuda::open_device(info.index);
+#endif
+    if (info.backend == Backend::Vulkan) {
+      device = vulkan::VulkanDevice::create(vulkan::Context::create(info.index));
+    }
+  }
+  return device;
+}
+
+}  // namespace
+
+std::shared_ptr<Device> get_device(std::string_view spec) {
+  const std::string wanted = lowercase(spec);
+  const std::vector<DeviceInfo> devices = list_devices();
+  for (const DeviceInfo& info : devices) {
+    const std::string backend(backend_name(info.backend));
+    if (wanted == info.spec() || wanted == backend ||
+        lowercase(info.name).find(wanted) != std::string::npos) {
+      return open(info);
+    }
+  }
+  std::string reason = "no device matches \"" + std::string(spec) + "\"";
+  if (wanted.rfind("cuda", 0) == 0) {
+    const std::string why = cuda_unavailable_reason();
+    if (!why.empty()) reason += ": " + why;
+  } else if (wanted.rfind("vulkan", 0) == 0) {
+    const std::string why = vulkan::vulkan_unavailable_reason();
+    if (!why.empty()) reason += ": " + why;
+  }
+  reason += ". Devices present:";
+  for (const DeviceInfo& info : devices) reason += " " + info.spec() + " (" + info.name + ")";
+  if (devices.empty()) reason += " none";
+  throw DeviceUnavailableError(reason);
+}
+
+std::shared_ptr<Device> default_device() {
+  if (const char* spec = std::getenv("EMBER_DEVICE"); spec && *spec) return get_device(spec);
+  const std::vector<DeviceInfo> devices = list_devices();
+  if (devices.empty()) {
+    throw DeviceUnavailableError("no device: Vulkan: " + vulkan::vulkan_unavailable_reason() +
+                                 "; CUDA: " + cuda_unavailable_reason());
+  }
+  return open(devices.front());
+}
+
+}  // namespace ember

@@ -1,0 +1,21 @@
+#pragma once
+// Element types shared by every layer. runtime/ needs them because kernel arguments carry a dtype;
+// type promotion and the rest of the semantics live in tensor/.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace ember {
+
+enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int8, UInt8, Int32, Int64, Bool };
+
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float16, DType::BFloat16,
+                                       DType::Float64, DType::Int8,    DType::UInt8,
+                                       DType::Int32,   DType::Int64,   DType::Bool};
+
+size_t element_size(DType dtype);
+// PyTorch's spelling without the "torch." prefix: "float32", "int64", "bool".
+std::string_view dtype_name(DType dtype);
+bool is_floating_point(DType dtype);
+
+}  // namespace ember

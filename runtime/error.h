@@ -1,0 +1,45 @@
+#pragma once
+// The exceptions ember throws. Every failure is an exception; the process never aborts.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ember {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A request the device cannot satisfy even after the cache was returned to it.
+class OutOfMemoryError : public Error {
+ public:
+  OutOfMemoryError(const std::string& device_name, uint64_t requested, uint64_t allocated,
+                   uint64_t reserved, uint64_t total);
+  uint64_t requested() const { return requested_; }
+
+ private:
+  uint64_t requested_;
+};
+
+// The driver reported VK_ERROR_DEVICE_LOST or a sticky CUDA error. The device stays marked lost.
+class DeviceLostError : public Error {
+ public:
+  using Error::Error;
+};
+
+// No such backend or device here (no CUDA driver, EMBER_DEVICE names nothing), with the reason.
+class DeviceUnavailableError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The device or backend lacks a feature or kernel that the call needs.
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace ember

@@ -1,0 +1,20 @@
+#include "runtime/stream.h"
+
+namespace ember {
+
+bool Event::query() const { return !stream_ || stream_->completed_value() >= value_; }
+
+void Event::synchronize() const {
+  if (stream_) stream_->wait_value(value_);
+}
+
+Event Stream::record_event() { return Event(shared_from_this(), pending_value()); }
+
+Future<void> Stream::completion() {
+  auto self = shared_from_this();
+  const uint64_t value = pending_value();
+  return Future<void>::make([self, value] { return self->completed_value() >= value; },
+                            [self, value] { self->wait_value(value); }, nullptr);
+}
+
+}  // namespace ember

@@ -1,0 +1,77 @@
+#include "runtime/vulkan/shader_registry.h"
+
+#include <spirv_cross/spirv_cross_c.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "runtime/error.h"
+
+namespace ember::vulkan {
+
+const EmbeddedShader& find_shader(std::string_view name) {
+  for (const EmbeddedShader& shader : embedded_shaders()) {
+    if (shader.name == name) return shader;
+  }
+  throw Error("no embedded shader named " + std::string(name));
+}
+
+ShaderLayout reflect(std::span<const uint32_t> spirv) {
+  spvc_context context = nullptr;
+  if (spvc_context_create(&context) != SPVC_SUCCESS) throw Error("SPIRV-Cross: no context");
+  std::unique_ptr<spvc_context_s, decltype(&spvc_context_destroy)> owner(context,
+                                                                        spvc_context_destroy);
+  auto fail = [&](const char* step) {
+    return Error(std::string("SPIRV-Cross ") + step + ": " + spvc_context_get_last_error_string(context));
+  };
+  spvc_parsed_ir ir = nullptr;
+  if (spvc_context_parse_spirv(context, spirv.data(), spirv.size(), &ir) != SPVC_SUCCESS) {
+    throw fail("parse");
+  }
+  spvc_compiler compiler = nullptr;
+  if (spvc_context_create_compiler(context, SPVC_BACKEND_NONE, ir,
+                                   SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &compiler) != SPVC_SUCCESS) {
+    throw fail("compiler");
+  }
+  spvc_resources resources = nullptr;
+  if (spvc_compiler_create_shader_resources(compiler, &resources) != SPVC_SUCCESS) {
+    throw fail("resources");
+  }
+  ShaderLayout layout;
+  const spvc_reflected_resource* list = nullptr;
+  size_t count = 0;
+  spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_STORAGE_BUFFER, &list,
+                                            &count);
+  for (size_t i = 0; i < count; ++i) {
+    if (spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet) != 0) {
+      throw Error("embedded shaders bind storage buffers in descriptor set 0 only");
+    }
+    layout.storage_buffer_bindings.push_back(
+        spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding));
+  }
+  std::sort(layout.storage_buffer_bindings.begin(), layout.storage_buffer_bindings.end());
+  for (auto type : {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, SPVC_RESOURCE_TYPE_STORAGE_IMAGE,
+                    SPVC_RESOURCE_TYPE_SAMPLED_IMAGE}) {
+    spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
+    if (count) throw Error("embedded shaders use storage buffers and push constants only");
+  }
+  spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &list,
+                                            &count);
+  if (count == 1) {
+    size_t size = 0;
+    spvc_compiler_get_declared_struct_size(
+        compiler, spvc_compiler_get_type_handle(compiler, list[0].base_type_id), &size);
+    layout.push_constant_bytes = static_cast<uint32_t>(size);
+  }
+  for (uint32_t i = 0; i < 3; ++i) {
+    layout.local_size[i] = spvc_compiler_get_execution_mode_argument_by_index(
+        compiler, SpvExecutionModeLocalSize, i);
+  }
+  const spvc_specialization_constant* constants = nullptr;
+  size_t constant_count = 0;
+  spvc_compiler_get_specialization_constants(compiler, &constants, &constant_count);
+  layout.specialization_constants = static_cast<uint32_t>(constant_count);
+  return layout;
+}
+
+}  // namespace ember::vulkan

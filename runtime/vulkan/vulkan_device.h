@@ -1,0 +1,47 @@
+#pragma once
+// ember::Device on Vulkan: a context, its pipelines, its streams, and memory from the caching allocator.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/device.h"
+#include "runtime/vulkan/context.h"
+#include "runtime/vulkan/pipelines.h"
+#include "runtime/vulkan/vulkan_stream.h"
+
+namespace ember::vulkan {
+
+class VulkanDevice final : public Device {
+ public:
+  static std::shared_ptr<VulkanDevice> create(std::shared_ptr<Context> context);
+  ~VulkanDevice() override;
+
+  std::shared_ptr<Stream> default_stream() override { return default_stream_; }
+  std::shared_ptr<Stream> create_stream() override;
+  Kernels& kernels() override { return *kernels_; }
+  void synchronize() override;
+
+  Context& context() { return *context_; }
+  Pipelines& pipelines() { return *pipelines_; }
+  CachingAllocator& staging_allocator() { return *staging_; }
+
+ private:
+  explicit VulkanDevice(std::shared_ptr<Context> context);
+
+  std::shared_ptr<Context> context_;
+  std::unique_ptr<Pipelines> pipelines_;
+  std::shared_ptr<CachingAllocator> staging_;
+  std::shared_ptr<VulkanStream> default_stream_;
+  std::mutex streams_mutex_;
+  std::vector<std::weak_ptr<VulkanStream>> streams_;
+  std::unique_ptr<Kernels> kernels_;
+};
+
+// Defined by shaders/, which implements the kernel interface for Vulkan.
+std::unique_ptr<Kernels> make_vulkan_kernels(VulkanDevice& device);
+
+// Adopts an application's device (see ExternalDevice). Dropping every ember object that came from it
+// leaves the application's handles as they were.
+std::shared_ptr<Device> adopt_device(const ExternalDevice& external);
+
+}  // namespace ember::vulkan

@@ -1,0 +1,366 @@
+#include "runtime/vulkan/vulkan_stream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "runtime/error.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+VkBuffer buffer_of(const Allocation& allocation) {
+  return reinterpret_cast<VkBuffer>(allocation.handle());
+}
+
+void check_range(const Allocation& allocation, uint64_t offset, uint64_t bytes, const char* what) {
+  if (offset > allocation.size() || bytes > allocation.size() - offset) {
+    throw Error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
+                std::to_string(offset + bytes) + ") lie outside an allocation of " +
+                std::to_string(allocation.size()) + " bytes");
+  }
+}
+
+constexpr VkPipelineStageFlags kWorkStages =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+
+}  // namespace
+
+VulkanStream::VulkanStream(std::shared_ptr<Context> context, std::shared_ptr<CachingAllocator> staging)
+    : context_(std::move(context)), staging_(std::move(staging)) {
+  if (const char* limit = std::getenv("EMBER_MAX_DISPATCHES_PER_SUBMIT")) {
+    max_batch_ = std::max(1, std::atoi(limit));
+  }
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = context_->queue_family;
+  context_->check(context_->fn.vkCreateCommandPool(context_->device, &pool_info, nullptr, &pool_),
+                  "vkCreateCommandPool");
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo semaphore_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  VkResult result =
+      context_->fn.vkCreateSemaphore(context_->device, &semaphore_info, nullptr, &timeline_);
+  if (result != VK_SUCCESS) {
+    context_->fn.vkDestroyCommandPool(context_->device, pool_, nullptr);
+    context_->check(result, "vkCreateSemaphore");
+  }
+}
+
+VulkanStream::~VulkanStream() {
+  try {
+    synchronize();
+  } catch (const Error&) {
+    // A lost device has nothing left to wait for.
+  }
+  in_flight_.clear();
+  batch_keep_alive_.clear();
+  context_->fn.vkDestroyCommandPool(context_->device, pool_, nullptr);  // frees its command buffers
+  context_->fn.vkDestroySemaphore(context_->device, timeline_, nullptr);
+}
+
+uint64_t VulkanStream::pending_value() const {
+  std::lock_guard lock(mutex_);
+  return recording_ ? submitted_ + 1 : submitted_;
+}
+
+uint64_t VulkanStream::submitted_value() const {
+  std::lock_guard lock(mutex_);
+  return submitted_;
+}
+
+uint64_t VulkanStream::poll_semaphore() {
+  uint64_t value = 0;
+  context_->check(context_->fn.vkGetSemaphoreCounterValue(context_->device, timeline_, &value),
+                  "vkGetSemaphoreCounterValue");
+  uint64_t seen = completed_.load();
+  while (value > seen && !completed_.compare_exchange_weak(seen, value)) {
+  }
+  return std::max(value, seen);
+}
+
+uint64_t VulkanStream::completed_value() {
+  // Lock-free on purpose: the allocator polls streams while holding its own lock.
+  return poll_semaphore();
+}
+
+VkCommandBuffer VulkanStream::begin_batch() {
+  if (recording_) return recording_;
+  context_->throw_if_lost();
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  if (!spare_.empty()) {
+    commands = spare_.back();
+    spare_.pop_back();
+  } else {
+    VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    info.commandPool = pool_;
+    info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    info.commandBufferCount = 1;
+    context_->check(context_->fn.vkAllocateCommandBuffers(context_->device, &info, &commands),
+                    "vkAllocateCommandBuffers");
+  }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  context_->check(context_->fn.vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  recording_ = commands;
+  bound_pipeline_ = VK_NULL_HANDLE;
+  hazards_.clear();
+  return commands;
+}
+
+void VulkanStream::track(std::span<const BufferAccess> accesses) {
+  if (hazards_.conflicts(accesses)) {
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    context_->fn.vkCmdPipelineBarrier(recording_, kWorkStages, kWorkStages, 0, 1, &barrier, 0,
+                                      nullptr, 0, nullptr);
+    stats_.barriers += 1;
+    hazards_.clear();
+  }
+  hazards_.add(accesses);
+}
+
+void VulkanStream::after_record(std::span<Allocation* const> allocations) {
+  stats_.dispatches += 1;
+  batch_dispatches_ += 1;
+  auto self = shared_from_this();
+  for (Allocation* allocation : allocations) allocation->record_use(self, submitted_ + 1);
+  if (batch_dispatches_ >= max_batch_) flush_locked();
+}
+
+void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> bindings,
+                            const void* push, uint32_t push_bytes, uint32_t groups_x,
+                            uint32_t groups_y, uint32_t groups_z) {
+  if (bindings.size() != pipeline.shader.storage_buffer_bindings.size()) {
+    throw Error("dispatch gives " + std::to_string(bindings.size()) + " buffers to a shader with " +
+                std::to_string(pipeline.shader.storage_buffer_bindings.size()));
+  }
+  if (push_bytes != pipeline.shader.push_constant_bytes) {
+    throw Error("dispatch gives " + std::to_string(push_bytes) +
+                " bytes of push constants to a shader that declares " +
+                std::to_string(pipeline.shader.push_constant_bytes));
+  }
+  constexpr size_t kMaxBindings = 8;
+  if (bindings.size() > kMaxBindings) throw Error("too many buffers for one dispatch");
+  BufferAccess accesses[kMaxBindings];
+  VkDescriptorBufferInfo infos[kMaxBindings];
+  VkWriteDescriptorSet writes[kMaxBindings];
+  Allocation* allocations[kMaxBindings];
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const Binding& b = bindings[i];
+    const VkBuffer buffer = buffer_of(*b.allocation);
+    accesses[i] = {buffer, b.offset, b.offset + b.range, b.write};
+    infos[i] = {buffer, b.offset, b.range};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstBinding = pipeline.shader.storage_buffer_bindings[i];
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+    allocations[i] = b.allocation;
+  }
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  VkCommandBuffer commands = begin_batch();
+  track({accesses, bindings.size()});
+  const Functions& fn = context_->fn;
+  if (bound_pipeline_ != pipeline.pipeline) {
+    fn.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    bound_pipeline_ = pipeline.pipeline;
+  }
+  fn.vkCmdPushDescriptorSetKHR(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0,
+                               static_cast<uint32_t>(bindings.size()), writes);
+  if (push_bytes) {
+    fn.vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  }
+  fn.vkCmdDispatch(commands, groups_x, groups_y, groups_z);
+  after_record({allocations, bindings.size()});
+  garbage = recycle(completed_.load());
+}
+
+void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,
+                        uint64_t bytes) {
+  check_range(dst, dst_offset, bytes, "copy destination");
+  check_range(src, src_offset, bytes, "copy source");
+  if (bytes == 0) return;
+  const VkDeviceSize from = src.offset() + src_offset;
+  const VkDeviceSize to = dst.offset() + dst_offset;
+  const BufferAccess accesses[] = {{buffer_of(src), from, from + bytes, false},
+                                   {buffer_of(dst), to, to + bytes, true}};
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  VkCommandBuffer commands = begin_batch();
+  track(accesses);
+  const VkBufferCopy region{from, to, bytes};
+  context_->fn.vkCmdCopyBuffer(commands, buffer_of(src), buffer_of(dst), 1, &region);
+  Allocation* const touched[] = {&src, &dst};
+  after_record(touched);
+  garbage = recycle(completed_.load());
+}
+
+void VulkanStream::flush_locked() {
+  if (!recording_) return;
+  const Functions& fn = context_->fn;
+  // Makes the batch's writes visible to the host once the timeline value is reached.
+  VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  fn.vkCmdPipelineBarrier(recording_, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
+                          nullptr, 0, nullptr);
+  context_->check(fn.vkEndCommandBuffer(recording_), "vkEndCommandBuffer");
+
+  const uint64_t value = submitted_ + 1;
+  std::vector<VkSemaphore> wait_semaphores;
+  std::vector<uint64_t> wait_values;
+  std::vector<VkPipelineStageFlags> wait_stages;
+  for (auto [semaphore, wait_value] : batch_waits_) {
+    wait_semaphores.push_back(semaphore);
+    wait_values.push_back(wait_value);
+    wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  }
+  VkTimelineSemaphoreSubmitInfo timeline_info{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  timeline_info.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
+  timeline_info.pWaitSemaphoreValues = wait_values.data();
+  timeline_info.signalSemaphoreValueCount = 1;
+  timeline_info.pSignalSemaphoreValues = &value;
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, &timeline_info};
+  submit.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
+  submit.pWaitSemaphores = wait_semaphores.data();
+  submit.pWaitDstStageMask = wait_stages.data();
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &recording_;
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &timeline_;
+  VkCommandBuffer commands = recording_;
+  recording_ = VK_NULL_HANDLE;
+  batch_dispatches_ = 0;
+  batch_waits_.clear();
+  context_->submit(submit);
+  wait_sources_.clear();
+  submitted_ = value;
+  stats_.submits += 1;
+  in_flight_.push_back({commands, value, std::move(batch_keep_alive_)});
+  batch_keep_alive_.clear();
+}
+
+uint64_t VulkanStream::flush() {
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  flush_locked();
+  garbage = recycle(poll_semaphore());
+  return submitted_;
+}
+
+std::vector<std::shared_ptr<const void>> VulkanStream::recycle(uint64_t completed) {
+  std::vector<std::shared_ptr<const void>> released;
+  while (!in_flight_.empty() && in_flight_.front().value <= completed) {
+    InFlight& done = in_flight_.front();
+    for (auto& object : done.keep_alive) released.push_back(std::move(object));
+    spare_.push_back(done.commands);
+    in_flight_.pop_front();
+  }
+  return released;
+}
+
+void VulkanStream::wait_value(uint64_t value) {
+  {
+    std::lock_guard lock(mutex_);
+    if (value > submitted_) flush_locked();
+    if (value > submitted_) {
+      throw Error("wait for timeline value " + std::to_string(value) + " that no submit signals");
+    }
+  }
+  if (poll_semaphore() < value) {
+    {
+      std::lock_guard lock(mutex_);
+      stats_.host_waits += 1;
+    }
+    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    info.semaphoreCount = 1;
+    info.pSemaphores = &timeline_;
+    info.pValues = &value;
+    constexpr uint64_t kSecond = 1'000'000'000ull;
+    VkResult result;
+    while ((result = context_->fn.vkWaitSemaphores(context_->device, &info, kSecond)) == VK_TIMEOUT) {
+      context_->throw_if_lost();
+    }
+    context_->check(result, "vkWaitSemaphores");
+  }
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  garbage = recycle(poll_semaphore());
+}
+
+void VulkanStream::wait_event(const Event& event) {
+  if (!event.stream() || event.stream().get() == this) return;  // stream order already holds
+  auto* other = dynamic_cast<VulkanStream*>(event.stream().get());
+  if (!other || other->context_ != context_) {
+    throw Error("Stream::wait_event: the event belongs to a stream of another device");
+  }
+  if (other->submitted_value() < event.value()) other->flush();
+  if (other->completed_value() >= event.value()) return;
+  std::lock_guard lock(mutex_);
+  // Work recorded before the wait need not wait: submit it now.
+  flush_locked();
+  batch_waits_.emplace_back(other->timeline_, event.value());
+  wait_sources_.push_back(event.stream());
+}
+
+void VulkanStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const void* src,
+                                  uint64_t bytes) {
+  check_range(dst, dst_offset, bytes, "copy_from_host");
+  if (bytes == 0) return;
+  if (dst.mapped() && dst.idle()) {
+    std::memcpy(static_cast<std::byte*>(dst.mapped()) + dst_offset, src, bytes);
+    return;
+  }
+  // The memory is not host-visible, or queued work may still use it: stage and copy in stream order.
+  std::shared_ptr<Allocation> staging = staging_->allocate(bytes, shared_from_this());
+  if (!staging->mapped()) throw UnsupportedError("the staging memory is not host-visible");
+  staging->wait_idle();
+  std::memcpy(staging->mapped(), src, bytes);
+  copy(dst, dst_offset, *staging, 0, bytes);
+  keep_alive(staging);
+}
+
+Future<std::vector<std::byte>> VulkanStream::copy_to_host(std::shared_ptr<Allocation> src,
+                                                          uint64_t src_offset, uint64_t bytes) {
+  check_range(*src, src_offset, bytes, "copy_to_host");
+  if (src->mapped() && src->idle()) {
+    const auto* begin = static_cast<const std::byte*>(src->mapped()) + src_offset;
+    return Future<std::vector<std::byte>>::ready_value(std::vector<std::byte>(begin, begin + bytes));
+  }
+  // Snapshot in stream order, so that work recorded later cannot change what the host reads.
+  std::shared_ptr<Allocation> staging = staging_->allocate(std::max<uint64_t>(bytes, 1),
+                                                           shared_from_this());
+  if (!staging->mapped()) throw UnsupportedError("the staging memory is not host-visible");
+  copy(*staging, 0, *src, src_offset, bytes);
+  const uint64_t value = pending_value();
+  auto self = std::static_pointer_cast<VulkanStream>(shared_from_this());
+  return Future<std::vector<std::byte>>::make(
+      [self, value] { return self->completed_value() >= value; },
+      [self, value] { self->wait_value(value); },
+      [staging, bytes] {
+        const auto* begin = static_cast<const std::byte*>(staging->mapped());
+        return std::vector<std::byte>(begin, begin + bytes);
+      },
+      {src, staging});
+}
+
+void VulkanStream::keep_alive(std::shared_ptr<const void> object) {
+  std::lock_guard lock(mutex_);
+  if (recording_) {
+    batch_keep_alive_.push_back(std::move(object));
+  } else if (!in_flight_.empty() && in_flight_.back().value > completed_.load()) {
+    in_flight_.back().keep_alive.push_back(std::move(object));
+  }
+}
+
+StreamStats VulkanStream::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace ember::vulkan

@@ -1,0 +1,92 @@
+#pragma once
+// A Vulkan stream: command buffers recorded on the host, submitted in bounded batches to the context's
+// queue, each batch signalling the next value of the stream's timeline semaphore.
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "runtime/allocator.h"
+#include "runtime/stream.h"
+#include "runtime/vulkan/context.h"
+#include "runtime/vulkan/hazards.h"
+#include "runtime/vulkan/pipelines.h"
+
+namespace ember::vulkan {
+
+// One storage-buffer binding of a dispatch: a window of an allocation's block.
+struct Binding {
+  Allocation* allocation = nullptr;
+  VkDeviceSize offset = 0;  // from the start of the block's buffer
+  VkDeviceSize range = 0;
+  bool write = false;
+};
+
+class VulkanStream final : public Stream {
+ public:
+  VulkanStream(std::shared_ptr<Context> context, std::shared_ptr<CachingAllocator> staging);
+  ~VulkanStream() override;
+
+  uint64_t pending_value() const override;
+  uint64_t submitted_value() const override;
+  uint64_t completed_value() override;
+  uint64_t flush() override;
+  void wait_value(uint64_t value) override;
+  void wait_event(const Event& event) override;
+  void copy_from_host(Allocation& dst, uint64_t dst_offset, const void* src, uint64_t bytes) override;
+  Future<std::vector<std::byte>> copy_to_host(std::shared_ptr<Allocation> src, uint64_t src_offset,
+                                              uint64_t bytes) override;
+  void copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,
+            uint64_t bytes) override;
+  void keep_alive(std::shared_ptr<const void> object) override;
+  StreamStats stats() const override;
+
+  // Records one compute dispatch. Push constants are copied at once.
+  void dispatch(const Pipeline& pipeline, std::span<const Binding> bindings, const void* push,
+                uint32_t push_bytes, uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
+
+  VkSemaphore timeline() const { return timeline_; }
+  // Most dispatches one submit holds (EMBER_MAX_DISPATCHES_PER_SUBMIT, default 256): a bound on how
+  // long one submit runs, because GPU watchdogs kill long ones.
+  uint32_t max_dispatches_per_submit() const { return max_batch_; }
+
+ private:
+  struct InFlight {
+    VkCommandBuffer commands;
+    uint64_t value;
+    std::vector<std::shared_ptr<const void>> keep_alive;
+  };
+
+  VkCommandBuffer begin_batch();
+  // Records accesses into the batch, with a barrier first when they conflict with earlier ones.
+  void track(std::span<const BufferAccess> accesses);
+  void after_record(std::span<Allocation* const> allocations);
+  // Retires finished batches. Returns what they kept alive, for the caller to drop outside the lock.
+  std::vector<std::shared_ptr<const void>> recycle(uint64_t completed);
+  uint64_t poll_semaphore();
+  void flush_locked();
+
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<CachingAllocator> staging_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  uint32_t max_batch_ = 256;
+
+  mutable std::recursive_mutex mutex_;
+  VkCommandBuffer recording_ = VK_NULL_HANDLE;
+  VkPipeline bound_pipeline_ = VK_NULL_HANDLE;
+  uint32_t batch_dispatches_ = 0;
+  std::vector<std::shared_ptr<const void>> batch_keep_alive_;
+  std::vector<std::pair<VkSemaphore, uint64_t>> batch_waits_;
+  std::vector<std::shared_ptr<const void>> wait_sources_;  // streams waited on, kept until submit
+  HazardTracker hazards_;
+  std::deque<InFlight> in_flight_;
+  std::vector<VkCommandBuffer> spare_;
+  uint64_t submitted_ = 0;
+  std::atomic<uint64_t> completed_{0};
+  StreamStats stats_;
+};
+
+}  // namespace ember::vulkan

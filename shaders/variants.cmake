@@ -1,0 +1,16 @@
+# The one table of shader variants: name, source, then the defines that make the variant.
+# Launchers find a variant by its name; each becomes an embedded SPIR-V module.
+set(EMBER_SHADER_VARIANTS
+  "fill_8|fill.comp|ELEM_BITS=8"
+  "fill_16|fill.comp|ELEM_BITS=16"
+  "fill_32|fill.comp|ELEM_BITS=32"
+  "fill_64|fill.comp|ELEM_BITS=64"
+  "copy_8|copy.comp|ELEM_BITS=8"
+  "copy_16|copy.comp|ELEM_BITS=16"
+  "copy_32|copy.comp|ELEM_BITS=32"
+  "copy_64|copy.comp|ELEM_BITS=64"
+  "add_f32|binary.comp|OP_ADD=1"
+  "mul_f32|binary.comp|OP_MUL=1"
+  "sum_f32|sum.comp|"
+  "sum_partials_f32|sum_partials.comp|"
+)
