@@ -5,9 +5,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <utility>
+#include <string>
 
 #include "runtime/cuda/cuda_stream.h"
+#include "runtime/error.h"
 #include "runtime/launch_plan.h"
 
 namespace ember::cuda {

@@ -17,7 +17,13 @@ constexpr uint64_t kMediumLimit = 10 << 20;      // requests up to this share me
 constexpr uint64_t kMediumSegment = 20 << 20;
 constexpr uint64_t kLargeRounding = 2 << 20;     // larger requests get their own segment
 
-bool use_completed(const StreamUse& use) { return use.stream->completed_value() >= use.value; }
+bool use_completed(const StreamUse& use) {
+  try {
+    return use.stream->completed_value() >= use.value;
+  } catch (const DeviceLostError&) {
+    return true;  // a lost device runs nothing more, so nothing can still touch the memory
+  }
+}
 
 // A cached chunk may be reused on `reuser` when every GPU use recorded on other streams has finished.
 // Uses on `reuser` itself are safe: its later work runs after them in stream order.
@@ -43,6 +49,7 @@ void merge_uses(std::vector<StreamUse>& into, const std::vector<StreamUse>& from
 
 struct Segment {
   MemoryBlock block;
+  bool small = false;  // serves requests up to kSmallLimit; its chunks live in the small free lists
   std::vector<std::unique_ptr<Chunk>> chunks;  // in no particular order; prev/next give address order
 };
 
@@ -82,27 +89,25 @@ CachingAllocator::StreamPool& CachingAllocator::pool_for(const std::shared_ptr<S
   return *pools_.back();
 }
 
-CachingAllocator::FreeList& CachingAllocator::list_for(StreamPool& pool, uint64_t size) {
-  return size <= kSmallLimit ? pool.small : pool.large;
+CachingAllocator::FreeList& CachingAllocator::list_for(StreamPool& pool, bool small) {
+  return small ? pool.small : pool.large;
 }
 
 void CachingAllocator::insert_free(Chunk* chunk) {
-  list_for(pool_for(chunk->owner), chunk->size).insert(chunk);
+  list_for(pool_for(chunk->owner), chunk->segment->small).insert(chunk);
 }
 
 void CachingAllocator::erase_free(Chunk* chunk) {
-  list_for(pool_for(chunk->owner), chunk->size).erase(chunk);
+  list_for(pool_for(chunk->owner), chunk->segment->small).erase(chunk);
 }
 
 Chunk* CachingAllocator::take_from(FreeList& list, uint64_t rounded, const Stream* reuser) {
-  // Small requests must not carve up chunks of large segments, or large segments never return whole.
   Chunk key;
   key.size = rounded;
   key.segment = nullptr;
   key.offset = 0;
   for (auto it = list.lower_bound(&key); it != list.end(); ++it) {
     Chunk* chunk = *it;
-    if (rounded <= kSmallLimit && chunk->size > kSmallLimit) break;
     if (!reusable_on(chunk, reuser)) continue;
     list.erase(it);
     return chunk;
@@ -111,12 +116,14 @@ Chunk* CachingAllocator::take_from(FreeList& list, uint64_t rounded, const Strea
 }
 
 Chunk* CachingAllocator::find_cached(uint64_t rounded, const std::shared_ptr<Stream>& stream) {
+  // Small requests never carve up large segments, or large segments would never return whole.
+  const bool small = rounded <= kSmallLimit;
   StreamPool& own = pool_for(stream);
-  if (Chunk* chunk = take_from(list_for(own, rounded), rounded, stream.get())) return chunk;
+  if (Chunk* chunk = take_from(list_for(own, small), rounded, stream.get())) return chunk;
   // Another stream's cache is usable once that memory's uses have passed on their timelines.
   for (auto& pool : pools_) {
     if (pool.get() == &own) continue;
-    if (Chunk* chunk = take_from(list_for(*pool, rounded), rounded, stream.get())) return chunk;
+    if (Chunk* chunk = take_from(list_for(*pool, small), rounded, stream.get())) return chunk;
   }
   return nullptr;
 }
@@ -129,6 +136,7 @@ Chunk* CachingAllocator::new_segment(uint64_t rounded) {
   if (!block) return nullptr;
   auto segment = std::make_unique<Segment>();
   segment->block = *block;
+  segment->small = rounded <= kSmallLimit;
   auto chunk = std::make_unique<Chunk>();
   chunk->segment = segment.get();
   chunk->size = size;
@@ -143,7 +151,7 @@ Chunk* CachingAllocator::new_segment(uint64_t rounded) {
 
 void CachingAllocator::split(Chunk* chunk, uint64_t rounded) {
   const uint64_t remaining = chunk->size - rounded;
-  const uint64_t min_split = chunk->size <= kSmallLimit ? kMinAlignment : kSmallLimit;
+  const uint64_t min_split = chunk->segment->small ? kMinAlignment : kSmallLimit;
   if (remaining < min_split) return;
   auto rest = std::make_unique<Chunk>();
   rest->segment = chunk->segment;

@@ -142,7 +142,7 @@ class CachingAllocator : public std::enable_shared_from_this<CachingAllocator> {
   bool release_cached_segments(bool wait_for_uses);
   void split(Chunk* chunk, uint64_t rounded);
   StreamPool& pool_for(const std::shared_ptr<Stream>& stream);
-  FreeList& list_for(StreamPool& pool, uint64_t size);
+  FreeList& list_for(StreamPool& pool, bool small);
   void insert_free(Chunk* chunk);
   void erase_free(Chunk* chunk);
 

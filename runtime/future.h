@@ -26,6 +26,16 @@ namespace detail {
 template <class T>
 using Stored = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
 
+// The result type of a continuation F added to a Future<T>.
+template <class T, class F>
+struct ContinuationResult {
+  using type = std::invoke_result_t<F, T&>;
+};
+template <class F>
+struct ContinuationResult<void, F> {
+  using type = std::invoke_result_t<F>;
+};
+
 template <class T>
 struct FutureState {
   std::function<bool()> poll;                // true when the underlying work is done; never blocks
@@ -139,8 +149,7 @@ class Future {
   // future completes and after the continuations added before it.
   template <class F>
   auto then(F f) const {
-    using R = std::conditional_t<std::is_void_v<T>, std::invoke_result_t<F>,
-                                 std::invoke_result_t<F, T&>>;
+    using R = typename detail::ContinuationResult<T, F>::type;
     auto parent = state_;
     auto child = std::make_shared<detail::FutureState<R>>();
     Future<R> result;

@@ -247,7 +247,12 @@ void CudaStream::poll_locked() {
   while (!in_flight_.empty()) {
     const TimelinePoint point = in_flight_.front();
     const cudaError_t result = cudaEventQuery(point.event);
-    if (result == cudaErrorNotReady) return;
+    if (result == cudaErrorNotReady) {
+      // Some runtimes also leave "not ready" as the thread's last error, where the next launch check
+      // would take it for a failed launch.
+      cudaGetLastError();
+      return;
+    }
     context_->check(result, "cudaEventQuery");
     completed_ = point.value;
     in_flight_.pop_front();

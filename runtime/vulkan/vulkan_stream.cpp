@@ -10,6 +10,15 @@ namespace ember::vulkan {
 
 namespace {
 
+std::shared_ptr<Allocation> allocate_staging(const std::weak_ptr<CachingAllocator>& staging,
+                                             uint64_t bytes, const std::shared_ptr<Stream>& stream) {
+  auto allocator = staging.lock();
+  if (!allocator) throw Error("host transfer on a stream whose device was closed");
+  auto allocation = allocator->allocate(std::max<uint64_t>(bytes, 1), stream);
+  if (!allocation->mapped()) throw UnsupportedError("the staging memory is not host-visible");
+  return allocation;
+}
+
 VkBuffer buffer_of(const Allocation& allocation) {
   return reinterpret_cast<VkBuffer>(allocation.handle());
 }
@@ -229,11 +238,11 @@ void VulkanStream::flush_locked() {
   submit.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
   submit.pWaitSemaphores = wait_semaphores.data();
   submit.pWaitDstStageMask = wait_stages.data();
+  VkCommandBuffer commands = recording_;
   submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &recording_;
+  submit.pCommandBuffers = &commands;
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &timeline_;
-  VkCommandBuffer commands = recording_;
   recording_ = VK_NULL_HANDLE;
   batch_dispatches_ = 0;
   batch_waits_.clear();
@@ -317,8 +326,7 @@ void VulkanStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const vo
     return;
   }
   // The memory is not host-visible, or queued work may still use it: stage and copy in stream order.
-  std::shared_ptr<Allocation> staging = staging_->allocate(bytes, shared_from_this());
-  if (!staging->mapped()) throw UnsupportedError("the staging memory is not host-visible");
+  std::shared_ptr<Allocation> staging = allocate_staging(staging_, bytes, shared_from_this());
   staging->wait_idle();
   std::memcpy(staging->mapped(), src, bytes);
   copy(dst, dst_offset, *staging, 0, bytes);
@@ -333,14 +341,12 @@ Future<std::vector<std::byte>> VulkanStream::copy_to_host(std::shared_ptr<Alloca
     return Future<std::vector<std::byte>>::ready_value(std::vector<std::byte>(begin, begin + bytes));
   }
   // Snapshot in stream order, so that work recorded later cannot change what the host reads.
-  std::shared_ptr<Allocation> staging = staging_->allocate(std::max<uint64_t>(bytes, 1),
-                                                           shared_from_this());
-  if (!staging->mapped()) throw UnsupportedError("the staging memory is not host-visible");
+  std::shared_ptr<Allocation> staging = allocate_staging(staging_, bytes, shared_from_this());
   copy(*staging, 0, *src, src_offset, bytes);
   const uint64_t value = pending_value();
   auto self = std::static_pointer_cast<VulkanStream>(shared_from_this());
   return Future<std::vector<std::byte>>::make(
-      [self, value] { return self->completed_value() >= value; },
+      [self, value] { return Event(self, value).query(); },
       [self, value] { self->wait_value(value); },
       [staging, bytes] {
         const auto* begin = static_cast<const std::byte*>(staging->mapped());

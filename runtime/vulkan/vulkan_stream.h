@@ -69,7 +69,8 @@ class VulkanStream final : public Stream {
   void flush_locked();
 
   std::shared_ptr<Context> context_;
-  std::shared_ptr<CachingAllocator> staging_;
+  // Weak: the staging allocator's cached chunks refer to this stream, and a strong pointer would make a cycle.
+  std::weak_ptr<CachingAllocator> staging_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint32_t max_batch_ = 256;

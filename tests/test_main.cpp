@@ -1,0 +1,19 @@
+// Test entry point: validation layers are always on, and a validation message anywhere fails the run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "runtime/vulkan/context.h"
+
+int main(int argc, char** argv) {
+  setenv("EMBER_VALIDATION", "1", /*overwrite=*/1);
+  testing::InitGoogleTest(&argc, argv);
+  int result = RUN_ALL_TESTS();
+  // Messages raised outside any test (for example while devices are destroyed at exit) still fail.
+  for (const auto& message : ember::vulkan::take_validation_messages()) {
+    std::fprintf(stderr, "Vulkan validation outside a test: %s\n", message.c_str());
+    result = 1;
+  }
+  return result;
+}

@@ -1,0 +1,36 @@
+#include "test_support.h"
+
+namespace ember::test {
+
+void expect_no_validation_messages() {
+  for (const std::string& message : vulkan::take_validation_messages()) {
+    ADD_FAILURE() << "Vulkan validation: " << message;
+  }
+}
+
+void BackendTest::SetUp() {
+  try {
+    device = get_device(GetParam());
+  } catch (const DeviceUnavailableError& error) {
+    GTEST_SKIP() << "backend " << GetParam() << " is absent here: " << error.what();
+  }
+  stream = device->default_stream();
+}
+
+std::string backend_test_name(const testing::TestParamInfo<std::string>& info) { return info.param; }
+
+TensorRef view(Allocation& allocation, DType dtype, std::vector<int64_t> sizes,
+               std::vector<int64_t> strides, uint64_t byte_offset) {
+  TensorRef ref;
+  ref.allocation = &allocation;
+  ref.dtype = dtype;
+  ref.byte_offset = byte_offset;
+  ref.ndim = static_cast<int>(sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    ref.sizes[d] = sizes[d];
+    ref.strides[d] = strides[d];
+  }
+  return ref;
+}
+
+}  // namespace ember::test
