@@ -67,7 +67,8 @@ void BM_AddKernel(benchmark::State& state) {
 
 void bandwidth_sizes(benchmark::internal::Benchmark* b) {
   b->ArgName("bytes")->Arg(1 * kMiB)->Arg(16 * kMiB)->Arg(64 * kMiB);
-  b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.2);
+  // Long enough for a few rounds of the slow kernels on lavapipe, short enough for a two-minute run.
+  b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
 }
 
 BENCHMARK(BM_DeviceCopy)->Apply(bandwidth_sizes);

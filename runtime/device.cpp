@@ -66,11 +66,31 @@ std::string lowercase(std::string_view text) {
   return lower;
 }
 
+// Devices opened by spec. Never destroyed by static destructors: drivers tear their own state down in exit
+// handlers, and a device closed after that crashes inside the driver. close_opened_devices() runs from an
+// exit handler registered after each device is created, so it runs before the driver's.
+std::mutex& opened_mutex() {
+  static std::mutex* mutex = new std::mutex;
+  return *mutex;
+}
+
+std::map<std::string, std::shared_ptr<Device>>& opened_devices() {
+  static auto* opened = new std::map<std::string, std::shared_ptr<Device>>;
+  return *opened;
+}
+
+void close_opened_devices() {
+  std::map<std::string, std::shared_ptr<Device>> closing;
+  {
+    std::lock_guard lock(opened_mutex());
+    closing.swap(opened_devices());
+  }
+  closing.clear();  // synchronizes each device and saves its pipeline cache
+}
+
 std::shared_ptr<Device> open(const DeviceInfo& info) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<Device>> opened;
-  std::lock_guard lock(mutex);
-  auto& device = opened[info.spec()];
+  std::lock_guard lock(opened_mutex());
+  auto& device = opened_devices()[info.spec()];
   if (!device) {
 #ifdef EMBER_HAVE_CUDA
     if (info.backend == Backend::CUDA) device = cuda::open_device(info.index);
@@ -78,6 +98,7 @@ std::shared_ptr<Device> open(const DeviceInfo& info) {
     if (info.backend == Backend::Vulkan) {
       device = vulkan::VulkanDevice::create(vulkan::Context::create(info.index));
     }
+    std::atexit(close_opened_devices);
   }
   return device;
 }

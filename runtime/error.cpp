@@ -1,6 +1,7 @@
 #include "runtime/error.h"
 
 #include <cstdio>
+#include <sstream>
 
 namespace ember {
 
@@ -21,12 +22,23 @@ std::string format_bytes(uint64_t bytes) {
   return text;
 }
 
+namespace {
+
+std::string out_of_memory_message(const std::string& device_name, uint64_t requested,
+                                  uint64_t allocated, uint64_t reserved, uint64_t total) {
+  std::ostringstream message;
+  message << "out of memory on " << device_name << ": tried to allocate " << format_bytes(requested)
+          << "; " << format_bytes(allocated) << " already allocated by tensors, "
+          << format_bytes(reserved) << " reserved by ember in total, device total "
+          << format_bytes(total);
+  return message.str();
+}
+
+}  // namespace
+
 OutOfMemoryError::OutOfMemoryError(const std::string& device_name, uint64_t requested,
                                    uint64_t allocated, uint64_t reserved, uint64_t total)
-    : Error("out of memory on " + device_name + ": tried to allocate " + format_bytes(requested) +
-            "; " + format_bytes(allocated) + " already allocated by tensors, " +
-            format_bytes(reserved) + " reserved by ember in total, device total " +
-            format_bytes(total)),
+    : Error(out_of_memory_message(device_name, requested, allocated, reserved, total)),
       requested_(requested) {}
 
 }  // namespace ember

@@ -63,7 +63,7 @@ TEST_F(DeviceSelection, CudaAbsenceHasAReason) {
     EXPECT_EQ(get_device("cuda:0")->backend(), Backend::CUDA);
     return;
   }
-  std::printf("[  NOTE    ] no CUDA device: %s\n", reason.c_str());
+  std::printf("[  NOTE    ] CUDA is absent: %s\n", reason.c_str());
   try {
     get_device("cuda:0");
     FAIL() << "expected DeviceUnavailableError";
