@@ -183,8 +183,12 @@ std::shared_ptr<Allocation> CachingAllocator::allocate(uint64_t bytes,
       chunk = new_segment(rounded);
     }
     if (!chunk) {
+      const std::string detail =
+          rounded > source_->max_block_size()
+              ? "one allocation can be at most " + format_bytes(source_->max_block_size()) + " here"
+              : "";
       throw OutOfMemoryError(source_->device_name(), bytes, stats_.allocated_bytes,
-                             stats_.reserved_bytes, source_->device_total());
+                             stats_.reserved_bytes, source_->device_total(), detail);
     }
   }
   chunk->owner = stream;

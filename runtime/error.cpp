@@ -25,20 +25,23 @@ std::string format_bytes(uint64_t bytes) {
 namespace {
 
 std::string out_of_memory_message(const std::string& device_name, uint64_t requested,
-                                  uint64_t allocated, uint64_t reserved, uint64_t total) {
+                                  uint64_t allocated, uint64_t reserved, uint64_t total,
+                                  const std::string& detail) {
   std::ostringstream message;
   message << "out of memory on " << device_name << ": tried to allocate " << format_bytes(requested)
           << "; " << format_bytes(allocated) << " already allocated by tensors, "
           << format_bytes(reserved) << " reserved by ember in total, device total "
           << format_bytes(total);
+  if (!detail.empty()) message << " (" << detail << ")";
   return message.str();
 }
 
 }  // namespace
 
 OutOfMemoryError::OutOfMemoryError(const std::string& device_name, uint64_t requested,
-                                   uint64_t allocated, uint64_t reserved, uint64_t total)
-    : Error(out_of_memory_message(device_name, requested, allocated, reserved, total)),
+                                   uint64_t allocated, uint64_t reserved, uint64_t total,
+                                   const std::string& detail)
+    : Error(out_of_memory_message(device_name, requested, allocated, reserved, total, detail)),
       requested_(requested) {}
 
 }  // namespace ember

@@ -14,8 +14,9 @@ class Error : public std::runtime_error {
 // A request the device cannot satisfy even after the cache was returned to it.
 class OutOfMemoryError : public Error {
  public:
+  // `detail`, when given, says why the request cannot fit beyond the plain sizes.
   OutOfMemoryError(const std::string& device_name, uint64_t requested, uint64_t allocated,
-                   uint64_t reserved, uint64_t total);
+                   uint64_t reserved, uint64_t total, const std::string& detail = "");
   uint64_t requested() const { return requested_; }
 
  private:
