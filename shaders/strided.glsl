@@ -25,6 +25,12 @@ layout(push_constant) uniform Params {
 
 // Element offsets of every operand for linear (row-major) index `index`.
 void operand_offsets(uint index, out uint offsets[NUM_OPERANDS]) {
+  // One dim is the common case after merging, and needs no division: integer division has no SIMD
+  // instruction on x86, so lavapipe runs it one lane at a time.
+  if (p.ndim == 1) {
+    for (int op = 0; op < NUM_OPERANDS; ++op) offsets[op] = p.offsets[op] + index * p.strides[op * MAX_DIMS];
+    return;
+  }
   for (int op = 0; op < NUM_OPERANDS; ++op) offsets[op] = p.offsets[op];
   for (int d = int(p.ndim) - 1; d >= 0; --d) {
     const uint size = p.sizes[d];

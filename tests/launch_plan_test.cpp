@@ -5,19 +5,13 @@
 
 #include "runtime/error.h"
 #include "runtime/launch_plan.h"
+#include "test_support.h"
 
 namespace ember {
 namespace {
 
-TensorRef ref(std::vector<int64_t> sizes, std::vector<int64_t> strides, DType dtype = DType::Float32) {
-  TensorRef r;
-  r.dtype = dtype;
-  r.ndim = static_cast<int>(sizes.size());
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    r.sizes[d] = sizes[d];
-    r.strides[d] = strides[d];
-  }
-  return r;
+TensorRef ref(std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+  return test::view(nullptr, DType::Float32, std::move(sizes), std::move(strides));
 }
 
 TEST(LaunchPlan, MergesDimsEveryOperandTraversesContiguously) {

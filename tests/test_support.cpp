@@ -19,10 +19,10 @@ void BackendTest::SetUp() {
 
 std::string backend_test_name(const testing::TestParamInfo<std::string>& info) { return info.param; }
 
-TensorRef view(Allocation& allocation, DType dtype, std::vector<int64_t> sizes,
+TensorRef view(Allocation* allocation, DType dtype, std::vector<int64_t> sizes,
                std::vector<int64_t> strides, uint64_t byte_offset) {
   TensorRef ref;
-  ref.allocation = &allocation;
+  ref.allocation = allocation;
   ref.dtype = dtype;
   ref.byte_offset = byte_offset;
   ref.ndim = static_cast<int>(sizes.size());

@@ -49,8 +49,8 @@ std::vector<T> download(Stream& stream, const std::shared_ptr<Allocation>& alloc
   return values;
 }
 
-// A strided view over `allocation`.
-TensorRef view(Allocation& allocation, DType dtype, std::vector<int64_t> sizes,
+// A strided view over `allocation` (null for host-only planning tests).
+TensorRef view(Allocation* allocation, DType dtype, std::vector<int64_t> sizes,
                std::vector<int64_t> strides, uint64_t byte_offset = 0);
 
 }  // namespace ember::test
