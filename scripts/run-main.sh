@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 bash scripts/build.sh
 ./build/tools/ember-info
-./build/bench/ember-bench --benchmark_filter="${EMBER_BENCH_FILTER:-Headline}"
+./build/bench/ember-bench --benchmark_filter="${EMBER_BENCH_FILTER:-BM_DeviceCopy/bytes:16777216|BM_AddKernel/bytes:16777216|BM_RecordAdd|BM_DependentAddChain}"
