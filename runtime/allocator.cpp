@@ -276,6 +276,14 @@ void* Allocation::mapped() const {
   return block_->mapped ? static_cast<std::byte*>(block_->mapped) + chunk_->offset : nullptr;
 }
 
+void Allocation::check_range(uint64_t offset, uint64_t bytes, const char* what) const {
+  if (offset > size() || bytes > size() - offset) {
+    throw Error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
+                std::to_string(offset + bytes) + ") lie outside an allocation of " +
+                std::to_string(size()) + " bytes");
+  }
+}
+
 void Allocation::record_use(const std::shared_ptr<Stream>& stream, uint64_t value) {
   std::lock_guard lock(allocator_->mutex_);
   merge_uses(chunk_->uses, {StreamUse{stream, value}});

@@ -83,6 +83,9 @@ class Allocation {
   void* mapped() const;  // host pointer to the first byte, or nullptr when not host-visible
   const std::shared_ptr<Stream>& stream() const { return chunk_->owner; }
 
+  // Throws Error naming `what` unless bytes [offset, offset + bytes) lie inside this allocation.
+  void check_range(uint64_t offset, uint64_t bytes, const char* what) const;
+
   // Streams call this when they record a use, so that the memory is not reused or written by the host
   // before `value` is reached on `stream`.
   void record_use(const std::shared_ptr<Stream>& stream, uint64_t value);

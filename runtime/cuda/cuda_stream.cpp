@@ -15,14 +15,6 @@ namespace {
 // long stretch of dispatches without an event would leave memory and kept objects unreleased for longer.
 constexpr uint64_t kDispatchesPerBatch = 256;
 
-void check_range(const Allocation& allocation, uint64_t offset, uint64_t bytes, const char* what) {
-  if (offset > allocation.size() || bytes > allocation.size() - offset) {
-    throw Error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
-                std::to_string(offset + bytes) + ") lie outside an allocation of " +
-                std::to_string(allocation.size()) + " bytes");
-  }
-}
-
 // Page-locked host memory, so that the copy engine reads or writes it asynchronously. With pageable memory
 // cudaMemcpyAsync first waits for the stream's earlier work (and a device-to-host copy runs synchronously),
 // which would stall the host behind every queued kernel. Copying the user's bytes into it also frees the
@@ -165,7 +157,7 @@ void CudaStream::note_dispatch(std::initializer_list<Allocation*> touched) {
 }
 
 void CudaStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const void* src, uint64_t bytes) {
-  check_range(dst, dst_offset, bytes, "copy_from_host");
+  dst.check_range(dst_offset, bytes, "copy_from_host");
   if (bytes == 0) return;
   ScopedDevice device(*context_);
   std::shared_ptr<std::byte> staging = allocate_pinned(*context_, bytes);
@@ -179,7 +171,7 @@ void CudaStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const void
 
 Future<std::vector<std::byte>> CudaStream::copy_to_host(std::shared_ptr<Allocation> src,
                                                         uint64_t src_offset, uint64_t bytes) {
-  check_range(*src, src_offset, bytes, "copy_to_host");
+  src->check_range(src_offset, bytes, "copy_to_host");
   if (bytes == 0) return Future<std::vector<std::byte>>::ready_value({});
   ScopedDevice device(*context_);
   std::shared_ptr<std::byte> staging = allocate_pinned(*context_, bytes);
@@ -205,8 +197,8 @@ Future<std::vector<std::byte>> CudaStream::copy_to_host(std::shared_ptr<Allocati
 
 void CudaStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,
                       uint64_t bytes) {
-  check_range(dst, dst_offset, bytes, "copy (destination)");
-  check_range(src, src_offset, bytes, "copy (source)");
+  dst.check_range(dst_offset, bytes, "copy (destination)");
+  src.check_range(src_offset, bytes, "copy (source)");
   if (bytes == 0) return;
   ScopedDevice device(*context_);
   context_->check(cudaMemcpyAsync(device_pointer(dst, dst_offset), device_pointer(src, src_offset), bytes,

@@ -23,14 +23,6 @@ VkBuffer buffer_of(const Allocation& allocation) {
   return reinterpret_cast<VkBuffer>(allocation.handle());
 }
 
-void check_range(const Allocation& allocation, uint64_t offset, uint64_t bytes, const char* what) {
-  if (offset > allocation.size() || bytes > allocation.size() - offset) {
-    throw Error(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
-                std::to_string(offset + bytes) + ") lie outside an allocation of " +
-                std::to_string(allocation.size()) + " bytes");
-  }
-}
-
 constexpr VkPipelineStageFlags kWorkStages =
     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
@@ -191,8 +183,8 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
 
 void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,
                         uint64_t bytes) {
-  check_range(dst, dst_offset, bytes, "copy destination");
-  check_range(src, src_offset, bytes, "copy source");
+  dst.check_range(dst_offset, bytes, "copy destination");
+  src.check_range(src_offset, bytes, "copy source");
   if (bytes == 0) return;
   const VkDeviceSize from = src.offset() + src_offset;
   const VkDeviceSize to = dst.offset() + dst_offset;
@@ -319,7 +311,7 @@ void VulkanStream::wait_event(const Event& event) {
 
 void VulkanStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const void* src,
                                   uint64_t bytes) {
-  check_range(dst, dst_offset, bytes, "copy_from_host");
+  dst.check_range(dst_offset, bytes, "copy_from_host");
   if (bytes == 0) return;
   if (dst.mapped() && dst.idle()) {
     std::memcpy(static_cast<std::byte*>(dst.mapped()) + dst_offset, src, bytes);
@@ -335,7 +327,7 @@ void VulkanStream::copy_from_host(Allocation& dst, uint64_t dst_offset, const vo
 
 Future<std::vector<std::byte>> VulkanStream::copy_to_host(std::shared_ptr<Allocation> src,
                                                           uint64_t src_offset, uint64_t bytes) {
-  check_range(*src, src_offset, bytes, "copy_to_host");
+  src->check_range(src_offset, bytes, "copy_to_host");
   if (src->mapped() && src->idle()) {
     const auto* begin = static_cast<const std::byte*>(src->mapped()) + src_offset;
     return Future<std::vector<std::byte>>::ready_value(std::vector<std::byte>(begin, begin + bytes));
