@@ -60,7 +60,7 @@ void BM_AddKernel(benchmark::State& state) {
   auto stream = device.default_stream();
   // Two arrays read and one written; the add moves 1.5 times the bytes of a copy of the same size.
   const double rate = run_rounds(state, *stream, ops_per_sync(bytes), 3 * bytes, [&] {
-    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view);
+    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view, ember::DType::Float32);
   });
   state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, bytes);
 }

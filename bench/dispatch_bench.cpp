@@ -63,7 +63,7 @@ void BM_RecordAdd(benchmark::State& state) {
   const ember::TensorRef out_view = float_view(*out);
   auto stream = device.default_stream();
   record_loop(state, *stream, [&] {
-    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view);
+    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view, ember::DType::Float32);
   });
 }
 
@@ -88,7 +88,7 @@ void BM_DependentAddChain(benchmark::State& state) {
   for (auto _ : state) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < kChainLength; ++i) {
-      kernels.binary(*stream, ember::BinaryOp::Add, x_view, x_view, y_view);
+      kernels.binary(*stream, ember::BinaryOp::Add, x_view, x_view, y_view, ember::DType::Float32);
     }
     stream->synchronize();
     chained += Clock::now() - start;

@@ -10,11 +10,10 @@ class CudaKernels final : public Kernels {
  public:
   // `allocator` gives reductions their scratch memory; it belongs to the same device and outlives this.
   explicit CudaKernels(CachingAllocator& allocator) : allocator_(allocator) {}
+  std::string_view backend_name() const override { return "cuda"; }
 
   void fill(Stream& stream, const TensorRef& out, Scalar value) override;   // fill.cu
   void copy(Stream& stream, const TensorRef& out, const TensorRef& in) override;  // copy.cu
-  void binary(Stream& stream, BinaryOp op, const TensorRef& out, const TensorRef& a,
-              const TensorRef& b) override;  // binary.cu
   void sum(Stream& stream, const TensorRef& out, const TensorRef& in) override;  // sum.cu
 
  private:

@@ -32,7 +32,8 @@ bool Device::supports(DType dtype) const {
     case DType::Float64: return info_.float64;
     case DType::Int64: return info_.int64;
     case DType::Float16: return info_.float16;
-    case DType::BFloat16: return info_.bfloat16;
+    case DType::BFloat16:
+    case DType::Int16: return info_.bfloat16;
     case DType::Int8:
     case DType::UInt8:
     case DType::Bool: return info_.int8;

@@ -9,7 +9,8 @@ size_t element_size(DType dtype) {
     case DType::Float32:
     case DType::Int32: return 4;
     case DType::Float16:
-    case DType::BFloat16: return 2;
+    case DType::BFloat16:
+    case DType::Int16: return 2;
     case DType::Int8:
     case DType::UInt8:
     case DType::Bool: return 1;
@@ -25,6 +26,7 @@ std::string_view dtype_name(DType dtype) {
     case DType::Float64: return "float64";
     case DType::Int8: return "int8";
     case DType::UInt8: return "uint8";
+    case DType::Int16: return "int16";
     case DType::Int32: return "int32";
     case DType::Int64: return "int64";
     case DType::Bool: return "bool";
@@ -35,6 +37,15 @@ std::string_view dtype_name(DType dtype) {
 bool is_floating_point(DType dtype) {
   return dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||
          dtype == DType::Float64;
+}
+
+}  // namespace ember
+
+namespace ember {
+
+bool is_integral(DType dtype) {
+  return dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int16 ||
+         dtype == DType::Int32 || dtype == DType::Int64;
 }
 
 }  // namespace ember

@@ -7,15 +7,17 @@
 
 namespace ember {
 
-enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int8, UInt8, Int32, Int64, Bool };
+enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int8, UInt8, Int16, Int32, Int64, Bool };
 
-inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float16, DType::BFloat16,
-                                       DType::Float64, DType::Int8,    DType::UInt8,
-                                       DType::Int32,   DType::Int64,   DType::Bool};
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64,
+                                       DType::Int8,    DType::UInt8,   DType::Int16,    DType::Int32,
+                                       DType::Int64,   DType::Bool};
 
 size_t element_size(DType dtype);
 // PyTorch's spelling without the "torch." prefix: "float32", "int64", "bool".
 std::string_view dtype_name(DType dtype);
 bool is_floating_point(DType dtype);
+// Int8 through Int64 and UInt8; Bool is not integral, as in PyTorch's isIntegralType(t, false).
+bool is_integral(DType dtype);
 
 }  // namespace ember

@@ -11,7 +11,7 @@
 
 namespace ember {
 
-inline constexpr int kMaxOperands = 3;
+inline constexpr int kMaxOperands = 5;
 
 struct LaunchOperand {
   Allocation* allocation = nullptr;

@@ -16,13 +16,15 @@ inline constexpr uint32_t kWorkgroupSize = 256;  // WORKGROUP_SIZE in strided.gl
 // Mirrors the push-constant block of strided.glsl for N operands, followed by Extra.
 struct NoExtra {};
 
-template <int N, class Extra = NoExtra>
+template <int N, class Extra = NoExtra, int MaxDims = kShaderMaxDims>
 struct StridedParams {
+  static constexpr int kOperands = N;
+  static constexpr int kDims = MaxDims;
   uint32_t numel;
   uint32_t ndim;
   uint32_t offsets[N];
-  uint32_t sizes[kShaderMaxDims];
-  uint32_t strides[N * kShaderMaxDims];
+  uint32_t sizes[MaxDims];
+  uint32_t strides[N * MaxDims];
   [[no_unique_address]] Extra extra;
 };
 
@@ -35,18 +37,19 @@ struct Window {
 Window operand_window(const Context& context, const LaunchShape& piece, int i, bool write);
 
 // Fills the common part of StridedParams from a piece; bindings[i] receives operand i's window.
-template <int N, class Extra>
-void fill_params(const Context& context, const LaunchShape& piece, StridedParams<N, Extra>& params,
-                 std::span<Binding> bindings, std::span<const bool> writes) {
+template <int N, class Extra, int MaxDims>
+void fill_params(const Context& context, const LaunchShape& piece,
+                 StridedParams<N, Extra, MaxDims>& params, std::span<Binding> bindings,
+                 std::span<const bool> writes) {
   params.numel = static_cast<uint32_t>(piece.numel());
   params.ndim = static_cast<uint32_t>(piece.ndim);
-  for (int d = 0; d < kShaderMaxDims; ++d) params.sizes[d] = d < piece.ndim ? piece.sizes[d] : 1;
+  for (int d = 0; d < MaxDims; ++d) params.sizes[d] = d < piece.ndim ? piece.sizes[d] : 1;
   for (int i = 0; i < N; ++i) {
     const Window window = operand_window(context, piece, i, writes[i]);
     bindings[i] = window.binding;
     params.offsets[i] = window.first_element;
-    for (int d = 0; d < kShaderMaxDims; ++d) {
-      params.strides[i * kShaderMaxDims + d] =
+    for (int d = 0; d < MaxDims; ++d) {
+      params.strides[i * MaxDims + d] =
           d < piece.ndim ? static_cast<uint32_t>(piece.operands[i].strides[d]) : 0;
     }
   }

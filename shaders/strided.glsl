@@ -5,7 +5,9 @@
 #ifndef EMBER_STRIDED_GLSL
 #define EMBER_STRIDED_GLSL
 
-#define MAX_DIMS 6
+#ifndef MAX_DIMS
+#define MAX_DIMS 6  // shaders with more operands lower it to fit 128 bytes of push constants
+#endif
 #define WORKGROUP_SIZE 256
 
 #ifndef EXTRA_PARAMS

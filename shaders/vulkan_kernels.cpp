@@ -24,7 +24,6 @@ struct SumPartialsParams {
 
 using FillParams = StridedParams<1, FillValue>;
 using CopyParams = StridedParams<2>;
-using BinaryParams = StridedParams<3>;
 using SumParams = StridedParams<1, PartialBase>;
 
 // Workgroups of the first sum pass per launch piece; the second pass reads them all.
@@ -35,7 +34,6 @@ const KernelAbi kAbis[] = {
     {"fill_32", 1, sizeof(FillParams)},      {"fill_64", 1, sizeof(FillParams)},
     {"copy_8", 2, sizeof(CopyParams)},       {"copy_16", 2, sizeof(CopyParams)},
     {"copy_32", 2, sizeof(CopyParams)},      {"copy_64", 2, sizeof(CopyParams)},
-    {"add_f32", 3, sizeof(BinaryParams)},    {"mul_f32", 3, sizeof(BinaryParams)},
     {"sum_f32", 2, sizeof(SumParams)},       {"sum_partials_f32", 2, sizeof(SumPartialsParams)},
 };
 
@@ -50,7 +48,46 @@ void require_float32(const TensorRef& ref, const char* op) {
 
 }  // namespace
 
-std::span<const KernelAbi> vulkan_kernel_abis() { return kAbis; }
+std::span<const KernelAbi> vulkan_kernel_abis() {
+  static const std::vector<KernelAbi> all = [] {
+    std::vector<KernelAbi> joined(std::begin(kAbis), std::end(kAbis));
+    for (auto family : {elementwise_kernel_abis(), reduce_kernel_abis(), index_kernel_abis(),
+                        matmul_kernel_abis(), random_kernel_abis()}) {
+      joined.insert(joined.end(), family.begin(), family.end());
+    }
+    return joined;
+  }();
+  return all;
+}
+
+std::string_view compute_suffix(DType compute) {
+  switch (compute_storage(compute)) {
+    case DType::Float64: return "f64";
+    case DType::Int32: return "i32";
+    case DType::Int64: return "i64";
+    default: return "f32";
+  }
+}
+
+DType compute_storage(DType compute) {
+  switch (compute) {
+    case DType::Float64: return DType::Float64;
+    case DType::Int64: return DType::Int64;
+    case DType::Int8:
+    case DType::UInt8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Bool: return DType::Int32;
+    default: return DType::Float32;
+  }
+}
+
+void require_dtype(const VulkanDevice& device, DType dtype, std::string_view op) {
+  if (device.supports(dtype)) return;
+  throw UnsupportedError(std::string(op) + ": " + device.info().name + " has no " +
+                         std::string(dtype_name(dtype)) +
+                         (dtype == DType::Float64 ? " (the device lacks shaderFloat64)" : ""));
+}
 
 std::unique_ptr<Kernels> make_vulkan_kernels(VulkanDevice& device) {
   return std::make_unique<VulkanKernels>(device);
@@ -100,26 +137,6 @@ void VulkanKernels::copy(Stream& stream, const TensorRef& out, const TensorRef& 
                     CopyParams params{};
                     Binding bindings[2];
                     const bool writes[] = {true, false};
-                    fill_params(context, piece, params, bindings, writes);
-                    vs.dispatch(pipeline, bindings, &params, sizeof params,
-                                workgroups_for(context, piece.numel()));
-                  });
-}
-
-void VulkanKernels::binary(Stream& stream, BinaryOp op, const TensorRef& out, const TensorRef& a,
-                           const TensorRef& b) {
-  const char* name = op == BinaryOp::Add ? "add" : "mul";
-  require_float32(out, name);
-  require_float32(a, name);
-  require_float32(b, name);
-  VulkanStream& vs = vulkan_stream(stream);
-  const Pipeline& pipeline = device_.pipelines().get(std::string(name) + "_f32");
-  const Context& context = device_.context();
-  for_each_window(plan_launch({&out, &a, &b}), kShaderMaxDims, max_window_bytes(context),
-                  [&](const LaunchShape& piece) {
-                    BinaryParams params{};
-                    Binding bindings[3];
-                    const bool writes[] = {true, false, false};
                     fill_params(context, piece, params, bindings, writes);
                     vs.dispatch(pipeline, bindings, &params, sizeof params,
                                 workgroups_for(context, piece.numel()));

@@ -143,7 +143,7 @@ TEST_F(AllocatorTest, TensorsLargerThanOneBindingWork) {
   TensorRef a_ref = TensorRef::contiguous(*a, DType::Float32, {n});
   TensorRef out_ref = TensorRef::contiguous(*out, DType::Float32, {n});
   device->kernels().fill(*stream, a_ref, 1.5);
-  device->kernels().binary(*stream, BinaryOp::Add, out_ref, a_ref, a_ref);
+  device->kernels().binary(*stream, BinaryOp::Add, out_ref, a_ref, a_ref, DType::Float32);
   auto total = device->allocate(sizeof(float));
   TensorRef total_ref = TensorRef::contiguous(*total, DType::Float32, {});
   device->kernels().sum(*stream, total_ref, out_ref);

@@ -16,7 +16,7 @@ TEST_P(StreamTest, TenThousandDependentDispatchesNeedFewSubmits) {
   device->kernels().fill(*own, x_ref, 0.0);
   device->kernels().fill(*own, one_ref, 1.0);
   constexpr int kSteps = 10'000;
-  for (int i = 0; i < kSteps; ++i) device->kernels().binary(*own, BinaryOp::Add, x_ref, x_ref, one_ref);
+  for (int i = 0; i < kSteps; ++i) device->kernels().binary(*own, BinaryOp::Add, x_ref, x_ref, one_ref, DType::Float32);
   for (float v : download<float>(*own, x, n)) ASSERT_EQ(v, static_cast<float>(kSteps));
   const StreamStats stats = own->stats();
   EXPECT_GE(stats.dispatches, static_cast<uint64_t>(kSteps));
@@ -38,9 +38,9 @@ TEST_P(StreamTest, BarriersOnlyWhereWorkDepends) {
   device->kernels().fill(*own, a_ref, 1.0);
   device->kernels().fill(*own, b_ref, 2.0);
   EXPECT_EQ(own->stats().barriers, 0u) << "independent writes";
-  device->kernels().binary(*own, BinaryOp::Add, c_ref, a_ref, b_ref);
+  device->kernels().binary(*own, BinaryOp::Add, c_ref, a_ref, b_ref, DType::Float32);
   EXPECT_EQ(own->stats().barriers, 1u) << "reads after writes";
-  device->kernels().binary(*own, BinaryOp::Mul, a_ref, b_ref, b_ref);
+  device->kernels().binary(*own, BinaryOp::Mul, a_ref, b_ref, b_ref, DType::Float32);
   EXPECT_EQ(own->stats().barriers, 2u) << "write after read";
   for (float v : download<float>(*own, c, n)) ASSERT_EQ(v, 3.0f);
   for (float v : download<float>(*own, a, n)) ASSERT_EQ(v, 4.0f);
@@ -58,10 +58,10 @@ TEST_P(StreamTest, EventOrdersTwoStreams) {
   TensorRef b_ref = TensorRef::contiguous(*b, DType::Float32, {n});
   device->kernels().fill(*producer, a_ref, 1.0);
   device->kernels().fill(*producer, one_ref, 1.0);
-  for (int i = 0; i < 100; ++i) device->kernels().binary(*producer, BinaryOp::Add, a_ref, a_ref, one_ref);
+  for (int i = 0; i < 100; ++i) device->kernels().binary(*producer, BinaryOp::Add, a_ref, a_ref, one_ref, DType::Float32);
   Event ready = producer->record_event();
   consumer->wait_event(ready);
-  device->kernels().binary(*consumer, BinaryOp::Add, b_ref, a_ref, a_ref);
+  device->kernels().binary(*consumer, BinaryOp::Add, b_ref, a_ref, a_ref, DType::Float32);
   consumer->synchronize();
   EXPECT_TRUE(ready.query());
   for (float v : download<float>(*consumer, b, n)) ASSERT_EQ(v, 202.0f);

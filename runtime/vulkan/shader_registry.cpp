@@ -49,7 +49,11 @@ ShaderLayout reflect(std::span<const uint32_t> spirv) {
     layout.storage_buffer_bindings.push_back(
         spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding));
   }
+  // Shaders alias one binding with several element types (typed_operands.glsl); it is one binding.
   std::sort(layout.storage_buffer_bindings.begin(), layout.storage_buffer_bindings.end());
+  layout.storage_buffer_bindings.erase(
+      std::unique(layout.storage_buffer_bindings.begin(), layout.storage_buffer_bindings.end()),
+      layout.storage_buffer_bindings.end());
   for (auto type : {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, SPVC_RESOURCE_TYPE_STORAGE_IMAGE,
                     SPVC_RESOURCE_TYPE_SAMPLED_IMAGE}) {
     spvc_resources_get_resource_list_for_type(resources, type, &list, &count);

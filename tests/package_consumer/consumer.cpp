@@ -13,7 +13,7 @@ int main() {
   auto a_ref = ember::TensorRef::contiguous(*a, ember::DType::Float32, {n});
   auto out_ref = ember::TensorRef::contiguous(*out, ember::DType::Float32, {n});
   device->kernels().fill(*stream, a_ref, 1.5);
-  device->kernels().binary(*stream, ember::BinaryOp::Add, out_ref, a_ref, a_ref);
+  device->kernels().binary(*stream, ember::BinaryOp::Add, out_ref, a_ref, a_ref, ember::DType::Float32);
   auto bytes = stream->copy_to_host(out, 0, n * sizeof(float)).wait();
   float values[n];
   std::memcpy(values, bytes.data(), sizeof values);

@@ -1,0 +1,3 @@
+# Variants of the matmul kernels (see variants.cmake).
+list(APPEND EMBER_SHADER_VARIANTS
+)

@@ -1,0 +1,3 @@
+# Variants of the random kernels (see variants.cmake).
+list(APPEND EMBER_SHADER_VARIANTS
+)

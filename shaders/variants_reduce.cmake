@@ -1,0 +1,3 @@
+# Variants of the reduce kernels (see variants.cmake).
+list(APPEND EMBER_SHADER_VARIANTS
+)
