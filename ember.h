@@ -9,3 +9,4 @@
 #include "runtime/stream.h"
 #include "runtime/vulkan/context.h"
 #include "runtime/vulkan/vulkan_device.h"
+#include "tensor/tensor_api.h"

@@ -41,6 +41,18 @@ class UnsupportedError : public Error {
   using Error::Error;
 };
 
+// An index or dim out of range (PyTorch's IndexError).
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A wrong dtype (PyTorch's TypeError), such as an in-place result that cannot be cast to the output.
+class TypeError : public Error {
+ public:
+  using Error::Error;
+};
+
 std::string format_bytes(uint64_t bytes);
 
 }  // namespace ember

@@ -18,6 +18,9 @@ class Scalar {
   double to_double() const;
   int64_t to_int64() const;
   bool is_floating_point() const { return std::holds_alternative<double>(value_); }
+  bool is_bool() const { return std::holds_alternative<bool>(value_); }
+  bool is_integral() const { return std::holds_alternative<int64_t>(value_); }
+  bool to_bool() const { return to_double() != 0.0; }
 
   // The value converted to `dtype` and returned as that dtype's bit pattern in the low bytes,
   // which is how kernels take fill values of any type through one 64-bit push constant.

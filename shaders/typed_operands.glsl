@@ -31,9 +31,11 @@
 #define COMPUTE_IS_FLOAT 1
 #elif defined(COMPUTE_I32)
 #define compute_t int
+#define COMPUTE_BITS 32
 #define COMPUTE_IS_FLOAT 0
 #elif defined(COMPUTE_I64)
 #define compute_t int64_t
+#define COMPUTE_BITS 64
 #define COMPUTE_IS_FLOAT 0
 #else
 #ifndef COMPUTE_F32

@@ -1,0 +1,168 @@
+#pragma once
+// Free functions of the tensor API, as LibTorch's torch:: namespace has them: creation, the functional
+// forms of the ops, joining, type promotion and random generation.
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace ember {
+
+// ---- creation ----
+Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor full(IntArrayRef sizes, Scalar value, const TensorOptions& options = {});
+Tensor empty_like(const Tensor& like, const TensorOptions& options = {});
+Tensor zeros_like(const Tensor& like, const TensorOptions& options = {});
+Tensor ones_like(const Tensor& like, const TensorOptions& options = {});
+Tensor full_like(const Tensor& like, Scalar value, const TensorOptions& options = {});
+Tensor arange(Scalar end, const TensorOptions& options = {});
+Tensor arange(Scalar start, Scalar end, const TensorOptions& options = {});
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options = {});
+Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+// Copies `data` (laid out row-major as `dtype` elements) to a new device tensor.
+Tensor from_blob(const void* data, IntArrayRef sizes, const TensorOptions& options = {});
+
+// Nested braces of numbers, as torch::tensor takes them: {{1, 2}, {3, 4}}. Integers give int64,
+// any floating value gives the default dtype, bools give bool.
+class TensorData {
+ public:
+  TensorData(double value) : scalar_(value), kind_(Kind::Floating) {}
+  TensorData(float value) : scalar_(static_cast<double>(value)), kind_(Kind::Floating) {}
+  TensorData(int value) : scalar_(static_cast<int64_t>(value)), kind_(Kind::Integral) {}
+  TensorData(int64_t value) : scalar_(value), kind_(Kind::Integral) {}
+  TensorData(bool value) : scalar_(value), kind_(Kind::Boolean) {}
+  TensorData(std::initializer_list<TensorData> list) : list_(list), is_list_(true) {}
+  template <class T>
+  TensorData(const std::vector<T>& values) : is_list_(true) {
+    for (const T& v : values) list_.emplace_back(v);
+  }
+
+  enum class Kind { Boolean, Integral, Floating };
+  bool is_list() const { return is_list_; }
+  const std::vector<TensorData>& list() const { return list_; }
+  Scalar scalar() const { return scalar_; }
+  Kind kind() const { return kind_; }
+
+ private:
+  Scalar scalar_ = 0;
+  Kind kind_ = Kind::Integral;
+  std::vector<TensorData> list_;
+  bool is_list_ = false;
+};
+Tensor tensor(const TensorData& data, const TensorOptions& options = {});
+
+// ---- type promotion (PyTorch's rules, scalars included) ----
+DType promote_types(DType a, DType b);
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
+DType result_type(Scalar a, const Tensor& b);
+bool can_cast(DType from, DType to);
+
+// ---- functional forms ----
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, Scalar b);
+Tensor pow(Scalar a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
+Tensor where(const Tensor& condition, Scalar a, Scalar b);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
+Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
+Tensor abs(const Tensor& x);
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+bool equal(const Tensor& a, const Tensor& b);  // same sizes and elements
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false);
+
+// ---- joining and splitting ----
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor column_stack(const std::vector<Tensor>& tensors);
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+Tensor broadcast_to(const Tensor& x, IntArrayRef sizes);
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// ---- linear algebra ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1,
+             Scalar alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
+               Scalar alpha = 1);
+
+// ---- random ----
+// A counter-based (Philox) generator: draws depend only on the seed and how many came before.
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
+  void manual_seed(uint64_t seed) { seed_ = seed; offset_ = 0; }
+  uint64_t initial_seed() const { return seed_; }
+  // The state for a launch of `numel` draws, advancing past them.
+  PhiloxState advance(uint64_t numel);
+  uint64_t offset() const { return offset_; }
+  void set_offset(uint64_t offset) { offset_ = offset; }
+
+ private:
+  uint64_t seed_;
+  uint64_t offset_ = 0;
+};
+Generator& default_generator();
+void manual_seed(uint64_t seed);
+
+Tensor rand(IntArrayRef sizes, const TensorOptions& options = {}, Generator* generator = nullptr);
+Tensor randn(IntArrayRef sizes, const TensorOptions& options = {}, Generator* generator = nullptr);
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {},
+               Generator* generator = nullptr);
+Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {},
+               Generator* generator = nullptr);
+Tensor randperm(int64_t n, const TensorOptions& options = {}, Generator* generator = nullptr);
+Tensor bernoulli(const Tensor& probabilities, Generator* generator = nullptr);
+Tensor bernoulli(const Tensor& like, double p, Generator* generator = nullptr);
+Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replacement = false,
+                   Generator* generator = nullptr);
+Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options = {},
+              Generator* generator = nullptr);
+
+// ---- printing ----
+struct PrintOptions {
+  int precision = 4;
+  int64_t threshold = 1000;
+  int64_t edgeitems = 3;
+  int64_t linewidth = 80;
+  std::optional<bool> sci_mode;  // nullopt: decide per tensor, as PyTorch does
+};
+void set_printoptions(const PrintOptions& options);
+const PrintOptions& get_printoptions();
+
+}  // namespace ember

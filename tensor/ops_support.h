@@ -1,0 +1,47 @@
+#pragma once
+// What every tensor op shares: the stream it records on, checks with PyTorch's messages, output
+// allocation and the shape arithmetic. Internal to tensor/.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/error.h"
+#include "runtime/stream.h"
+#include "tensor/functions.h"
+
+namespace ember::detail {
+
+// The stream ops on `device` record on.
+std::shared_ptr<Stream> stream_for(const Device& device);
+Kernels& kernels_for(const Device& device);
+
+// dim in [-ndim, ndim) (or [-(ndim+1), ndim] with `extra` = 1 for unsqueeze-like positions).
+int64_t wrap_dim(int64_t dim, int64_t ndim, int64_t extra = 0);
+// Throws PyTorch's "Expected all tensors to be on the same device" error when devices differ.
+void check_same_device(std::initializer_list<const Tensor*> tensors);
+// Throws UnsupportedError when `device` cannot hold `dtype` (float64 without shaderFloat64).
+void check_dtype_supported(const Device& device, DType dtype);
+
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+int64_t product(IntArrayRef sizes);
+// Row-major dims merged where possible; used to decide whether view() can express a reshape.
+std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
+                                                 IntArrayRef new_sizes);
+// Resolves one -1 in `shape` against numel, with PyTorch's errors.
+std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel);
+
+// A new contiguous tensor on `device`.
+Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& device);
+// A tensor that shares `base`'s storage with new geometry.
+Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                 int64_t storage_offset);
+// Counts an in-place write (version counters, for autograd/).
+void bump_version(const Tensor& tensor);
+// PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
+void check_no_internal_overlap(const Tensor& out);
+
+// The compute class of promoted dtype `dtype` for elementwise kernels.
+inline DType compute_dtype(DType dtype) { return dtype; }
+
+}  // namespace ember::detail

@@ -1,0 +1,6 @@
+#pragma once
+// The tensor library's public surface.
+#include "tensor/functions.h"
+#include "tensor/indexing.h"
+#include "tensor/tensor.h"
+#include "tensor/types.h"

@@ -1,0 +1,404 @@
+// Views: new sizes, strides and storage offset over the same storage.
+#include <algorithm>
+#include <numeric>
+
+#include "tensor/ops_support.h"
+
+namespace ember {
+
+using detail::make_view;
+using detail::wrap_dim;
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  const std::vector<int64_t> sizes = detail::infer_size(shape, numel());
+  auto strides = detail::view_strides(this->sizes(), this->strides(), sizes);
+  if (!strides) {
+    throw Error("view size is not compatible with input tensor's size and stride (at least one dimension "
+                "spans across two contiguous subspaces). Use .reshape(...) instead.");
+  }
+  return make_view(*this, sizes, *strides, storage_offset());
+}
+
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  const std::vector<int64_t> sizes = detail::infer_size(shape, numel());
+  if (auto strides = detail::view_strides(this->sizes(), this->strides(), sizes)) {
+    return make_view(*this, sizes, *strides, storage_offset());
+  }
+  return clone().view(sizes);
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  if (static_cast<int64_t>(dims.size()) != dim()) {
+    throw Error("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                "of the desired ordering of dimensions i.e. input.dim() = " + std::to_string(dim()) +
+                " is not equal to len(dims) = " + std::to_string(dims.size()));
+  }
+  std::vector<int64_t> sizes(dim()), strides(dim());
+  std::vector<bool> seen(dim(), false);
+  for (int64_t i = 0; i < dim(); ++i) {
+    const int64_t d = wrap_dim(dims[i], dim());
+    if (seen[d]) throw Error("permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = size(d);
+    strides[i] = stride(d);
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  std::vector<int64_t> order(dim());
+  std::iota(order.begin(), order.end(), 0);
+  if (dim() == 0) {
+    wrap_dim(dim0, 0);
+    wrap_dim(dim1, 0);
+    return alias();
+  }
+  std::swap(order[wrap_dim(dim0, dim())], order[wrap_dim(dim1, dim())]);
+  return permute(order);
+}
+
+Tensor Tensor::t() const {
+  if (dim() > 2) {
+    throw Error("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D");
+  }
+  return dim() < 2 ? alias() : transpose(0, 1);
+}
+
+Tensor Tensor::mT() const {
+  if (dim() < 2) {
+    throw Error("tensor.mT is only supported on matrices or batches of matrices. Got " + std::to_string(dim()) +
+                "-D tensor.");
+  }
+  return transpose(-2, -1);
+}
+
+Tensor Tensor::T() const {
+  std::vector<int64_t> order(dim());
+  std::iota(order.rbegin(), order.rend(), 0);
+  return permute(order);
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  const int64_t ndim = static_cast<int64_t>(target.size());
+  if (ndim < dim()) {
+    throw Error("expand(" + std::string("torch.FloatTensor{") + to_string(sizes()) +
+                "}, size=" + to_string(target) +
+                "): the number of sizes provided (" + std::to_string(ndim) +
+                ") must be greater or equal to the number of dimensions in the tensor (" +
+                std::to_string(dim()) + ")");
+  }
+  std::vector<int64_t> sizes(ndim), strides(ndim);
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    const int64_t src = i - (ndim - dim());
+    int64_t want = target[i];
+    if (src >= 0) {
+      if (want == -1) want = size(src);
+      if (size(src) == want) {
+        sizes[i] = want;
+        strides[i] = stride(src);
+      } else if (size(src) == 1) {
+        sizes[i] = want;
+        strides[i] = 0;
+      } else {
+        throw Error("The expanded size of the tensor (" + std::to_string(want) +
+                    ") must match the existing size (" + std::to_string(size(src)) +
+                    ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                    to_string(target) + ".  Tensor sizes: " + to_string(this->sizes()));
+      }
+    } else {
+      if (want < 0) {
+        throw Error("The expanded size of the tensor (" + std::to_string(want) +
+                    ") isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+      }
+      sizes[i] = want;
+      strides[i] = 0;
+    }
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::squeeze() const {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (size(d) != 1) {
+      sizes.push_back(size(d));
+      strides.push_back(stride(d));
+    }
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef(d)); }
+
+Tensor Tensor::squeeze(IntArrayRef dims) const {
+  std::vector<bool> drop(dim(), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, dim());
+    if (dim() > 0 && size(w) == 1) drop[w] = true;
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (!drop[d]) {
+      sizes.push_back(size(d));
+      strides.push_back(stride(d));
+    }
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  d = wrap_dim(d, dim(), 1);
+  std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
+  const int64_t stride = d < dim() ? this->stride(d) * size(d) : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  if (dim() == 0) throw Error("narrow() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim());
+  if (length < 0) throw Error("narrow(): length must be non-negative.");
+  const int64_t cur = size(d);
+  if (start < -cur || start > cur) {
+    throw IndexError("start out of range (expected to be in range of [" + std::to_string(-cur) + ", " +
+                     std::to_string(cur) + "], but got " + std::to_string(start) + ")");
+  }
+  if (start < 0) start += cur;
+  if (start + length > cur) {
+    throw Error("start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
+                ") exceeds dimension size (" + std::to_string(cur) + ").");
+  }
+  return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
+                     int64_t step) const {
+  if (dim() == 0) throw IndexError("slice() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim());
+  if (step <= 0) throw Error("slice step must be positive");
+  const int64_t cur = size(d);
+  int64_t start = start_opt.value_or(0), end = end_opt.value_or(cur);
+  if (start < 0) start += cur;
+  if (end < 0) end += cur;
+  start = std::clamp<int64_t>(start, 0, cur);
+  end = std::clamp<int64_t>(end, start, cur);
+  std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] = stride(d) * step;
+  return make_view(*this, sizes, strides, storage_offset() + start * stride(d));
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  if (dim() == 0) throw IndexError("select() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim());
+  const int64_t cur = size(d);
+  if (index < -cur || index >= cur) {
+    throw IndexError("index " + std::to_string(index) + " is out of bounds for dimension " +
+                     std::to_string(d) + " with size " + std::to_string(cur));
+  }
+  if (index < 0) index += cur;
+  std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(*this, sizes, strides, storage_offset() + index * stride(d));
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  start_dim = wrap_dim(start_dim, dim());
+  end_dim = wrap_dim(end_dim, dim());
+  if (start_dim > end_dim) throw Error("flatten() has invalid args: start_dim cannot come after end_dim");
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(size(d));
+  int64_t merged = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) merged *= size(d);
+  shape.push_back(merged);
+  for (int64_t d = end_dim + 1; d < dim(); ++d) shape.push_back(size(d));
+  return reshape(shape);
+}
+
+Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes) const {
+  d = wrap_dim(d, dim());
+  if (sizes.empty()) throw Error("unflatten: sizes must be non-empty");
+  const std::vector<int64_t> resolved = detail::infer_size(sizes, size(d));
+  std::vector<int64_t> shape = this->sizes().vec();
+  shape.erase(shape.begin() + d);
+  shape.insert(shape.begin() + d, resolved.begin(), resolved.end());
+  return view(shape);
+}
+
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset) const {
+  if (sizes.size() != strides.size()) {
+    throw Error("mismatch in length of strides and shape");
+  }
+  const int64_t start = offset.value_or(storage_offset());
+  int64_t last = start;
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (strides[i] < 0) throw Error("as_strided: Negative strides are not supported at the moment, got strides: " + to_string(strides));
+    if (sizes[i] == 0) empty = true;
+    last += (sizes[i] - 1) * strides[i];
+  }
+  const int64_t capacity = static_cast<int64_t>(storage()->nbytes / element_size());
+  if (!empty && (start < 0 || last >= capacity)) {
+    throw Error("setStorage: sizes " + to_string(sizes) + ", strides " + to_string(strides) +
+                ", storage offset " + std::to_string(start) + ", and itemsize " +
+                std::to_string(element_size()) + " requiring a storage size of " +
+                std::to_string((last + 1) * static_cast<int64_t>(element_size())) +
+                " are out of bounds for storage of size " + std::to_string(storage()->nbytes));
+  }
+  return make_view(*this, sizes.vec(), strides.vec(), start);
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  if (source.size() != destination.size()) {
+    throw Error("movedim: Invalid source or destination dims: source (" + to_string(source) +
+                " dims) should contain the same number of dims as destination (" + to_string(destination) +
+                " dims)");
+  }
+  const int64_t n = dim();
+  std::vector<int64_t> order(n, -1);
+  std::vector<bool> used_src(n, false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = wrap_dim(source[i], n), t = wrap_dim(destination[i], n);
+    if (used_src[s]) throw Error("movedim: repeated dim in `source` (" + to_string(source) + ")");
+    if (order[t] != -1) throw Error("movedim: repeated dim in `destination` (" + to_string(destination) + ")");
+    order[t] = s;
+    used_src[s] = true;
+  }
+  int64_t next = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    if (order[t] != -1) continue;
+    while (used_src[next]) ++next;
+    order[t] = next++;
+  }
+  return permute(order);
+}
+
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return movedim(IntArrayRef(source), IntArrayRef(destination));
+}
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  d = wrap_dim(d, dim());
+  const int64_t cur = dim() == 0 ? 1 : this->size(d);
+  if (size > cur) {
+    throw Error("maximum size for tensor at dimension " + std::to_string(d) + " is " + std::to_string(cur) +
+                " but size is " + std::to_string(size));
+  }
+  if (step <= 0) throw Error("step is " + std::to_string(step) + " but must be > 0");
+  std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
+  const int64_t stride = dim() == 0 ? 1 : this->stride(d);
+  if (dim() > 0) {
+    sizes[d] = (cur - size) / step + 1;
+    strides[d] = stride * step;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride);
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  if (dim() == 0) throw Error("split expects at least a 1-dimensional tensor");
+  d = wrap_dim(d, dim());
+  if (split_size < 0) throw Error("split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
+  const int64_t cur = size(d);
+  if (split_size == 0 && cur != 0) {
+    throw Error("split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(cur));
+  }
+  std::vector<Tensor> parts;
+  if (cur == 0) return {alias()};
+  for (int64_t start = 0; start < cur; start += split_size) {
+    parts.push_back(narrow(d, start, std::min(split_size, cur - start)));
+  }
+  return parts;
+}
+
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
+  return split_with_sizes(split_sizes, d);
+}
+
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  d = wrap_dim(d, dim());
+  int64_t total = 0;
+  for (int64_t s : split_sizes) total += s;
+  if (total != size(d)) {
+    throw Error("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(size(d)) +
+                " (input tensor's size at dimension " + std::to_string(d) + "), but got split_sizes=" +
+                to_string(split_sizes));
+  }
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    parts.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return parts;
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  if (dim() == 0) throw Error("chunk expects at least a 1-dimensional tensor");
+  if (chunks <= 0) throw Error("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  d = wrap_dim(d, dim());
+  const int64_t split_size = (size(d) + chunks - 1) / chunks;
+  if (split_size == 0 && size(d) == 0) {
+    std::vector<int64_t> sizes(chunks, 0);
+    return split_with_sizes(sizes, d);
+  }
+  return split(split_size, d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  if (dim() == 0) throw Error("Dimension specified as 0 but tensor has no dimensions");
+  d = wrap_dim(d, dim());
+  std::vector<Tensor> parts;
+  for (int64_t i = 0; i < size(d); ++i) parts.push_back(select(d, i));
+  return parts;
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  dim1 = wrap_dim(dim1, dim());
+  dim2 = wrap_dim(dim2, dim());
+  if (dim1 == dim2) {
+    throw Error("diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " + std::to_string(dim2));
+  }
+  int64_t start = storage_offset(), length;
+  if (offset >= 0) {
+    length = std::max<int64_t>(std::min(size(dim1), size(dim2) - offset), 0);
+    if (length > 0) start += offset * stride(dim2);
+  } else {
+    length = std::max<int64_t>(std::min(size(dim1) + offset, size(dim2)), 0);
+    if (length > 0) start -= offset * stride(dim1);
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (d == dim1 || d == dim2) continue;
+    sizes.push_back(size(d));
+    strides.push_back(stride(d));
+  }
+  sizes.push_back(length);
+  strides.push_back(stride(dim1) + stride(dim2));
+  return make_view(*this, sizes, strides, start);
+}
+
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  const size_t ndim = std::max(a.size(), b.size());
+  std::vector<int64_t> shape(ndim);
+  for (int64_t i = static_cast<int64_t>(ndim) - 1; i >= 0; --i) {
+    const int64_t offset = static_cast<int64_t>(ndim) - 1 - i;
+    const int64_t da = static_cast<int64_t>(a.size()) - 1 - offset;
+    const int64_t db = static_cast<int64_t>(b.size()) - 1 - offset;
+    const int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      throw Error("The size of tensor a (" + std::to_string(sa) + ") must match the size of tensor b (" +
+                  std::to_string(sb) + ") at non-singleton dimension " + std::to_string(i));
+    }
+    shape[i] = sa == 1 ? sb : sa;
+  }
+  return shape;
+}
+
+Tensor broadcast_to(const Tensor& x, IntArrayRef sizes) { return x.expand(sizes); }
+
+}  // namespace ember
