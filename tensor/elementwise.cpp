@@ -164,7 +164,8 @@ Tensor run_unary(UnaryOp op, UnaryKind kind, const Tensor& x, Tensor* out, Scala
   }
   if (x.numel() > 0) {
     detail::kernels_for(*x.device())
-        .unary(*detail::stream_for(*x.device()), op, target.ref(), x.ref(), compute, p0, p1, p2);
+        .unary(*detail::stream_for(*x.device()), op, target.ref(), x.ref(), compute, scalar_in(p0, compute),
+               scalar_in(p1, compute), scalar_in(p2, compute));
   }
   if (out) detail::bump_version(*out);
   return target;
