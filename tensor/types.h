@@ -32,7 +32,15 @@ inline constexpr DType kBool = DType::Bool;
 class IntArrayRef {
  public:
   IntArrayRef() = default;
+  // The braces' array lives until the end of the full expression, which is as long as a call uses it.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   IntArrayRef(std::initializer_list<int64_t> values) : data_(values.begin()), size_(values.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
   IntArrayRef(const std::vector<int64_t>& values) : data_(values.data()), size_(values.size()) {}
   IntArrayRef(std::span<const int64_t> values) : data_(values.data()), size_(values.size()) {}
   IntArrayRef(const int64_t& value) : data_(&value), size_(1) {}
