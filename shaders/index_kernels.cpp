@@ -180,10 +180,10 @@ void VulkanKernels::scatter(Stream& stream, ScatterMode mode, const TensorRef& o
   const Context& context = device_.context();
   const DType storage = compute_storage(out.dtype);
   const uint64_t alpha_bits = alpha.bits_as(storage);
-  const std::vector<uint32_t> specialization = {
-      static_cast<uint32_t>(out.dtype),
-      static_cast<uint32_t>(src.is_scalar() ? out.dtype : src.tensor.dtype),
-      static_cast<uint32_t>(mode)};
+  // out's dtype, the mode, and src's dtype when src is a tensor.
+  std::vector<uint32_t> specialization = {static_cast<uint32_t>(out.dtype),
+                                          static_cast<uint32_t>(mode)};
+  if (!src.is_scalar()) specialization.push_back(static_cast<uint32_t>(src.tensor.dtype));
   const TensorRef out_view = along_dim_view(out, index, dim);
   const uint32_t out_dim_stride = to_u32(out.strides[dim], "scatter's stride along dim");
   const uint32_t out_dim_size = to_u32(out.sizes[dim], "scatter's size along dim");

@@ -3,7 +3,7 @@
 // start + i, where the host's start is the generator offset plus the piece's first row-major position,
 // so draws do not depend on workgroups or on how a launch is split. Compiled per compute class
 // (COMPUTE_*), with PROBABILITY_TENSOR for Bernoulli with per-element probabilities. Specialised by
-// out's dtype, the probabilities' dtype and the op.
+// out's dtype, the op and the probabilities' dtype.
 //
 // low and high are the op's two parameters: compute_t bits for Uniform (low, high), Normal (mean, std)
 // and Bernoulli (p, unused); int64 bits for RandInt (low, high).
@@ -16,8 +16,10 @@
 #define OP_RANDINT 3
 
 layout(constant_id = 0) const uint OUT_DT = DT_F32;
-layout(constant_id = 1) const uint PROBABILITY_DT = DT_F32;
-layout(constant_id = 2) const uint OP = OP_UNIFORM;
+layout(constant_id = 1) const uint OP = OP_UNIFORM;
+#ifdef PROBABILITY_TENSOR
+layout(constant_id = 2) const uint PROBABILITY_DT = DT_F32;
+#endif
 
 #ifdef PROBABILITY_TENSOR
 #define NUM_OPERANDS 2

@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "runtime/error.h"
 #include "shaders/index_launch.h"
@@ -133,10 +134,11 @@ void VulkanKernels::random(Stream& stream, RandomOp op, const TensorRef& out, Ph
   }
   const std::string suffix(compute_suffix(compute));
   const bool with_tensor = op == RandomOp::Bernoulli && probabilities;
-  const Pipeline& pipeline = device_.pipelines().get(
-      (with_tensor ? "bernoulli_tensor_" : "random_") + suffix,
-      {static_cast<uint32_t>(out.dtype),
-       static_cast<uint32_t>(with_tensor ? probabilities->dtype : DType::Float32), shader_op(op)});
+  // out's dtype, the op, and the probabilities' dtype when they are a tensor.
+  std::vector<uint32_t> specialization = {static_cast<uint32_t>(out.dtype), shader_op(op)};
+  if (with_tensor) specialization.push_back(static_cast<uint32_t>(probabilities->dtype));
+  const Pipeline& pipeline =
+      device_.pipelines().get((with_tensor ? "bernoulli_tensor_" : "random_") + suffix, specialization);
   const TensorRef tracker = position_tracker(out);
 
   auto launch = [&](const LaunchShape& piece, auto& params, std::span<Binding> bindings,

@@ -2,7 +2,7 @@
 // out[p with coordinate `dim` replaced by index[p]] (op)= src[p] for every position p of index. The host
 // binds out as a view with index's sizes whose stride along `dim` is zero and passes that dim's stride
 // and size. Compiled per compute class (COMPUTE_*, which is out's), with SCALAR_SRC for a scalar src
-// that travels in the push constants. Specialised by out's dtype, src's dtype and the mode.
+// that travels in the push constants. Specialised by out's dtype, the mode and src's dtype.
 //
 // Combining modes update each element with a compare-and-swap loop on the word that holds it: the
 // 32-bit word for 8-, 16- and 32-bit dtypes, a 64-bit word for 64-bit dtypes, so colliding indices
@@ -20,8 +20,10 @@
 #define MODE_AMIN 4
 
 layout(constant_id = 0) const uint OUT_DT = DT_F32;
-layout(constant_id = 1) const uint SRC_DT = DT_F32;
-layout(constant_id = 2) const uint MODE = MODE_ASSIGN;
+layout(constant_id = 1) const uint MODE = MODE_ASSIGN;
+#ifndef SCALAR_SRC
+layout(constant_id = 2) const uint SRC_DT = DT_F32;
+#endif
 
 #ifdef SCALAR_SRC
 #define NUM_OPERANDS 2
