@@ -409,7 +409,7 @@ TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
   for (DType dtype : kAllDTypes) {
     if (!supported(dtype)) continue;
     for (size_t s = 0; s < shapes.size(); ++s) {
-      const int layout = static_cast<int>(s % 3);
+      const int layout = static_cast<int>((s + 1) % 3);
       SCOPED_TRACE(std::string(dtype_name(dtype)) + " shape " + std::to_string(s));
       at::Tensor values = random_tensor(shapes[s], dtype, -3, 3);
       values = at::where(at::rand(shapes[s]) < 0.4, values, at::zeros({}, values.options()));
@@ -427,6 +427,44 @@ TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
       kernels().nonzero(*stream, out_device.ref(out), in_device.ref(in), positions_device.ref(positions));
       expect_matches(out_device.read(*stream, out), at::nonzero(in), DType::Int64);
     }
+  }
+}
+
+// Eight dims that do not merge: more than a launch's push constants hold, so launches split into
+// pieces, and triangle's rows and columns come from each piece's first position.
+TEST_P(IndexKernelsTest, ManyDimsSplitIntoSeveralLaunches) {
+  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
+                                  empty(DType::Int64)));
+  at::manual_seed(10);
+  const std::vector<int64_t> sizes = {2, 3, 2, 3, 2, 2, 3, 5};
+  std::vector<int64_t> in_sizes = sizes;
+  in_sizes[3] = 5;
+  {
+    const at::Tensor in = in_layout(at::rand(in_sizes), 1);
+    const at::Tensor index = in_layout(at::randint(0, 5, sizes, at::kLong), 2);
+    const at::Tensor out = in_layout(at::zeros(sizes), 1);
+    DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
+        out_device(*device, *stream, out);
+    kernels().gather(*stream, out_device.ref(out), in_device.ref(in), 3, index_device.ref(index));
+    expect_matches(out_device.read(*stream, out), at::gather(in, 3, index), DType::Float32);
+  }
+  {
+    const at::Tensor out = in_layout(at::randint(-9, 9, in_sizes, at::kInt), 1);
+    const at::Tensor index = in_layout(at::randint(0, 5, sizes, at::kLong), 1);
+    const at::Tensor src = in_layout(at::randint(-9, 9, sizes, at::kInt), 2);
+    DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
+        src_device(*device, *stream, src);
+    kernels().scatter(*stream, ScatterMode::Add, out_device.ref(out), 3, index_device.ref(index),
+                      src_device.ref(src), int64_t{1});
+    expect_matches(out_device.read(*stream, out), at::scatter_add(out, 3, index, src), DType::Int32);
+  }
+  for (int64_t diagonal : {-1, 2}) {
+    const at::Tensor in = in_layout(at::rand(sizes), 1);
+    const at::Tensor out = in_layout(at::zeros(sizes), 2);
+    DeviceStorage in_device(*device, *stream, in), out_device(*device, *stream, out);
+    kernels().triangle(*stream, out_device.ref(out), in_device.ref(in), diagonal, diagonal > 0);
+    expect_matches(out_device.read(*stream, out),
+                   diagonal > 0 ? at::triu(in, diagonal) : at::tril(in, diagonal), DType::Float32);
   }
 }
 
