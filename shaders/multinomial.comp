@@ -12,7 +12,8 @@
 layout(constant_id = 0) const uint CDF_DT = DT_F32;
 
 #define NUM_OPERANDS 2
-#define EXTRA_PARAMS uint category_stride; uint categories; uint seed_lo; uint seed_hi; uint start_lo; uint start_hi;
+#define EXTRA_PARAMS                                                                  \
+  uint category_stride; uint categories; uint seed_lo; uint seed_hi; uint start_lo; uint start_hi;
 #include "strided.glsl"
 
 layout(set = 0, binding = 0) writeonly buffer Out { int64_t out_data[]; };

@@ -70,6 +70,7 @@ void main() {
     const uvec4 block = philox_block(uvec2(p.seed_lo, p.seed_hi), uvec2(p.start_lo, p.start_hi), i);
     compute_t value = compute_t(0);
     if (OP == OP_RANDINT) {
+      // 64 random bits modulo the range: the bias, range / 2^64, is below what any test can see.
       const int64_t first = int64_t(pack64(uvec2(p.low_lo, p.low_hi)));
       const uint64_t range = uint64_t(int64_t(pack64(uvec2(p.high_lo, p.high_hi))) - first);
       const uint64_t draw = range == 0ul ? 0ul : pack64(block.xy) % range;

@@ -10,7 +10,8 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "philox.glsl"
 #define NUM_OPERANDS 1
-#define EXTRA_PARAMS uint n; uint half_bits; uint base; uint seed_lo; uint seed_hi; uint start_lo; uint start_hi;
+#define EXTRA_PARAMS                                                                  \
+  uint n; uint half_bits; uint base; uint seed_lo; uint seed_hi; uint start_lo; uint start_hi;
 #include "strided.glsl"
 
 layout(set = 0, binding = 0) writeonly buffer Out { int64_t out_data[]; };

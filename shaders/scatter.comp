@@ -28,7 +28,8 @@ layout(constant_id = 2) const uint SRC_DT = DT_F32;
 #ifdef SCALAR_SRC
 #define NUM_OPERANDS 2
 #define OUT_BINDING 1
-#define EXTRA_PARAMS uint out_dim_stride; uint out_dim_size; uint alpha_lo; uint alpha_hi; uint value_lo; uint value_hi;
+#define EXTRA_PARAMS                                                                  \
+  uint out_dim_stride; uint out_dim_size; uint alpha_lo; uint alpha_hi; uint value_lo; uint value_hi;
 #else
 #define NUM_OPERANDS 3
 #define OUT_BINDING 2

@@ -140,8 +140,8 @@ TEST_P(RandomKernelsTest, BernoulliWithScalarAndTensorProbabilities) {
   // Per-element probabilities: a float16 view, transposed, alternating 0.1 and 0.9 by column, drawn
   // into a strided int64 out.
   const int64_t rows = 1000, cols = 200;
-  const at::Tensor storage =
-      (at::arange(cols).remainder(2).to(at::kFloat) * 0.8 + 0.1).unsqueeze(1).expand({cols, rows}).contiguous().to(at::kHalf);
+  const at::Tensor by_column = at::arange(cols).remainder(2).to(at::kFloat) * 0.8 + 0.1;
+  const at::Tensor storage = by_column.unsqueeze(1).expand({cols, rows}).contiguous().to(at::kHalf);
   const at::Tensor probabilities = storage.t();
   const at::Tensor out_storage = at::zeros({cols, rows}, at::kLong);
   const at::Tensor out = out_storage.t();
