@@ -242,10 +242,10 @@ void expect_one_of_the_assigned(const at::Tensor& actual, const at::Tensor& befo
 // updates give at::'s result in any order: small integers, and signed powers of two to multiply.
 at::Tensor exactly_combining_values(at::IntArrayRef sizes, DType dtype, ScatterMode mode) {
   if (dtype == DType::Bool) return at::rand(sizes) < 0.5;
-  if (mode != ScatterMode::Multiply) return at::randint(-8, 8, sizes, at::kLong).to(to_at(dtype));
-  if (!is_floating_point(dtype)) return at::randint(-3, 4, sizes, at::kLong).to(to_at(dtype));
+  if (mode != ScatterMode::Multiply) return at::randint(-8, 8, sizes, at::kLong).to(torch_dtype(dtype));
+  if (!is_floating_point(dtype)) return at::randint(-3, 4, sizes, at::kLong).to(torch_dtype(dtype));
   const at::Tensor sign = at::randint(0, 2, sizes, at::kLong) * 2 - 1;
-  return (at::pow(2.0, at::randint(-1, 2, sizes, at::kLong).to(at::kDouble)) * sign).to(to_at(dtype));
+  return (at::pow(2.0, at::randint(-1, 2, sizes, at::kLong).to(at::kDouble)) * sign).to(torch_dtype(dtype));
 }
 
 TEST_P(IndexKernelsTest, ScatterEveryModeAndDtypeWithCollisions) {

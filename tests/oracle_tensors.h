@@ -9,38 +9,15 @@
 #include <memory>
 #include <string>
 
-#include "test_support.h"
+#include "tests/torch_oracle.h"
 
 namespace ember::test {
-
-inline at::ScalarType to_at(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int8: return at::kChar;
-    case DType::UInt8: return at::kByte;
-    case DType::Int16: return at::kShort;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    case DType::Bool: return at::kBool;
-  }
-  return at::kFloat;
-}
-
-inline DType from_at(at::ScalarType type) {
-  for (DType dtype : kAllDTypes) {
-    if (to_at(dtype) == type) return dtype;
-  }
-  throw Error("no ember dtype for " + std::string(c10::toString(type)));
-}
 
 // A device copy of an at::Tensor's storage.
 class DeviceStorage {
  public:
   DeviceStorage(Device& device, Stream& stream, const at::Tensor& tensor)
-      : storage_(tensor.storage()), dtype_(from_at(tensor.scalar_type())) {
+      : storage_(tensor.storage()), dtype_(ember_dtype(tensor.scalar_type())) {
     const size_t bytes = storage_.nbytes();
     allocation_ = device.allocate(std::max<size_t>(bytes, 1), stream.shared_from_this());
     stream.copy_from_host(*allocation_, 0, storage_.data_ptr().get(), bytes);
@@ -64,7 +41,7 @@ class DeviceStorage {
   at::Tensor read(Stream& stream, const at::Tensor& view) const {
     const size_t bytes = storage_.nbytes();
     at::Tensor host = at::empty({static_cast<int64_t>(bytes / element_size(dtype_))},
-                                at::TensorOptions(to_at(dtype_)));
+                                at::TensorOptions(torch_dtype(dtype_)));
     if (bytes > 0) {
       std::vector<std::byte> data = stream.copy_to_host(allocation_, 0, bytes).wait();
       std::memcpy(host.data_ptr(), data.data(), bytes);
@@ -84,9 +61,9 @@ class DeviceStorage {
 // half true.
 inline at::Tensor random_tensor(at::IntArrayRef sizes, DType dtype, double low, double high) {
   if (dtype == DType::Bool) return at::rand(sizes, at::kFloat) < 0.5;
-  if (is_floating_point(dtype)) return (at::rand(sizes, at::kDouble) * (high - low) + low).to(to_at(dtype));
+  if (is_floating_point(dtype)) return (at::rand(sizes, at::kDouble) * (high - low) + low).to(torch_dtype(dtype));
   return at::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), sizes, at::kLong)
-      .to(to_at(dtype));
+      .to(torch_dtype(dtype));
 }
 
 // True when the backend has the kernel that `probe` calls (with empty tensors); false, with the

@@ -18,7 +18,7 @@ class RandomKernelsTest : public BackendTest {
   // Draws into a fresh contiguous tensor of `sizes` and `dtype` and reads it back.
   at::Tensor draw(RandomOp op, at::IntArrayRef sizes, DType dtype, PhiloxState state, Scalar p0 = 0,
                   Scalar p1 = 1) {
-    const at::Tensor out = at::zeros(sizes, at::TensorOptions(to_at(dtype)));
+    const at::Tensor out = at::zeros(sizes, at::TensorOptions(torch_dtype(dtype)));
     DeviceStorage out_device(*device, *stream, out);
     kernels().random(*stream, op, out_device.ref(out), state, p0, p1);
     return out_device.read(*stream, out);
@@ -272,7 +272,7 @@ TEST_P(RandomKernelsTest, MultinomialFollowsTheWeights) {
     if (!device->supports(dtype)) continue;
     SCOPED_TRACE(std::string(dtype_name(dtype)));
     // A transposed cdf and a transposed out.
-    const at::Tensor cdf = at::cumsum(weights, 1).to(to_at(dtype)).t().contiguous().t();
+    const at::Tensor cdf = at::cumsum(weights, 1).to(torch_dtype(dtype)).t().contiguous().t();
     const at::Tensor out_storage = at::full({samples, 4}, -1, at::kLong);
     const at::Tensor out = out_storage.t();
     DeviceStorage cdf_device(*device, *stream, cdf), out_device(*device, *stream, out_storage);
