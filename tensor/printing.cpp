@@ -13,7 +13,6 @@
 // "CPUFloatType" instead; ember follows the Python form, which is what users compare against.)
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "tensor/ops_support.h"
 
@@ -218,8 +217,9 @@ class BodyPrinter {
     for (int64_t i : entries(dim)) {
       slices.push_back(i < 0 ? "..." : print_dim(dim + 1, offset + i * strides_[dim], indent + 1));
     }
-    const std::string separator = "," + std::string(remaining - 1, '\n') + std::string(indent + 1, ' ');
-    return "[" + join(slices, separator) + "]";
+    std::string separator = ",";
+    separator.append(remaining - 1, '\n').append(indent + 1, ' ');
+    return bracketed(join(slices, separator));
   }
 
   // The last dim: as many elements per line as fit in linewidth, each counted at the common width.
@@ -237,7 +237,15 @@ class BodyPrinter {
       const size_t end = std::min(elements.size(), start + per_line);
       lines.push_back(join({elements.begin() + start, elements.begin() + end}, ", "));
     }
-    return "[" + join(lines, ",\n" + std::string(indent + 1, ' ')) + "]";
+    std::string separator = ",\n";
+    separator.append(indent + 1, ' ');
+    return bracketed(join(lines, separator));
+  }
+
+  static std::string bracketed(const std::string& text) {
+    std::string out = "[";
+    out.append(text).push_back(']');
+    return out;
   }
 
   static std::string join(const std::vector<std::string>& parts, const std::string& separator) {
