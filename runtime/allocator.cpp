@@ -50,6 +50,7 @@ void merge_uses(std::vector<StreamUse>& into, const std::vector<StreamUse>& from
 struct Segment {
   MemoryBlock block;
   bool small = false;  // serves requests up to kSmallLimit; its chunks live in the small free lists
+  std::function<void()> release;  // set for adopted memory: hands it back to its owner
   std::vector<std::unique_ptr<Chunk>> chunks;  // in no particular order; prev/next give address order
 };
 
@@ -201,7 +202,46 @@ std::shared_ptr<Allocation> CachingAllocator::allocate(uint64_t bytes,
       new Allocation(shared_from_this(), chunk, &chunk->segment->block, bytes));
 }
 
+std::shared_ptr<Allocation> CachingAllocator::adopt(const MemoryBlock& block, std::function<void()> release,
+                                                    const std::shared_ptr<Stream>& stream) {
+  if (!release) throw Error("adopted memory needs a release function");
+  auto segment = std::make_unique<Segment>();
+  segment->block = block;
+  segment->release = std::move(release);
+  auto chunk = std::make_unique<Chunk>();
+  chunk->segment = segment.get();
+  chunk->size = block.size;
+  chunk->allocated = true;
+  chunk->owner = stream;
+  Chunk* raw = chunk.get();
+  segment->chunks.push_back(std::move(chunk));
+  std::lock_guard lock(mutex_);
+  adopted_.push_back(std::move(segment));
+  return std::shared_ptr<Allocation>(new Allocation(shared_from_this(), raw, &raw->segment->block, block.size));
+}
+
+// The owner gets its memory back only after the GPU work that ember recorded on it has finished.
+void CachingAllocator::release_adopted(Segment* segment) {
+  std::unique_ptr<Segment> owned;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(adopted_.begin(), adopted_.end(),
+                           [&](const std::unique_ptr<Segment>& s) { return s.get() == segment; });
+    owned = std::move(*it);
+    adopted_.erase(it);
+  }
+  for (const StreamUse& use : owned->chunks.front()->uses) {
+    try {
+      use.stream->wait_value(use.value);
+    } catch (const DeviceLostError&) {
+      // a lost device runs nothing more, so nothing can still touch the memory
+    }
+  }
+  owned->release();
+}
+
 void CachingAllocator::free_chunk(Chunk* chunk) {
+  if (chunk->segment->release) return release_adopted(chunk->segment);
   std::lock_guard lock(mutex_);
   chunk->allocated = false;
   stats_.allocated_bytes -= chunk->size;

@@ -7,6 +7,7 @@
 // barrier between them). Any other stream, and the host, may touch the memory only once every recorded
 // GPU use has completed on its stream's timeline.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -116,6 +117,12 @@ class CachingAllocator : public std::enable_shared_from_this<CachingAllocator> {
   // cache was dropped. Nothing already allocated is touched by a failure.
   std::shared_ptr<Allocation> allocate(uint64_t bytes, const std::shared_ptr<Stream>& stream);
 
+  // Wraps memory that ember does not own (another framework's VkBuffer or device pointer, as DLPack hands
+  // it over) so that tensors use it in place. It is never cached and does not count in the stats: when
+  // the allocation dies, the allocator waits for the GPU uses recorded on it, then calls `release` once.
+  std::shared_ptr<Allocation> adopt(const MemoryBlock& block, std::function<void()> release,
+                                    const std::shared_ptr<Stream>& stream);
+
   // Returns every cached block to the device, waiting for GPU uses still in flight.
   void empty_cache();
   AllocatorStats stats() const;
@@ -139,6 +146,7 @@ class CachingAllocator : public std::enable_shared_from_this<CachingAllocator> {
   };
 
   void free_chunk(Chunk* chunk);
+  void release_adopted(Segment* segment);
   Chunk* find_cached(uint64_t rounded, const std::shared_ptr<Stream>& stream);
   Chunk* take_from(FreeList& list, uint64_t rounded, const Stream* reuser);
   Chunk* new_segment(uint64_t rounded);
@@ -154,6 +162,7 @@ class CachingAllocator : public std::enable_shared_from_this<CachingAllocator> {
   mutable std::recursive_mutex mutex_;
   std::vector<std::unique_ptr<StreamPool>> pools_;
   std::vector<std::unique_ptr<Segment>> segments_;
+  std::vector<std::unique_ptr<Segment>> adopted_;  // memory owned elsewhere, one live allocation each
   AllocatorStats stats_;
 };
 
