@@ -11,7 +11,7 @@
 
 #include <cstring>
 
-#include "test_support.h"
+#include "tests/torch_oracle.h"
 
 namespace ember::test {
 namespace {
@@ -31,22 +31,6 @@ struct CountedCapsule {
     return capsule;
   }
 };
-
-at::ScalarType torch_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int8: return at::kChar;
-    case DType::UInt8: return at::kByte;
-    case DType::Int16: return at::kShort;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    case DType::Bool: return at::kBool;
-  }
-  return at::kFloat;
-}
 
 std::vector<double> torch_values(const at::Tensor& a) {
   const at::Tensor d = a.to(at::kDouble).contiguous();
