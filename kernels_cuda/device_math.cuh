@@ -137,7 +137,11 @@ __host__ __device__ inline T wrap_mul(T a, T b) {
 
 template <class T>
 __host__ __device__ inline T wrap_neg(T a) {
-  return wrap_sub(T(0), a);
+  if constexpr (kIsFloat<T>) {
+    return -a;  // -0.0 for 0.0, which 0 - a would not give
+  } else {
+    return wrap_sub(T(0), a);
+  }
 }
 
 // torch.maximum / torch.minimum: NaN in either operand gives NaN.

@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // [0, 2^(2 half_bits)). Round r maps the right half R through the r-th 16 bits of the Philox block at
 // counter start + R (words r / 2, low half for even r, high for odd). Six rounds; Luby and Rackoff's
 // bound wants four for a pseudorandom permutation.
-__device__ inline uint32_t feistel(uint32_t x, uint32_t half_bits, uint64_t seed, uint64_t start) {
+__host__ __device__ inline uint32_t feistel(uint32_t x, uint32_t half_bits, uint64_t seed, uint64_t start) {
   const uint32_t mask = (1u << half_bits) - 1u;
   uint32_t left = x >> half_bits;
   uint32_t right = x & mask;

@@ -185,6 +185,9 @@ __host__ __device__ inline A reduce_value(const ReduceParams& p, const ReduceSta
       case ReduceOp::NanMean: return s.v / static_cast<A>(s.n);  // 0 / 0 is NaN for no elements
       case ReduceOp::Var:
       case ReduceOp::Std: {
+        // An infinite element makes the mean infinite or NaN, and the variance is then NaN, as in
+        // PyTorch (whose Welford update meets inf - inf); the merges here could leave M2 infinite instead.
+        if (is_nan(s.v) || is_inf(s.v)) return quiet_nan<A>();
         // PyTorch divides by max(0, N - correction): 0 / 0 is NaN and M2 / 0 is inf.
         A divisor = static_cast<A>(s.n) - static_cast<A>(p.param);
         if (divisor < A(0)) divisor = A(0);

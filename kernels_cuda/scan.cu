@@ -33,11 +33,12 @@ __host__ __device__ inline ScanState<A> scan_combine(ScanOp op, const ScanState<
   switch (op) {
     case ScanOp::CumSum: s.v = wrap_add(earlier.v, later.v); return s;
     case ScanOp::CumProd: s.v = wrap_mul(earlier.v, later.v); return s;
-    // PyTorch's cummax/cummin: the first NaN stays; otherwise ties go to the later index.
+    // PyTorch's cummax/cummin: a NaN always takes over (so the last NaN so far wins); otherwise ties go
+    // to the later index.
     case ScanOp::CumMax:
     case ScanOp::CumMin: {
-      if (is_nan(earlier.v)) return earlier;
       if (is_nan(later.v)) return later;
+      if (is_nan(earlier.v)) return earlier;
       const bool take_later = op == ScanOp::CumMax ? later.v >= earlier.v : later.v <= earlier.v;
       return take_later ? later : earlier;
     }
