@@ -1,0 +1,188 @@
+// scatter: out[p with coordinate dim replaced by index[p]] (op)= src[p] for every position p of index.
+// Assign stores; Add, Multiply, Amax and Amin combine atomically. Native atomics serve where the
+// hardware has them (add of float32, float64, int32 and int64; max and min of int32 and int64); every
+// other case is a compare-and-swap loop on the element, or, for 8- and 16-bit elements, on the 32-bit
+// word that contains it. The combination is computed in the accumulator type A (float for float32,
+// float16 and bfloat16; double; int64_t for integers and bool) and converted once when stored.
+#include <cstdint>
+#include <string>
+
+#include "kernels_cuda/cuda_kernels.h"
+#include "kernels_cuda/device_math.cuh"
+#include "kernels_cuda/strided_index.cuh"
+#include "kernels_cuda/typed_operands.cuh"
+
+namespace ember::cuda {
+
+namespace {
+
+template <class A>
+__device__ inline A scatter_combine(ScatterMode mode, A current, A value) {
+  switch (mode) {
+    case ScatterMode::Add: return wrap_add(current, value);
+    case ScatterMode::Multiply: return wrap_mul(current, value);
+    case ScatterMode::Amax: return maximum(current, value);  // NaN propagates, as scatter_reduce's amax
+    case ScatterMode::Amin: return minimum(current, value);
+    default: return value;
+  }
+}
+
+// element (op)= value by compare-and-swap on the naturally aligned word holding the element.
+template <class A>
+__device__ void combine_by_cas(ScatterMode mode, int dtype, char* element, A value) {
+  const int bytes = dtype_bytes(dtype);
+  if (bytes == 8) {
+    auto* word = reinterpret_cast<unsigned long long*>(element);
+    unsigned long long observed = *word;
+    unsigned long long expected;
+    do {
+      expected = observed;
+      const A next = scatter_combine(mode, decode<A>(dtype, expected), value);
+      observed = atomicCAS(word, expected, static_cast<unsigned long long>(encode(dtype, next)));
+    } while (observed != expected);
+    return;
+  }
+  // 1, 2 or 4 bytes: the element's bits sit at `shift` in its aligned 32-bit word.
+  const auto address = reinterpret_cast<uintptr_t>(element);
+  auto* word = reinterpret_cast<unsigned int*>(address & ~static_cast<uintptr_t>(3));
+  const unsigned int shift = static_cast<unsigned int>(address & 3u) * 8u;
+  const unsigned int mask = bytes == 4 ? 0xffffffffu : ((1u << (8 * bytes)) - 1u) << shift;
+  unsigned int observed = *word;
+  unsigned int expected;
+  do {
+    expected = observed;
+    const A current = decode<A>(dtype, (expected & mask) >> shift);
+    const auto bits = static_cast<unsigned int>(encode(dtype, scatter_combine(mode, current, value)));
+    const unsigned int replacement = (expected & ~mask) | ((bits << shift) & mask);
+    observed = atomicCAS(word, expected, replacement);
+  } while (observed != expected);
+}
+
+template <class A>
+__device__ void scatter_element(ScatterMode mode, int dtype, void* base, int64_t offset, A value) {
+  if (mode == ScatterMode::Assign) {
+    store_as<A>(dtype, base, offset, value);
+    return;
+  }
+  char* element = static_cast<char*>(base) + offset * dtype_bytes(dtype);
+  if (mode == ScatterMode::Add) {
+    switch (dtype) {
+      case kF32: atomicAdd(reinterpret_cast<float*>(element), static_cast<float>(value)); return;
+      case kF64: atomicAdd(reinterpret_cast<double*>(element), static_cast<double>(value)); return;
+      // Two's complement addition wraps the same signed or unsigned.
+      case kI32:
+        atomicAdd(reinterpret_cast<unsigned int*>(element), static_cast<unsigned int>(to_int64(value)));
+        return;
+      case kI64:
+        atomicAdd(reinterpret_cast<unsigned long long*>(element), static_cast<unsigned long long>(to_int64(value)));
+        return;
+      default: break;
+    }
+  }
+  if (mode == ScatterMode::Amax || mode == ScatterMode::Amin) {
+    const bool largest = mode == ScatterMode::Amax;
+    switch (dtype) {
+      case kI32: {
+        auto* target = reinterpret_cast<int*>(element);
+        const int v = static_cast<int>(to_int64(value));
+        if (largest) {
+          atomicMax(target, v);
+        } else {
+          atomicMin(target, v);
+        }
+        return;
+      }
+      case kI64: {
+        auto* target = reinterpret_cast<long long*>(element);
+        const long long v = to_int64(value);
+        if (largest) {
+          atomicMax(target, v);
+        } else {
+          atomicMin(target, v);
+        }
+        return;
+      }
+      default: break;
+    }
+  }
+  combine_by_cas(mode, dtype, element, value);
+}
+
+struct ScatterArgs {
+  int out_dtype;
+  int src_dtype;
+  bool src_is_scalar;
+  int64_t dim_size;
+  int64_t dim_stride;
+};
+
+// Operands: index (int64), src (unread when a scalar), out with stride 0 along dim.
+template <class A>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    scatter_kernel(const __grid_constant__ StridedOperands<3> operands, const ScatterArgs args,
+                   const ScatterMode mode, const A scalar, const A alpha) {
+  const int64_t* index = static_cast<const int64_t*>(operands.data[0]);
+  for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
+    int64_t offsets[3];
+    element_offsets(operands, i, offsets);
+    int64_t position = index[offsets[0]];
+    if (position < 0) position += args.dim_size;
+    if (position < 0 || position >= args.dim_size) continue;  // out of range writes nothing
+    A value = args.src_is_scalar ? scalar : load_as<A>(args.src_dtype, operands.data[1], offsets[1]);
+    if (mode == ScatterMode::Add) value = wrap_mul(value, alpha);
+    scatter_element(mode, args.out_dtype, operands.data[2], offsets[2] + position * args.dim_stride, value);
+  }
+}
+
+template <class F>
+void with_accumulator_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32:
+    case DType::Float16:
+    case DType::BFloat16: f(float{}); break;
+    case DType::Float64: f(double{}); break;
+    default: f(int64_t{}); break;
+  }
+}
+
+}  // namespace
+
+void CudaKernels::scatter(Stream& stream, ScatterMode mode, const TensorRef& out, int dim, const TensorRef& index,
+                          const Operand& src, Scalar alpha) {
+  if (index.dtype != DType::Int64) throw Error("scatter kernel: the index must be int64");
+  if (index.ndim != out.ndim) throw Error("scatter kernel: out and index differ in rank");
+  const bool valid_dim = out.ndim == 0 ? dim == 0 : dim >= 0 && dim < out.ndim;
+  if (!valid_dim) throw Error("scatter kernel: dim " + std::to_string(dim) + " is out of range");
+  CudaStream& cuda_stream = CudaStream::of(stream);
+  ScopedDevice device(cuda_stream.context());
+
+  ScatterArgs args{};
+  args.out_dtype = dtype_code(out.dtype);
+  args.src_is_scalar = src.is_scalar();
+  args.src_dtype = src.is_scalar() ? args.out_dtype : dtype_code(src.tensor.dtype);
+  args.dim_size = 1;
+  args.dim_stride = 0;
+  TensorRef out_view = out;
+  if (out.ndim > 0) {
+    args.dim_size = out.sizes[dim];
+    args.dim_stride = out.strides[dim];
+    out_view.sizes = index.sizes;
+    out_view.strides[dim] = 0;
+  }
+  // A scalar src is stood in for by the index with zero strides; its pointer is never read.
+  TensorRef src_view = src.is_scalar() ? index : src.tensor;
+  if (src.is_scalar()) src_view.strides.fill(0);
+  const LaunchShape shape = plan_launch({&index, &src_view, &out_view});
+  if (shape.numel() == 0) return;
+  const auto operands = strided_operands<3>(shape);
+  with_accumulator_type(out.dtype, [&](auto zero) {
+    using A = decltype(zero);
+    const A scalar = src.is_scalar() ? scalar_as<A>(*src.scalar) : A(0);
+    scatter_kernel<A><<<grid_size(operands.numel), kThreadsPerBlock, 0, cuda_stream.handle()>>>(
+        operands, args, mode, scalar, scalar_as<A>(alpha));
+  });
+  check_launch(cuda_stream, "the scatter kernel's launch");
+  cuda_stream.note_dispatch({out.allocation, index.allocation, src.is_scalar() ? nullptr : src.tensor.allocation});
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,80 @@
+// ternary: out = f(a, b, c) elementwise (where, lerp, addcmul, addcdiv, clamp); b and c may be host
+// scalars. One kernel per compute type; the op is a switch whose value every thread shares.
+#include <cstdint>
+
+#include "kernels_cuda/elementwise.cuh"
+
+namespace ember::cuda {
+
+namespace {
+
+// f(a, b, c) in compute type T for every op but Where, whose condition is tested in its own dtype.
+template <class T>
+__host__ __device__ T ternary_value(TernaryOp op, T a, T b, T c, T alpha) {
+  switch (op) {
+    case TernaryOp::Addcmul: return wrap_add(a, wrap_mul(wrap_mul(alpha, b), c));
+    // NaN anywhere propagates: the tensor bounds of torch.clamp are not ignored when NaN.
+    case TernaryOp::Clamp: return minimum(maximum(a, b), c);
+    default: break;
+  }
+  if constexpr (kIsFloat<T>) {
+    switch (op) {
+      // PyTorch's lerp: the form that is exact at each end, chosen by the weight's magnitude.
+      case TernaryOp::Lerp: return m_fabs(c) < T(0.5) ? a + c * (b - a) : b - (b - a) * (T(1) - c);
+      case TernaryOp::Addcdiv: return a + alpha * (b / c);
+      default: return a;
+    }
+  }
+  return a;
+}
+
+// Operand 0 is out, then a, b and c.
+template <class T>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    ternary_kernel(const __grid_constant__ StridedOperands<4> operands, const ElementwiseOperands<T, 4> typed,
+                   const TernaryOp op, const T alpha) {
+  for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
+    int64_t offsets[4];
+    element_offsets(operands, i, offsets);
+    T value;
+    if (op == TernaryOp::Where) {
+      // The condition is any dtype's != 0, read without converting it to T (0.5 is true).
+      const bool condition = load_as<double>(typed.dtypes[1], operands.data[1], offsets[1]) != 0.0;
+      value = operand_value(operands, typed, condition ? 2 : 3, offsets);
+    } else {
+      value = ternary_value(op, operand_value(operands, typed, 1, offsets), operand_value(operands, typed, 2, offsets),
+                            operand_value(operands, typed, 3, offsets), alpha);
+    }
+    store_as<T>(typed.dtypes[0], operands.data[0], offsets[0], value);
+  }
+}
+
+}  // namespace
+
+void CudaKernels::ternary(Stream& stream, TernaryOp op, const TensorRef& out, const TensorRef& a, const Operand& b,
+                          const Operand& c, DType compute, Scalar alpha) {
+  if ((op == TernaryOp::Lerp || op == TernaryOp::Addcdiv) && is_integral_compute(compute)) {
+    throw_no_kernel("ternary", ternary_op_name(op), compute);
+  }
+  CudaStream& cuda_stream = CudaStream::of(stream);
+  ScopedDevice device(cuda_stream.context());
+  const TensorRef b_ref = launch_ref(b, out);
+  const TensorRef c_ref = launch_ref(c, out);
+  const LaunchShape shape = plan_launch({&out, &a, &b_ref, &c_ref});
+  if (shape.numel() == 0) return;
+  const auto operands = strided_operands<4>(shape);
+  with_compute_type(compute, [&](auto zero) {
+    using T = decltype(zero);
+    ElementwiseOperands<T, 4> typed{};
+    typed.dtypes[0] = dtype_code(out.dtype);
+    typed.dtypes[1] = dtype_code(a.dtype);
+    set_operand(typed, 2, b);
+    set_operand(typed, 3, c);
+    ternary_kernel<T><<<grid_size(operands.numel), kThreadsPerBlock, 0, cuda_stream.handle()>>>(
+        operands, typed, op, scalar_as<T>(alpha));
+  });
+  check_launch(cuda_stream, "the ternary kernel's launch");
+  cuda_stream.note_dispatch({out.allocation, a.allocation, b_ref.allocation, c_ref.allocation});
+}
+
+}  // namespace ember::cuda
