@@ -380,15 +380,17 @@ double m_tanh(double x) {
 
 // ---- logarithms ---------------------------------------------------------------------------------
 
-// x = m 2^e with m in [sqrt(1/2), sqrt(2)), for finite x > 0 (denormals included).
+// x = m 2^e with m in [sqrt(1/2), sqrt(2)), for finite x > 0. Denormals are normalised with integer
+// operations, which devices that treat denormal operands as zero still carry out.
 double md_log_split(double x, out int e) {
-  int bias = 0;
-  if (x < 2.2250738585072014e-308lf) {
-    x *= 1.8014398509481984e+16lf;  // 2^54, exact
-    bias = -54;
+  uvec2 b = unpackDouble2x32(x);
+  int exponent = int((b.y >> 20) & 0x7ffu);
+  if (exponent == 0) {
+    const int top = b.y != 0u ? 32 + findMSB(b.y) : findMSB(b.x);  // leading bit of the mantissa
+    b = unpack32(pack64(b) << (52 - top));
+    exponent = top - 51;
   }
-  const uvec2 b = unpackDouble2x32(x);
-  e = int((b.y >> 20) & 0x7ffu) - 1023 + bias;
+  e = exponent - 1023;
   uint m_hi = (b.y & 0x000fffffu) | 0x3ff00000u;
   if (m_hi > 0x3ff6a09eu) {  // m above sqrt(2): halve it
     m_hi -= 0x00100000u;
@@ -850,6 +852,14 @@ double m_erfc(double x) {
   return s + (e - lo * scale);
 }
 
-double m_erfinv(double x) { return x; }
+// For m_erfinv in math.glsl.
+double mc_nan() { return md_nan(); }
+double mc_inf() { return md_inf(); }
+bool mc_isnan(double x) { return md_isnan(x); }
+double mc_copysign(double magnitude, double sign) { return md_copysign(magnitude, sign); }
+const double M_TWO_OVER_SQRT_PI = 1.1283791670955126lf;
+const double M_SQRT_PI_OVER_TWO = 0.88622692545275801lf;
+const double M_ERFINV_LINEAR = 3.725290298461914e-09lf;  // 2^-28: erfinv(x) = x sqrt(pi)/2 below
+const int M_ERFINV_STEPS = 3;
 
 #endif

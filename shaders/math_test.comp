@@ -36,7 +36,8 @@ compute_t apply(compute_t x, compute_t y) {
     case 17: return m_pow(x, y);
     case 18: return m_erf(x);
     case 19: return m_erfc(x);
-    default: return m_erfinv(x);
+    case 20: return m_erfinv(x);
+    default: return x * y;  // the test's probe of how the device treats denormals
   }
 }
 
