@@ -23,14 +23,14 @@ compute_t m_erfinv(compute_t x) {
   const compute_t a = abs(x);
   if (a > compute_t(1)) return mc_nan();
   if (a == compute_t(1)) return mc_copysign(mc_inf(), x);
-  if (a < M_ERFINV_LINEAR) return x * M_SQRT_PI_OVER_TWO;
+  if (a < MC_ERFINV_LINEAR) return x * MC_SQRT_PI_OVER_TWO;
   const compute_t one_minus = compute_t(1) - a;
   const compute_t l = m_log(one_minus * (compute_t(1) + a));
   const compute_t t = compute_t(4.3307467508) + compute_t(0.5) * l;  // 2 / (pi 0.147) + l / 2
   compute_t g = sqrt(sqrt(t * t - l / compute_t(0.147)) - t);
-  for (int step = 0; step < M_ERFINV_STEPS; ++step) {
+  for (int step = 0; step < MC_ERFINV_STEPS; ++step) {
     const compute_t f = a <= compute_t(0.5) ? m_erf(g) - a : one_minus - m_erfc(g);
-    const compute_t u = f / (M_TWO_OVER_SQRT_PI * m_exp(-g * g));
+    const compute_t u = f / (MC_TWO_OVER_SQRT_PI * m_exp(-g * g));
     g -= u / (compute_t(1) + g * u);
   }
   return mc_copysign(g, x);

@@ -38,23 +38,23 @@ def leading_bits(x, bits):
 def split(name, x, bits):
     hi = leading_bits(x, bits)
     lo = rnd(x - hi)
-    print(f"const {SCALAR} {name}_HI = {d(hi)};  // {bits} significant bits")
-    print(f"const {SCALAR} {name}_LO = {d(lo)};")
+    print(f"const {SCALAR} MC_{name}_HI = {d(hi)};  // {bits} significant bits")
+    print(f"const {SCALAR} MC_{name}_LO = {d(lo)};")
 
 
 def dd(name, x):
     hi = rnd(x)
-    print(f"const {SCALAR} {name}_HI = {d(hi)};")
-    print(f"const {SCALAR} {name}_LO = {d(x - hi)};")
+    print(f"const {SCALAR} MC_{name}_HI = {d(hi)};")
+    print(f"const {SCALAR} MC_{name}_LO = {d(x - hi)};")
 
 
 def scalar(name, x):
-    print(f"const {SCALAR} {name} = {d(x)};")
+    print(f"const {SCALAR} MC_{name} = {d(x)};")
 
 
 def array(name, values, per_line=3):
     items = [d(v) for v in values]
-    print(f"const {SCALAR} {name}[{len(items)}] = {SCALAR}[](")
+    print(f"const {SCALAR} MC_{name}[{len(items)}] = {SCALAR}[](")
     for i in range(0, len(items), per_line):
         end = "," if i + per_line < len(items) else ""
         print("    " + ", ".join(items[i:i + per_line]) + end)
@@ -88,7 +88,7 @@ def two_over_pi_words(count):
         words.append(w)
         v -= w
     mp.prec = 400
-    print(f"const uint TWO_OVER_PI_BITS[{len(words)}] = uint[](")
+    print(f"const uint MC_TWO_OVER_PI_BITS[{len(words)}] = uint[](")
     for i in range(0, len(words), 6):
         end = "," if i + 6 < len(words) else ""
         print("    " + ", ".join(f"0x{w:08x}u" for w in words[i:i + 6]) + end)
