@@ -84,11 +84,12 @@ const float MC_LOG_ATANH[6] = float[](
     0.1818181872367859, 0.1538461595773697, 0.13333334028720856
 );
 // erf(x) = x + x * Q(x^2) for |x| < 0.84375
-// Q(z) for z in [0, 0.84375^2]: worst error relative to erf 7.09e-09
-const float MC_ERF_Q[7] = float[](
-    0.12837916612625122, -0.37612637877464294, 0.11283751577138901,
-    -0.026862768456339836, 0.005210120230913162, -0.0008255121065303683,
-    8.889625314623117e-05
+// Q(z) = Q0 + z (Q[0] + z (Q[1] + ...)) for z in [0, 0.84375^2]: worst error relative to erfc 2.69e-09
+const float MC_ERF_Q0_HI = 0.12837916612625122;
+const float MC_ERF_Q0_LO = 8.405183771209579e-10;
+const float MC_ERF_Q[6] = float[](
+    -0.37612637877464294, 0.11283763498067856, -0.026863429695367813,
+    0.005211800802499056, -0.0008275022264569998, 8.978843106888235e-05
 );
 // erfc(x) = exp(-x^2) * h / x, h = x * erfcx(x), fitted per interval in x or in t = 1/x
 // h(x) on x in [0.84375, 1.34375]: worst relative error 7.22e-10
@@ -711,11 +712,34 @@ float m_acos(float x) {
 
 // ---- error function -----------------------------------------------------------------------------
 
-float mf_erf_q(float x) {
-  const float z = x * x;
-  float q = MC_ERF_Q[6];
-  for (int i = 5; i >= 0; --i) q = q * z + MC_ERF_Q[i];
+// erf(x) = x + x Q(x^2) for |x| < 0.84375: Q as hi + lo, since erfc = (1 - x) - x Q cancels to a
+// quarter of 1 - x near 0.84 and Q itself cancels to -0.09 from 0.13 - 0.26.
+float mf_erf_q(float x, out float lo) {
+  float z, z_lo, p, pe, q;
+  mf_two_prod(x, x, z, z_lo);
+  float t = MC_ERF_Q[5];  // Q = Q0 + z t
+  for (int i = 4; i >= 0; --i) t = t * z + MC_ERF_Q[i];
+  mf_two_prod(z, t, p, pe);
+  mf_two_sum(MC_ERF_Q0_HI, p, q, lo);
+  lo += MC_ERF_Q0_LO + pe + z_lo * t;
   return q;
+}
+// x + x Q and (1 - x) - x Q for |x| < 0.84375.
+float mf_erf_small(float x) {
+  if (x == 0.0) return x;  // keeps the sign of zero
+  float q_lo, p, pe, s, e;
+  const float q = mf_erf_q(x, q_lo);
+  mf_two_prod(x, q, p, pe);
+  mf_fast_two_sum(x, p, s, e);
+  return s + (e + (pe + x * q_lo));
+}
+float mf_erfc_small(float x) {
+  float q_lo, p, pe, a, a_err, s, e;
+  const float q = mf_erf_q(x, q_lo);
+  mf_two_prod(x, q, p, pe);
+  mf_two_sum(1.0, -x, a, a_err);
+  mf_two_sum(a, -p, s, e);
+  return s + (e + (a_err - (pe + x * q_lo)));
 }
 // erfc(x) = (hi + lo) 2^k for 0.84375 <= x <= 10.125 (see md_erfc_parts).
 int mf_erfc_parts(float x, out float hi, out float lo) {
@@ -746,7 +770,7 @@ int mf_erfc_parts(float x, out float hi, out float lo) {
 float m_erf(float x) {
   if (mf_isnan(x)) return x;
   const float a = abs(x);
-  if (a < 0.84375) return x + x * mf_erf_q(x);
+  if (a < 0.84375) return mf_erf_small(x);
   if (a >= 4.0) return mf_copysign(1.0, x);  // erfc(4) < 2^-25
   float hi, lo, s, e;
   const int k = mf_erfc_parts(a, hi, lo);
@@ -757,11 +781,7 @@ float m_erf(float x) {
 
 float m_erfc(float x) {
   if (mf_isnan(x)) return x;
-  if (abs(x) < 0.84375) {
-    float s, e;
-    mf_two_sum(1.0, -x, s, e);
-    return s + (e - x * mf_erf_q(x));
-  }
+  if (abs(x) < 0.84375) return mf_erfc_small(x);
   if (x >= 10.125) return 0.0;
   if (x <= -4.0) return 2.0;
   float hi, lo;

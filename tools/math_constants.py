@@ -101,10 +101,23 @@ def erf_fits(q_terms, x_intervals, t_intervals, h_terms):
     print("// erf(x) = x + x * Q(x^2) for |x| < 0.84375")
     q = lambda z: (erf(sqrt(z)) / sqrt(z) - 1) if z != 0 else 2 / sqrt(pi) - 1
     z_max = mpf(0.84375) ** 2
-    cq = [rnd(v) for v in chebyfit(q, [0, z_max], q_terms)[::-1]]
-    worst = max(abs(polyval(cq[::-1], z) - q(z)) / (1 + q(z)) for z in [z_max * i / 800 for i in range(801)])
-    print(f"// Q(z) for z in [0, 0.84375^2]: worst error relative to erf {float(worst):.2e}")
-    array("ERF_Q", cq)
+    # Constant term first, kept as hi + lo. Each later coefficient is rounded in turn and the higher ones
+    # refitted (least squares on Chebyshev points) to what remains, which compensates the rounding of the
+    # large early coefficients.
+    from mpmath import matrix, qr_solve, cos
+    points = [z_max * (1 - cos(pi * (k + mpf(0.5)) / 60)) / 2 for k in range(60)]
+    rounded = [chebyfit(q, [0, z_max], q_terms)[-1]]
+    for i in range(1, q_terms):
+        basis = matrix([[z ** j for j in range(i, q_terms)] for z in points])
+        target = matrix([q(z) - polyval(rounded[::-1], z) for z in points])
+        rounded.append(rnd(qr_solve(basis, target)[0][0]))
+    cq = rounded
+    worst = max(abs(polyval(rounded[::-1], z) - q(z)) / (1 - z_max ** 0.5 * (1 + q(z)))
+                for z in [z_max * i / 800 for i in range(801)])
+    print(f"// Q(z) = Q0 + z (Q[0] + z (Q[1] + ...)) for z in [0, 0.84375^2]: worst error relative to erfc "
+          f"{float(worst):.2e}")
+    dd("ERF_Q0", cq[0])
+    array("ERF_Q", rounded[1:])
 
     print("// erfc(x) = exp(-x^2) * h / x, h = x * erfcx(x), fitted per interval in x or in t = 1/x")
     h_x = lambda x: x * exp(x * x) * erfc(x)
