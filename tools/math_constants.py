@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Derives the float64 constants and polynomial coefficients of shaders/math_f64.glsl with mpmath.
+"""Derives the constants and polynomial coefficients of shaders/math_f64.glsl and math_f32.glsl (mpmath).
 
-Run with a Python that has mpmath and numpy: `math_constants.py f64` prints the declarations pasted into
-shaders/math_f64.glsl, `math_constants.py f32` those of shaders/math_f32.glsl. Series coefficients are exact Taylor terms rounded to double; the erf and erfc
-polynomials are Chebyshev interpolants (mpmath.chebyfit) on the intervals named below, and the script
-reports the worst relative error of each fit with its coefficients rounded to double.
+Run with a Python that has mpmath and numpy: `math_constants.py f64` prints the block between the
+"generated" markers of shaders/math_f64.glsl, `math_constants.py f32` that of shaders/math_f32.glsl.
+Series coefficients are exact Taylor terms rounded to the target precision. The erf polynomial Q is fitted
+with each coefficient rounded in turn and the rest refitted; the erfc polynomials h are Chebyshev
+interpolants (mpmath.chebyfit) on the intervals named below. The script prints the worst relative error
+of each fit with its coefficients rounded as in the shader.
 """
 import sys
 
