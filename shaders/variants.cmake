@@ -13,6 +13,6 @@ set(EMBER_SHADER_VARIANTS
   "sum_f32|sum.comp|"
   "sum_partials_f32|sum_partials.comp|"
 )
-foreach(family elementwise reduce index matmul random)
+foreach(family elementwise reduce index matmul random math)
   include(${CMAKE_CURRENT_LIST_DIR}/variants_${family}.cmake)
 endforeach()

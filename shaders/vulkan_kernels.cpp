@@ -52,7 +52,7 @@ std::span<const KernelAbi> vulkan_kernel_abis() {
   static const std::vector<KernelAbi> all = [] {
     std::vector<KernelAbi> joined(std::begin(kAbis), std::end(kAbis));
     for (auto family : {elementwise_kernel_abis(), reduce_kernel_abis(), index_kernel_abis(),
-                        matmul_kernel_abis(), random_kernel_abis()}) {
+                        matmul_kernel_abis(), random_kernel_abis(), math_kernel_abis()}) {
       joined.insert(joined.end(), family.begin(), family.end());
     }
     return joined;

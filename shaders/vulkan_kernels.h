@@ -69,6 +69,7 @@ std::span<const KernelAbi> reduce_kernel_abis();
 std::span<const KernelAbi> index_kernel_abis();
 std::span<const KernelAbi> matmul_kernel_abis();
 std::span<const KernelAbi> random_kernel_abis();
+std::span<const KernelAbi> math_kernel_abis();
 
 // The variant suffix of a compute dtype: float16 and bfloat16 compute in float32, the small integer
 // types and bool in int32.
