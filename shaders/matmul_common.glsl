@@ -32,16 +32,17 @@ DEFINE_LOAD(a_data, A_DT)
 DEFINE_LOAD(b_data, B_DT)
 DEFINE_LOAD(bias_data, BIAS_DT)
 
-// 96 bytes. Rows and columns are (M, N) for out and bias, (M, K) for A and (K, N) for B.
+// 100 bytes. Rows and columns are (M, N) for out and bias, (M, K) for A and (K, N) for B.
 layout(push_constant) uniform Params {
+  uvec2 alpha;  // compute_t bits; first, where their 8-byte alignment needs no padding
+  uvec2 beta;
   uint M, N, K;
-  uint flags;  // MATMUL_HAS_BIAS, MATMUL_A_K_FAST, MATMUL_B_N_FAST
+  uint flags;    // MATMUL_HAS_BIAS, MATMUL_A_K_FAST, MATMUL_B_N_FAST
+  uint lanes_n;  // matmul_register.comp: invocations side by side along N (divides 256)
   uint offsets[4];
   uint batch_strides[4];
   uint row_strides[4];
   uint col_strides[4];
-  uvec2 alpha;  // compute_t bits
-  uvec2 beta;
 } p;
 
 #define MATMUL_HAS_BIAS 1u  // beta != 0 and a bias was given: bias is never read otherwise

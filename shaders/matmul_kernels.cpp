@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/error.h"
@@ -19,16 +20,17 @@ namespace {
 
 // Mirrors the push-constant block of matmul_common.glsl.
 struct MatmulParams {
+  uint32_t alpha[2];
+  uint32_t beta[2];
   uint32_t M, N, K;
   uint32_t flags;
+  uint32_t lanes_n;
   uint32_t offsets[4];
   uint32_t batch_strides[4];
   uint32_t row_strides[4];
   uint32_t col_strides[4];
-  uint32_t alpha[2];
-  uint32_t beta[2];
 };
-static_assert(sizeof(MatmulParams) == 96, "push constants must fit lavapipe's 128 bytes");
+static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 128 bytes");
 
 constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
 constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
@@ -106,19 +108,57 @@ struct Tiles {
   std::vector<uint32_t> specialization;  // after the four operand dtypes
   int64_t tile_m = 0;
   int64_t tile_n = 0;
+  uint32_t lanes_n = 0;  // the register kernel's push constant
 };
 
-Tiles choose_tiles(MatmulVariant variant, const DeviceInfo& info, DType compute) {
+// Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 in GFLOP per
+// CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs there, and a TM×TN
+// block makes TM + TN loads per TM·TN FMAs. Larger blocks ran faster still (16×16: about 1.5× 8×8), but
+// llvmpipe took 4 to 25 s to compile any block past 8×8 (0.1 s for 8×8), so they are left out.
+struct RegisterBlock {
+  uint32_t tm, tn;
+  double speed;
+};
+constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 6.0}, {4, 4, 3.0}};
+constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};  // invocations along N, dividing 256
+
+// The block and tile shape with the least predicted time: rounds of `workers` workgroups (lavapipe runs
+// one workgroup per CPU thread), each round as long as one tile, padding included.
+Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+  Tiles best;
+  double best_cost = 0;
+  for (const RegisterBlock& block : kRegisterBlocks) {
+    for (uint32_t lanes : kLaneCounts) {
+      const int64_t tile_m = int64_t{256 / lanes} * block.tm;
+      const int64_t tile_n = int64_t{lanes} * block.tn;
+      const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
+      const int64_t rounds = (groups + workers - 1) / workers;
+      const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
+      if (best.shader.empty() || cost < best_cost) {
+        best = {"matmul_register_" + suffix, {block.tm, block.tn}, tile_m, tile_n, lanes};
+        best_cost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+Tiles choose_tiles(MatmulVariant variant, const DeviceInfo& info, DType compute, int64_t batch,
+                   int64_t M, int64_t N) {
   const std::string suffix(compute_suffix(compute));
   if (variant == MatmulVariant::Register) {
-    // TM rows per subgroup-uniform row group, TN columns per lane, LANES_N lanes along N. Measured on
-    // lavapipe (docs/PERFORMANCE.md, "Matmul"): tall blocks win, because A's loads are uniform.
-    const uint32_t tm = 8, tn = 2;
-    const uint32_t lanes = info.subgroup_size >= 1 && info.subgroup_size <= 256 ? info.subgroup_size : 8;
-    return {"matmul_register_" + suffix, {tm, tn, lanes}, int64_t{256 / lanes} * tm, int64_t{lanes} * tn};
+    // A CPU runs a workgroup per thread; a GPU (only when forced) runs many at once, which favours the
+    // small tiles it needs anyway.
+    const int64_t workers =
+        info.kind == "CPU" ? std::max<int64_t>(1, std::thread::hardware_concurrency()) : 4096;
+    return register_tiles(suffix, batch, M, N, workers);
   }
-  // 64×64 tiles, BK 16: 4×4 results per invocation.
-  const uint32_t tm = 4, tn = 4, bk = 16;
+  // 64×64 tiles, 4×4 results per invocation, BK 16; BK 8 where 16 would not fit shared memory (float64
+  // on a device with the minimum 16 KiB).
+  const uint32_t tm = 4, tn = 4;
+  const uint64_t scalar_bytes = compute == DType::Float64 ? 8 : 4;
+  const uint64_t bytes_per_k = (16 * tm + 1 + 16 * tn + 1) * scalar_bytes;
+  const uint32_t bk = 16 * bytes_per_k <= info.shared_memory_bytes ? 16 : 8;
   return {"matmul_tiled_" + suffix, {tm, tn, bk}, 16 * int64_t{tm}, 16 * int64_t{tn}};
 }
 
@@ -160,7 +200,7 @@ void VulkanKernels::matmul(Stream& stream, const MatmulArgs& args) {
 
   const Context& context = device_.context();
   const DeviceInfo& info = device_.info();
-  const Tiles tiles = choose_tiles(matmul_variant(info), info, compute);
+  const Tiles tiles = choose_tiles(matmul_variant(info), info, compute, batch, M, N);
   std::vector<uint32_t> specialization = {
       static_cast<uint32_t>(args.out.dtype), static_cast<uint32_t>(args.a.dtype),
       static_cast<uint32_t>(args.b.dtype),
@@ -224,6 +264,7 @@ void VulkanKernels::matmul(Stream& stream, const MatmulArgs& args) {
       params.N = static_cast<uint32_t>(N);
       params.K = static_cast<uint32_t>(K);
       params.flags = flags;
+      params.lanes_n = tiles.lanes_n;
       params.alpha[0] = static_cast<uint32_t>(alpha);
       params.alpha[1] = static_cast<uint32_t>(alpha >> 32);
       params.beta[0] = static_cast<uint32_t>(beta);

@@ -2,41 +2,27 @@
 // Batched matmul without shared memory, for CPU drivers (lavapipe): each invocation keeps a TM×TN block
 // of out in registers and reads A and B straight from memory.
 //
-// Why this shape: llvmpipe runs a subgroup (8 invocations) as one SIMD vector and loads memory one lane
-// at a time, unless the address is the same for every lane, in which case it loads once and
-// broadcasts. So the rows of a subgroup's block (A's loads) are kept subgroup-uniform and only the
-// columns (B's loads) vary by lane: per k, TM cheap loads and TN expensive ones feed TM×TN FMAs, and
-// TM > TN pays. The columns of a lane are interleaved (n = c + LANES_N * j) so that on a GPU, if the
-// variant is forced there, neighbouring invocations read neighbouring elements.
+// Why this shape: llvmpipe runs 8 invocations as one SIMD vector, but it loads storage buffers (and
+// shared memory) one lane at a time, so loads, not FMAs, bound the kernel. Per k an invocation makes
+// TM + TN loads for TM×TN FMAs: large blocks pay, even when their accumulators spill to the stack
+// (measured: docs/PERFORMANCE.md, "Matmul"). Shared memory would add loads, not remove them.
+// Invocation (r, c) owns rows r·TM + i and columns c + lanes_n·j, so on a GPU, if the variant is forced
+// there, neighbouring invocations read neighbouring elements of a row-major B.
 //
-// Workgroup tile: (WORKGROUP_SIZE / LANES_N) * TM rows × LANES_N * TN columns; workgroup z is the batch.
-#extension GL_KHR_shader_subgroup_basic : require
+// Workgroup tile: (WORKGROUP_SIZE / lanes_n)·TM rows × lanes_n·TN columns; workgroup z is the batch.
+// lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
+// once per invocation, and as a specialization constant it would multiply the pipelines to compile.
 #include "matmul_common.glsl"
 
 layout(constant_id = 4) const uint TM = 8;
-layout(constant_id = 5) const uint TN = 2;
-layout(constant_id = 6) const uint LANES_N = 8;  // invocations side by side along N
-const uint ROW_GROUPS = WORKGROUP_SIZE / LANES_N;
-
-// Which row group and column lane this invocation is. When a row group is exactly one subgroup, its
-// index is gl_SubgroupID, which the driver knows to be uniform across the subgroup (a division of
-// gl_LocalInvocationIndex would be the same number, but the driver could not tell).
-uint row_group() {
-  if (ROW_GROUPS == 1u) return 0u;
-  if (LANES_N == gl_SubgroupSize) return gl_SubgroupID;
-  return gl_LocalInvocationIndex / LANES_N;
-}
-uint column_lane() {
-  if (ROW_GROUPS == 1u) return gl_LocalInvocationIndex;
-  if (LANES_N == gl_SubgroupSize) return gl_SubgroupInvocationID;
-  return gl_LocalInvocationIndex % LANES_N;
-}
+layout(constant_id = 5) const uint TN = 8;
 
 void main() {
   const uint batch = gl_WorkGroupID.z;
-  const uint m0 = gl_WorkGroupID.y * (ROW_GROUPS * TM) + row_group() * TM;
-  const uint n0 = gl_WorkGroupID.x * (LANES_N * TN) + column_lane();
-  if (m0 >= p.M) return;  // whole row group past the edge (uniform across the subgroup)
+  const uint lanes = p.lanes_n;
+  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
+  const uint n0 = gl_WorkGroupID.x * (lanes * TN) + gl_LocalInvocationIndex % lanes;
+  if (m0 >= p.M) return;  // the whole block is past the edge
 
   // Rows and columns past the edge read the last valid one, so the k loop has no branches; their
   // results are never stored.
@@ -46,7 +32,7 @@ void main() {
   }
   uint b_index[TN];
   for (uint j = 0; j < TN; ++j) {
-    b_index[j] = element_index(OP_B, batch, 0u, min(n0 + j * LANES_N, p.N - 1u));
+    b_index[j] = element_index(OP_B, batch, 0u, min(n0 + j * lanes, p.N - 1u));
   }
   compute_t acc[TM][TN];
   for (uint i = 0; i < TM; ++i) {
@@ -69,7 +55,7 @@ void main() {
     const uint m = m0 + i;
     if (m >= p.M) break;
     for (uint j = 0; j < TN; ++j) {
-      const uint n = n0 + j * LANES_N;
+      const uint n = n0 + j * lanes;
       if (n < p.N) store_result(batch, m, n, acc[i][j]);
     }
   }
