@@ -111,15 +111,35 @@ struct Tiles {
   uint32_t lanes_n = 0;  // the register kernel's push constant
 };
 
-// Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 in GFLOP per
-// CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs there, and a TM×TN
-// block makes TM + TN loads per TM·TN FMAs. Larger blocks ran faster still (16×16: about 1.5× 8×8), but
-// llvmpipe took 4 to 25 s to compile any block past 8×8 (0.1 s for 8×8), so they are left out.
+// matmul_register.comp's A_PAIRS and B_PAIRS.
+constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2;
+
+// Whether the register kernel may read `ref` (batch × rows × cols) two elements at a time along dim 1
+// (rows) or 2 (columns): float32, float16 or bfloat16 under float32 compute, unit stride and an even size
+// along that dim, and every pair starting on an even element of every launch window (even start and
+// other strides; windows start on the device's offset alignment, a multiple of two elements).
+bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compute) {
+  const uint64_t size = element_size(ref.dtype);
+  if (compute != DType::Float32 || size > 4) return false;
+  if (ref.strides[dim] != 1 || ref.sizes[dim] % 2 != 0) return false;
+  for (int d = 0; d < 3; ++d) {
+    if (d != dim && ref.sizes[d] > 1 && ref.strides[d] % 2 != 0) return false;
+  }
+  const uint64_t start = ref.allocation->offset() + ref.byte_offset;
+  return start % (2 * size) == 0 &&
+         context.properties.limits.minStorageBufferOffsetAlignment % (2 * size) == 0;
+}
+
+// Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 with paired
+// loads, in GFLOP per CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs
+// there, and a TM×TN block makes TM + TN loads per TM·TN FMAs. Larger blocks ran faster still (16×16:
+// about 1.5× 8×8 without pairs), but llvmpipe took 4 to 25 s to compile any block past 8×8 (0.1 s for
+// 8×8), so they are left out.
 struct RegisterBlock {
   uint32_t tm, tn;
   double speed;
 };
-constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 6.0}, {4, 4, 3.0}};
+constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 7.8}, {4, 4, 4.8}};
 constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};  // invocations along N, dividing 256
 
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups (lavapipe runs
@@ -143,15 +163,24 @@ Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_
   return best;
 }
 
-Tiles choose_tiles(MatmulVariant variant, const DeviceInfo& info, DType compute, int64_t batch,
-                   int64_t M, int64_t N) {
+Tiles choose_tiles(MatmulVariant variant, const Context& context, const MatmulArgs& args, DType compute) {
+  const DeviceInfo& info = context.info;
   const std::string suffix(compute_suffix(compute));
   if (variant == MatmulVariant::Register) {
     // A CPU runs a workgroup per thread; a GPU (only when forced) runs many at once, which favours the
     // small tiles it needs anyway.
     const int64_t workers =
         info.kind == "CPU" ? std::max<int64_t>(1, std::thread::hardware_concurrency()) : 4096;
-    return register_tiles(suffix, batch, M, N, workers);
+    Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers);
+    const uint32_t a_pairs = can_pair(context, args.a, 2, compute)   ? kPairsAlongK
+                             : can_pair(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
+                                                                     : kPairsNone;
+    const uint32_t b_pairs = can_pair(context, args.b, 1, compute)   ? kPairsAlongK
+                             : can_pair(context, args.b, 2, compute) ? kPairsAlongRowsOrCols
+                                                                     : kPairsNone;
+    tiles.specialization.push_back(a_pairs);
+    tiles.specialization.push_back(b_pairs);
+    return tiles;
   }
   // 64×64 tiles, 4×4 results per invocation, BK 16; BK 8 where 16 would not fit shared memory (float64
   // on a device with the minimum 16 KiB).
@@ -200,7 +229,7 @@ void VulkanKernels::matmul(Stream& stream, const MatmulArgs& args) {
 
   const Context& context = device_.context();
   const DeviceInfo& info = device_.info();
-  const Tiles tiles = choose_tiles(matmul_variant(info), info, compute, batch, M, N);
+  const Tiles tiles = choose_tiles(matmul_variant(info), context, args, compute);
   std::vector<uint32_t> specialization = {
       static_cast<uint32_t>(args.out.dtype), static_cast<uint32_t>(args.a.dtype),
       static_cast<uint32_t>(args.b.dtype),
@@ -239,8 +268,10 @@ void VulkanKernels::matmul(Stream& stream, const MatmulArgs& args) {
           ") or one row of A, out or bias is larger than a storage-buffer binding of " + info.name +
           " can reach (" + format_bytes(max_bytes) + ")");
     }
-    // Whole tiles per launch, so that only the last launch has a ragged edge.
+    // Whole tiles per launch, so that only the last launch has a ragged edge, and an even number of
+    // rows at least, so that pairs of rows (A_PAIRS) stay aligned in every launch.
     if (rows_per_launch > tiles.tile_m) rows_per_launch -= rows_per_launch % tiles.tile_m;
+    else if (rows_per_launch > 1) rows_per_launch -= rows_per_launch % 2;
   }
 
   uint32_t flags = has_bias ? kHasBias : 0;

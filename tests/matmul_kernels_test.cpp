@@ -322,6 +322,37 @@ TEST_P(MatmulKernelsTest, Float64) {
   }
 }
 
+// Even sizes, unit strides and aligned starts let the register kernel read operands two elements at a
+// time, along K, M or N depending on the layout; an odd start must turn that off.
+TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
+  at::manual_seed(9);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
+    for (int t = 0; t < 4; ++t) {
+      MatmulCase c;
+      c.batch = 2;
+      c.M = 66;
+      c.K = 130;
+      c.N = 18;
+      c.a_transposed = t & 1;  // pairs along M instead of K
+      c.b_transposed = t & 2;  // pairs along K instead of N
+      c.bias = BiasKind::Row;
+      run_case(*device, *stream, c, at::kFloat);
+    }
+    // A starting on an odd element, then B: no pairs for that operand.
+    const at::Tensor a = at::randn({1 + 2 * 66 * 130}).slice(0, 1).view({2, 66, 130});
+    const at::Tensor b = at::randn({1 + 2 * 130 * 18}).slice(0, 1).view({2, 130, 18});
+    const at::Tensor out = at::zeros({2, 66, 18});
+    const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+    const OnDevice out_dev = to_device(*device, *stream, out);
+    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
+                 at::kFloat, 130);
+  }
+}
+
 // Mixed operand dtypes: each operand loads from its own dtype (tensor/ does not send these today).
 TEST_P(MatmulKernelsTest, OperandsLoadFromTheirOwnDtypes) {
   if (!device->supports(DType::Float16) || !device->supports(DType::BFloat16)) {
@@ -458,7 +489,8 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
     const at::Tensor a = at::randn({3, 5, 17}), b = at::randn({3, 17, 9});
     const OnDevice a_dev = to_device(*device, *stream, a);
     const OnDevice b_dev = place(b, stride_for(0.6), 9);
-    // A's rows lie 0.4 bindings apart: a window holds three, so five take two launches.
+    // A's rows lie 0.4 bindings apart: a window holds three, taken two at a time (pairs of rows stay
+    // aligned), so five take three launches.
     const at::Tensor a_rows = at::randn({1, 5, 17});
     const OnDevice a_rows_dev = place(a_rows, 0, stride_for(0.4));
     const at::Tensor b_one = at::randn({1, 17, 9});
@@ -467,13 +499,13 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
     const at::Tensor out = at::zeros({3, 5, 9}), out_rows = at::zeros({1, 5, 9});
     const OnDevice out_dev = to_device(*device, *stream, out);
     const OnDevice out_rows_dev = to_device(*device, *stream, out_rows);
-    // Two launches each: B's matrices {0, 1} and {2}; A's rows {0, 1, 2} and {3, 4}.
+    // B's matrices {0, 1} and {2}; A's rows {0, 1}, {2, 3} and {4}.
     uint64_t before = stream->stats().dispatches;
     device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
     EXPECT_EQ(stream->stats().dispatches - before, 2u);
     before = stream->stats().dispatches;
     device->kernels().matmul(*stream, MatmulArgs{out_rows_dev.ref, a_rows_dev.ref, b_one_dev.ref});
-    EXPECT_EQ(stream->stats().dispatches - before, 2u);
+    EXPECT_EQ(stream->stats().dispatches - before, 3u);
     expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
                  at::kFloat, 17);
     expect_close(from_device(*stream, out_rows_dev, out_rows),
