@@ -120,7 +120,7 @@ constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2;
 // other strides; windows start on the device's offset alignment, a multiple of two elements).
 bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compute) {
   const uint64_t size = element_size(ref.dtype);
-  if (compute != DType::Float32 || size > 4) return false;
+  if (compute != DType::Float32 || size > 4 || ref.allocation == nullptr) return false;
   if (ref.strides[dim] != 1 || ref.sizes[dim] % 2 != 0) return false;
   for (int d = 0; d < 3; ++d) {
     if (d != dim && ref.sizes[d] > 1 && ref.strides[d] % 2 != 0) return false;
@@ -132,9 +132,9 @@ bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compu
 
 // Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 with paired
 // loads, in GFLOP per CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs
-// there, and a TM×TN block makes TM + TN loads per TM·TN FMAs. Larger blocks ran faster still (16×16:
-// about 1.5× 8×8 without pairs), but llvmpipe took 4 to 25 s to compile any block past 8×8 (0.1 s for
-// 8×8), so they are left out.
+// there, and a TM×TN block makes TM + TN loads per TM·TN FMAs. 16×8 and 16×16 ran no faster than 8×8
+// beyond the noise, and llvmpipe took 2.7 and 6.6 CPU-seconds to compile them (8×8: 1.3), so they are
+// left out.
 struct RegisterBlock {
   uint32_t tm, tn;
   double speed;

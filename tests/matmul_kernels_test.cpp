@@ -127,6 +127,7 @@ struct MatmulCase {
   int64_t batch = 1, M = 1, K = 1, N = 1;
   bool a_transposed = false, b_transposed = false, out_transposed = false;
   bool a_broadcast = false, b_broadcast = false;  // one matrix seen by every batch (stride 0)
+  bool stepped = false;  // A, B and out are every other column of a wider matrix (stride 2)
   BiasKind bias = BiasKind::None;
   double alpha = 1.0, beta = 1.0;
 
@@ -138,6 +139,7 @@ struct MatmulCase {
     if (out_transposed) s += " out^T";
     if (a_broadcast) s += " A-broadcast";
     if (b_broadcast) s += " B-broadcast";
+    if (stepped) s += " stepped";
     if (bias != BiasKind::None) s += " bias" + std::to_string(static_cast<int>(bias));
     s += " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
     return s;
@@ -146,18 +148,21 @@ struct MatmulCase {
 
 // batch × rows × cols of N(0, 1) in `type`, stored transposed when asked, one matrix expanded over the
 // batch when `broadcast`.
+// batch when `broadcast`, every other column of a matrix twice as wide when `stepped`.
 at::Tensor operand(at::ScalarType type, int64_t batch, int64_t rows, int64_t cols, bool transposed,
-                   bool broadcast) {
+                   bool broadcast, bool stepped = false) {
   const int64_t stored = broadcast ? 1 : batch;
-  at::Tensor t = transposed ? at::randn({stored, cols, rows}).to(type).transpose(1, 2)
-                            : at::randn({stored, rows, cols}).to(type);
+  const int64_t step = stepped ? 2 : 1;
+  at::Tensor t = transposed ? at::randn({stored, cols, rows * step}).to(type).transpose(1, 2)
+                            : at::randn({stored, rows, cols * step}).to(type);
+  if (stepped) t = transposed ? t.slice(1, 0, rows * step, step) : t.slice(2, 0, cols * step, step);
   return broadcast ? t.expand({batch, rows, cols}) : t;
 }
 
 void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarType type) {
   SCOPED_TRACE(c.describe() + " " + std::string(c10::toString(type)));
-  const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast);
-  const at::Tensor b = operand(type, c.batch, c.K, c.N, c.b_transposed, c.b_broadcast);
+  const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast, c.stepped);
+  const at::Tensor b = operand(type, c.batch, c.K, c.N, c.b_transposed, c.b_broadcast, c.stepped);
   at::Tensor bias;
   switch (c.bias) {
     case BiasKind::None: break;
@@ -165,12 +170,16 @@ void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarTyp
     case BiasKind::Row: bias = at::randn({c.batch, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
     case BiasKind::RowAndBatch: bias = at::randn({1, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
   }
-  // NaN everywhere first: an element the kernel forgets fails the comparison.
-  const at::Tensor out =
-      c.out_transposed
-          ? at::full({c.batch, c.N, c.M}, std::numeric_limits<double>::quiet_NaN(), at::dtype(type))
-                .transpose(1, 2)
-          : at::full({c.batch, c.M, c.N}, std::numeric_limits<double>::quiet_NaN(), at::dtype(type));
+  // NaN everywhere first: an element the kernel forgets fails the comparison, and the gaps of a
+  // stepped out must stay NaN.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t step = c.stepped ? 2 : 1;
+  at::Tensor out = c.out_transposed
+                       ? at::full({c.batch, c.N, c.M * step}, nan, at::dtype(type)).transpose(1, 2)
+                       : at::full({c.batch, c.M, c.N * step}, nan, at::dtype(type));
+  if (c.stepped) {
+    out = c.out_transposed ? out.slice(1, 0, c.M * step, step) : out.slice(2, 0, c.N * step, step);
+  }
 
   const OnDevice a_dev = to_device(device, stream, a);
   const OnDevice b_dev = to_device(device, stream, b);
@@ -190,7 +199,14 @@ void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarTyp
   const at::Tensor expected = bias.defined()
                                   ? at::baddbmm(bias.to(at::kDouble), a64, b64, args.beta, c.alpha)
                                   : at::bmm(a64, b64) * c.alpha;
-  expect_close(from_device(stream, out_dev, out), expected, type, c.K);
+  const at::Tensor got = from_device(stream, out_dev, out);
+  expect_close(got, expected, type, c.K);
+  if (c.stepped) {
+    const auto stored = static_cast<int64_t>(out.storage().nbytes() / out.element_size());
+    const at::Tensor storage = got.as_strided({stored}, {1}, 0);
+    EXPECT_EQ(storage.isnan().sum().item<int64_t>(), storage.numel() - out.numel())
+        << "the kernel wrote outside out's view";
+  }
 }
 
 const int64_t kSizes[] = {1, 3, 17, 64, 65, 127, 200};
@@ -251,6 +267,17 @@ std::vector<MatmulCase> layout_cases() {
   c.alpha = -1.5;
   c.beta = 0.25;
   cases.push_back(c);
+  MatmulCase stepped;  // every other column of A, B and out; A and out also transposed
+  stepped.batch = 2;
+  stepped.M = 33;
+  stepped.K = 40;
+  stepped.N = 65;
+  stepped.stepped = true;
+  stepped.bias = BiasKind::Full;
+  cases.push_back(stepped);
+  stepped.a_transposed = true;
+  stepped.out_transposed = true;
+  cases.push_back(stepped);
   MatmulCase vector_case;  // matrix-vector and vector-matrix products
   vector_case.batch = 3;
   vector_case.M = 200;
