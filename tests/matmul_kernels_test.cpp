@@ -10,7 +10,7 @@
 
 #include "runtime/error.h"
 #include "shaders/matmul_variant.h"
-#include "tests/oracle_tensors.h"
+#include "tests/torch_oracle.h"
 
 namespace ember::test {
 namespace {
@@ -58,19 +58,28 @@ class MatmulKernelsTest : public BackendTest {
 
 // A host tensor's whole storage on the device, viewed with the same sizes, strides and offset.
 struct OnDevice {
-  DeviceStorage storage;
+  std::shared_ptr<Allocation> memory;
   TensorRef ref;
 };
 
 OnDevice to_device(Device& device, Stream& stream, const at::Tensor& host) {
-  DeviceStorage storage(device, stream, host);
-  const TensorRef ref = storage.ref(host);
-  return {std::move(storage), ref};
+  const size_t bytes = host.storage().nbytes();
+  OnDevice result;
+  result.memory = device.allocate(std::max<size_t>(bytes, 1), stream.shared_from_this());
+  stream.copy_from_host(*result.memory, 0, host.storage().data(), bytes);
+  result.ref = view(result.memory.get(), ember_dtype(host.scalar_type()), host.sizes().vec(),
+                    host.strides().vec(), host.storage_offset() * host.element_size());
+  return result;
 }
 
 // Reads `like`'s view back from the device copy of its storage.
 at::Tensor from_device(Stream& stream, const OnDevice& on_device, const at::Tensor& like) {
-  return on_device.storage.read(stream, like);
+  const size_t bytes = like.storage().nbytes();
+  std::vector<std::byte> data = stream.copy_to_host(on_device.memory, 0, bytes).wait();
+  const int64_t elements = static_cast<int64_t>(bytes / like.element_size());
+  at::Tensor storage = at::empty({elements}, like.options());
+  std::memcpy(storage.data_ptr(), data.data(), bytes);
+  return storage.as_strided(like.sizes(), like.strides(), like.storage_offset());
 }
 
 // Tolerance per dtype relative to the scale of a sum of K unit products: |error| <= rtol * (|expected| +
