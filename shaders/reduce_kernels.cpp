@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,11 +51,31 @@ struct ReduceParams {
 };
 static_assert(sizeof(ReduceParams) <= 128);
 
+constexpr int kScanMaxDims = 5;   // MAX_DIMS in scan.comp
+constexpr int64_t kScanChain = 8;  // CHAIN in scan.comp
+
+struct ScanParams {
+  uint32_t in_offset;
+  uint32_t out_offset;
+  uint32_t idx_offset;
+  uint32_t rows;
+  uint32_t row_length;
+  uint32_t shape;
+  uint32_t in_step;
+  uint32_t out_step;
+  uint32_t idx_step;
+  uint32_t sizes[kScanMaxDims];
+  uint32_t in_strides[kScanMaxDims];
+  uint32_t out_strides[kScanMaxDims];
+  uint32_t idx_strides[kScanMaxDims];
+};
+static_assert(sizeof(ScanParams) <= 128);
+
 const KernelAbi kAbis[] = {
-    {"reduce_f32", 5, sizeof(ReduceParams)},
-    {"reduce_f64", 5, sizeof(ReduceParams)},
-    {"reduce_i32", 5, sizeof(ReduceParams)},
-    {"reduce_i64", 5, sizeof(ReduceParams)},
+    {"reduce_f32", 5, sizeof(ReduceParams)}, {"reduce_f64", 5, sizeof(ReduceParams)},
+    {"reduce_i32", 5, sizeof(ReduceParams)}, {"reduce_i64", 5, sizeof(ReduceParams)},
+    {"scan_f32", 3, sizeof(ScanParams)},     {"scan_f64", 3, sizeof(ScanParams)},
+    {"scan_i32", 3, sizeof(ScanParams)},     {"scan_i64", 3, sizeof(ScanParams)},
 };
 
 KernelOp kernel_op(ReduceOp op, double param) {
@@ -126,6 +147,17 @@ void require_contiguous_result(const TensorRef& ref, int64_t outputs, const char
   }
 }
 
+// Only float64 modules can load or store float64 (typed_operands.glsl), so a float64 operand needs
+// float64 compute, as tensor/'s type promotion gives anyway.
+void require_float64_compute(std::initializer_list<const TensorRef*> operands, DType compute,
+                             const std::string& what) {
+  for (const TensorRef* ref : operands) {
+    if (ref && ref->dtype == DType::Float64 && compute != DType::Float64) {
+      throw Error(what + ": float64 operands need float64 compute, got " + std::string(dtype_name(compute)));
+    }
+  }
+}
+
 // What one pass reads: input elements or states, located by outer then inner dims.
 struct PassInput {
   bool states = false;
@@ -171,6 +203,7 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
   require_dtype(device_, in.dtype, "reduce " + name);
   require_dtype(device_, compute, "reduce " + name);
   if (out) require_dtype(device_, out->dtype, "reduce " + name);
+  require_float64_compute({&in, out}, compute, "reduce " + name);
 
   // Kept dims become outer dims (operand 0: the input, 1: the output position); reduced dims inner.
   Box outer;
@@ -356,9 +389,114 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
   split_box(outer, kReduceMaxDims - inner.ndim, fits, launch, "reduce " + name);
 }
 
-void VulkanKernels::scan(Stream&, ScanOp, const TensorRef&, const TensorRef*, const TensorRef&, int,
-                         DType) {
-  missing("scan");
+void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const TensorRef* indices,
+                         const TensorRef& in, int dim, DType compute) {
+  const std::string name(scan_op_name(op));
+  const bool index_op = op == ScanOp::CumMax || op == ScanOp::CumMin;
+  if (in.ndim < 0 || in.ndim > kMaxDims) throw Error("scan: at most 16 dims");
+  if (dim < 0 || dim >= std::max(in.ndim, 1)) {
+    throw Error("scan " + name + ": dim " + std::to_string(dim) + " is out of range");
+  }
+  auto same_sizes = [&](const TensorRef& ref) {
+    if (ref.ndim != in.ndim) return false;
+    for (int d = 0; d < in.ndim; ++d) {
+      if (ref.sizes[d] != in.sizes[d]) return false;
+    }
+    return true;
+  };
+  if (!same_sizes(out)) throw Error("scan " + name + ": out must have the input's sizes");
+  if (!index_op) indices = nullptr;
+  if (index_op && !indices) throw Error("scan " + name + ": needs an indices output");
+  if (indices && (indices->dtype != DType::Int64 || !same_sizes(*indices))) {
+    throw Error("scan " + name + ": indices must be int64 with the input's sizes");
+  }
+  if (op == ScanOp::LogCumSumExp && !is_floating_point(compute)) {
+    throw Error("scan " + name + ": needs a floating-point compute dtype, got " +
+                std::string(dtype_name(compute)));
+  }
+  for (const TensorRef* ref : {&in, &out, indices}) {
+    if (!ref) continue;
+    for (int d = 0; d < ref->ndim; ++d) {
+      if (ref->strides[d] < 0) throw UnsupportedError("scan: negative strides");
+    }
+  }
+  require_dtype(device_, in.dtype, "scan " + name);
+  require_dtype(device_, out.dtype, "scan " + name);
+  require_dtype(device_, compute, "scan " + name);
+  require_float64_compute({&in, &out}, compute, "scan " + name);
+
+  // Rows are the positions of the other dims; operands 0 input, 1 out, 2 indices.
+  Box rows;
+  for (int d = 0; d < in.ndim; ++d) {
+    if (d == dim) continue;
+    rows.push_dim(in.sizes[d], {in.strides[d], out.strides[d], indices ? indices->strides[d] : 0});
+  }
+  const int64_t length = in.ndim == 0 ? 1 : in.sizes[dim];
+  const std::array<int64_t, kBoxOperands> steps = {
+      in.ndim == 0 ? 0 : in.strides[dim], in.ndim == 0 ? 0 : out.strides[dim],
+      indices && in.ndim > 0 ? indices->strides[dim] : 0};
+  if (length == 0 || rows.count() == 0) return;
+  if (length >= std::numeric_limits<uint32_t>::max()) {
+    throw UnsupportedError("scan " + name + ": rows of 2^32 - 1 elements or more");
+  }
+
+  VulkanStream& vs = vulkan_stream(stream);
+  const Context& context = device_.context();
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  const uint64_t max_window = max_window_bytes(context);
+  const std::array<const TensorRef*, kBoxOperands> operands = {&in, &out, indices};
+  const uint32_t group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(length, kScanChain)));
+  const Pipeline& pipeline = device_.pipelines().get(
+      "scan_" + std::string(compute_suffix(compute)),
+      {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(out.dtype), static_cast<uint32_t>(op)});
+
+  // Elements of operand i that a piece reaches, from its first.
+  auto reach = [&](const Box& piece, int i) {
+    return piece.reach(i) - piece.base[i] + (length - 1) * steps[i];
+  };
+  auto fits = [&](const Box& piece) {
+    if (piece.count() > std::numeric_limits<uint32_t>::max()) return false;
+    for (int i = 0; i < kBoxOperands; ++i) {
+      if (operands[i] &&
+          static_cast<uint64_t>(reach(piece, i)) * element_size(operands[i]->dtype) > max_window) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto launch = [&](const Box& piece) {
+    ScanParams params{};
+    Binding bindings[3];
+    uint32_t* offsets[3] = {&params.in_offset, &params.out_offset, &params.idx_offset};
+    for (int i = 0; i < kBoxOperands; ++i) {
+      // Without indices the input window stands in, read-only.
+      const TensorRef& ref = operands[i] ? *operands[i] : in;
+      const int operand = operands[i] ? i : 0;
+      const uint32_t size = static_cast<uint32_t>(element_size(ref.dtype));
+      const Window window =
+          element_window(context, ref.allocation, ref.byte_offset + piece.base[operand] * size, size,
+                         reach(piece, operand), operands[i] && i > 0);
+      bindings[i == 0 ? 2 : i - 1] = window.binding;
+      *offsets[i] = window.first_element;
+    }
+    params.rows = static_cast<uint32_t>(piece.count());
+    params.row_length = static_cast<uint32_t>(length);
+    params.shape = group_log2 | (static_cast<uint32_t>(piece.ndim) << 8) | (indices ? 1u << 16 : 0u);
+    params.in_step = static_cast<uint32_t>(steps[0]);
+    params.out_step = static_cast<uint32_t>(steps[1]);
+    params.idx_step = static_cast<uint32_t>(steps[2]);
+    for (int d = 0; d < piece.ndim; ++d) {
+      params.sizes[d] = static_cast<uint32_t>(piece.sizes[d]);
+      params.in_strides[d] = static_cast<uint32_t>(piece.strides[0][d]);
+      params.out_strides[d] = static_cast<uint32_t>(piece.strides[1][d]);
+      params.idx_strides[d] = static_cast<uint32_t>(piece.strides[2][d]);
+    }
+    const int64_t row_groups = ceil_div(piece.count(), kWorkgroupSize >> group_log2);
+    const uint32_t groups_y =
+        static_cast<uint32_t>(std::min<int64_t>(row_groups, limits.maxComputeWorkGroupCount[1]));
+    vs.dispatch(pipeline, bindings, &params, sizeof params, 1, groups_y);
+  };
+  split_box(rows, kScanMaxDims, fits, launch, "scan " + name);
 }
 
 }  // namespace ember::vulkan
