@@ -8,7 +8,6 @@
 // the invocations as a tree in shared memory. A reduction longer than one chunk writes one partial
 // state per (output, chunk) to a scratch buffer, and further passes of this shader (STAGE bit 0) merge
 // those states in the same way, so every sum is a tree of short sequential runs.
-#extension GL_EXT_control_flow_attributes : enable
 #include "typed_operands.glsl"
 
 #define WORKGROUP_SIZE 256
@@ -177,31 +176,24 @@ void main() {
     State s = identity();
     if (output_index < p.outputs) {
       const uint base = p.in_offset + (outer_dims == 0u ? 0u : dims_offset(output_index, 0u, outer_dims));
-      if (inner_dims == 2u) {
-        // Two reduced dims (say N and HW of NCHW) step as a two-digit counter: integer division runs
-        // one lane at a time on lavapipe, so it happens once per invocation rather than per element.
-        const uint low_size = p.sizes[outer_dims + 1u];
-        const uint high_stride = p.strides[outer_dims];
-        const uint low_stride = p.strides[outer_dims + 1u];
-        const uint high_step = group / low_size;
-        const uint low_step = group % low_size;
-        uint r = begin + lane;
-        uint high = r / low_size;
-        uint low = r % low_size;
-        for (; r < end; r += group) {
-          const uint at = base + high * high_stride + low * low_stride;
-          s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
-          high += high_step;
-          low += low_step;
-          if (low >= low_size) {
-            low -= low_size;
-            ++high;
-          }
-        }
-      } else {
-        for (uint r = begin + lane; r < end; r += group) {
-          const uint at = base + (inner_dims == 0u ? 0u : dims_offset(r, outer_dims, inner_dims));
-          s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
+      // Two reduced dims (say N and HW of NCHW) step as a two-digit counter: integer division runs one
+      // lane at a time on lavapipe, so it happens once per invocation rather than per element. Other
+      // counts use dims_offset, which needs no division for one dim.
+      const bool counter = inner_dims == 2u;
+      const uint low_size = counter ? p.sizes[outer_dims + 1u] : 1u;
+      const uint high_step = group / low_size;
+      const uint low_step = group % low_size;
+      uint high = (begin + lane) / low_size;
+      uint low = (begin + lane) % low_size;
+      for (uint r = begin + lane; r < end; r += group) {
+        const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
+                                        : dims_offset(r, outer_dims, inner_dims));
+        s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
+        high += high_step;
+        low += low_step;
+        if (low >= low_size) {
+          low -= low_size;
+          ++high;
         }
       }
     }

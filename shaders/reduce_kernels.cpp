@@ -262,7 +262,8 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
   const uint32_t state_size = state_bytes(compute);
   const int64_t inner_reach = inner.reach(0) - 1;  // beyond the outer position's first element
   const std::string shader = "reduce_" + std::string(compute_suffix(compute));
-  const uint32_t out_dt = static_cast<uint32_t>(out ? out->dtype : compute_storage(compute));
+  // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
+  const uint32_t out_dt = static_cast<uint32_t>(out ? out->dtype : in.dtype);
 
   double param_value = param;
   if (kop == KernelOp::Mean) param_value = static_cast<double>(reduced);

@@ -1,9 +1,9 @@
 #version 450
 // Inclusive scan along one dim. Each row (one position of the other dims) is scanned by a group of 2^k
 // invocations, 256 / 2^k rows per workgroup. The group walks its row in steps of 2^k * CHAIN elements:
-// each invocation scans CHAIN consecutive elements in sequence, the group scans the invocations' totals
-// as a tree in shared memory (Hillis and Steele), and the row's running total carries to the next step.
-#extension GL_EXT_control_flow_attributes : enable
+// each invocation totals CHAIN consecutive elements, the group scans the invocations' totals as a tree
+// in shared memory (Hillis and Steele), each invocation scans its elements again from its prefix, and
+// the row's running total carries to the next step.
 #include "typed_operands.glsl"
 #include "math.glsl"
 
@@ -93,6 +93,8 @@ Item combine(Item earlier, Item later) {
   return later_wins ? later : earlier;
 }
 
+Item element(uint row_base, uint at) { return Item(src_load(row_base + at * p.in_step), at + 1u); }
+
 shared compute_t shared_v[WORKGROUP_SIZE];
 shared uint shared_c[WORKGROUP_SIZE];
 
@@ -130,19 +132,14 @@ void main() {
 
     Item carry = identity();
     for (uint base = 0u; base < p.row_length; base += group * CHAIN) {
+      // Each invocation's total over its CHAIN elements...
       const uint start = base + lane * CHAIN;
-      Item local[CHAIN];
-      Item running = identity();
-      [[unroll]] for (uint j = 0u; j < CHAIN; ++j) {
-        const uint at = start + j;
-        if (row_valid && at < p.row_length) {
-          running = combine(running, Item(src_load(in_base + at * p.in_step), at + 1u));
-        }
-        local[j] = running;
-      }
+      const uint stop = row_valid ? min(start + CHAIN, p.row_length) : start;
+      Item total = identity();
+      for (uint at = start; at < stop; ++at) total = combine(total, element(in_base, at));
 
-      // Inclusive scan of the invocations' totals across the group.
-      put_shared(slot, running);
+      // ... scanned across the group ...
+      put_shared(slot, total);
       barrier();
       for (uint offset = 1u; offset < group; offset <<= 1) {
         Item before = identity();
@@ -151,18 +148,16 @@ void main() {
         if (lane >= offset) put_shared(slot, combine(before, get_shared(slot)));
         barrier();
       }
-      Item prefix = carry;
-      if (lane > 0u) prefix = combine(carry, get_shared(slot - 1u));
+      Item running = carry;
+      if (lane > 0u) running = combine(carry, get_shared(slot - 1u));
       carry = combine(carry, get_shared(slot - lane + group - 1u));
       barrier();  // the next step reuses shared memory
 
-      [[unroll]] for (uint j = 0u; j < CHAIN; ++j) {
-        const uint at = start + j;
-        if (row_valid && at < p.row_length) {
-          const Item item = combine(prefix, local[j]);
-          dst_store(out_base + at * p.out_step, item.v);
-          if (write_indices) indices[idx_base + at * p.idx_step] = uvec2(item.c - 1u, 0u);
-        }
+      // ... gives the prefix each invocation continues from, reading its elements again (from cache).
+      for (uint at = start; at < stop; ++at) {
+        running = combine(running, element(in_base, at));
+        dst_store(out_base + at * p.out_step, running.v);
+        if (write_indices) indices[idx_base + at * p.idx_step] = uvec2(running.c - 1u, 0u);
       }
     }
   }

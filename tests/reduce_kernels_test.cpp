@@ -782,6 +782,33 @@ TEST_P(ReduceKernelsTest, ScansOfManyUnmergeableDimsAndEmptyInputs) {
   }
 }
 
+TEST_P(ReduceKernelsTest, Int64ValuesBeyondFloatPrecisionStayExact) {
+  // Values near 2^62 differ in bits that float32 and float64 both lose.
+  const at::Tensor storage = at::randint(-1000, 1000, {3 * 77}, at::kLong) + (int64_t{1} << 62) / 1000;
+  DeviceView in = upload_view(*device, *stream, storage, DType::Int64, contiguous("large", {3, 77}));
+  Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Int64, DType::Int64, false);
+  expect_equal(*sum.values, at::sum(in.host, 1), "sum");
+  Outputs max = run_reduce(*device, *stream, ReduceOp::Max, in, 0b10, DType::Int64, DType::Int64, true);
+  const auto [values, indices] = at::max(in.host, 1);
+  expect_equal(*max.values, values, "max values");
+  expect_equal(*max.indices, indices, "max indices");
+  Outputs cumsum = run_scan(*device, *stream, ScanOp::CumSum, in, 1, DType::Int64, DType::Int64);
+  expect_equal(*cumsum.values, at::cumsum(in.host, 1), "cumsum");
+}
+
+TEST_P(ReduceKernelsTest, ResultsMayTakeAnotherDtypeThanTheInput) {
+  // sum(dtype=float32) of bfloat16 and mean of float16 into float32: the store converts once.
+  for (DType dtype : {DType::BFloat16, DType::Float16}) {
+    const at::Tensor storage = random_values(dtype, 5 * 300, -3, 4);
+    DeviceView in = upload_view(*device, *stream, storage, dtype, contiguous("rows", {5, 300}));
+    const at::Tensor x = in.host.to(at::kDouble);
+    Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Float32, DType::Float32, false);
+    expect_close(*sum.values, at::sum(x, 1), at::sum(at::abs(x), 1), 2e-6, std::string(dtype_name(dtype)) + " sum");
+    Outputs mean = run_reduce(*device, *stream, ReduceOp::Mean, in, 0b10, DType::Float32, DType::Float32, false);
+    expect_close(*mean.values, at::mean(x, 1), at::mean(at::abs(x), 1), 2e-6, std::string(dtype_name(dtype)) + " mean");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ReduceKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 }  // namespace
