@@ -168,7 +168,7 @@ void main() {
 
   const uint chunk_index = gl_WorkGroupID.x;
   const uint begin = chunk_index * p.chunk;
-  const uint end = min(p.reduced, begin + p.chunk);
+  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
 
   for (uint first = gl_WorkGroupID.y * outputs_per_workgroup; first < p.outputs;
        first += gl_NumWorkGroups.y * outputs_per_workgroup) {

@@ -6,9 +6,14 @@
 // one workgroup's share is cut into chunks whose partial states go to a scratch buffer, and passes over
 // the states follow until one state per output is left.
 //
-// Limits, each an UnsupportedError: a reduction of 2^32 - 1 elements or more per output; one output's
-// slice of the input (or one scan row) wider than a buffer binding (128 MiB on lavapipe: other launches
-// split along outer dims to fit); more than 11 reduced dims that cannot merge (make the input contiguous).
+// A scan gives each row (position of the other dims) to a group of invocations that walks it in steps,
+// carrying the running result (scan.comp).
+//
+// Launches split along outer dims (rows) where the dims left after merging outnumber the push
+// constants' slots or an operand outgrows a buffer binding (128 MiB on lavapipe). What no split can fix
+// is an UnsupportedError: more than 2^32 - 2^25 elements per output or scan row; one output's slice of
+// the input, or one row, wider than a binding; more than 10 reduced dims that cannot merge (a
+// non-contiguous input; making it contiguous merges them).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -34,6 +39,9 @@ enum class KernelOp : uint32_t {
 
 constexpr int kReduceMaxDims = 11;     // MAX_DIMS in reduce.comp
 constexpr int64_t kChain = 32;         // elements one invocation merges in sequence, at most, per pass
+// Counts (outputs, rows, elements per output or row) stay this far below 2^32 so that the shaders'
+// 32-bit loop counters, which step by up to 65535 workgroups of 256, never wrap.
+constexpr int64_t kMaxCount = (int64_t{1} << 32) - (int64_t{1} << 25);
 constexpr uint32_t kStageReadsStates = 1;
 constexpr uint32_t kStageWritesStates = 2;
 
@@ -226,8 +234,8 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
     fill(stream, *out, *value);
     return;
   }
-  if (reduced >= std::numeric_limits<uint32_t>::max()) {
-    throw UnsupportedError("reduce " + name + ": more than 2^32 - 2 elements per output");
+  if (reduced > kMaxCount) {
+    throw UnsupportedError("reduce " + name + ": more than 2^32 - 2^25 elements per output");
   }
   {
     int64_t out_stride = outputs;
@@ -271,10 +279,12 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
 
   auto fits = [&](const Box& piece) {
     const int64_t count = piece.count();
-    if (count > std::numeric_limits<uint32_t>::max()) return false;
+    if (count > kMaxCount) return false;
     const uint64_t in_bytes = static_cast<uint64_t>(piece.reach(0) + inner_reach - piece.base[0]) * in_size;
+    // The first pass's states, when there are several chunks, outnumber the outputs.
+    const int64_t states = count * ceil_div(reduced, kWorkgroupSize * kChain);
     return in_bytes <= max_window && static_cast<uint64_t>(count) * std::max<uint32_t>(out_size, 8) <= max_window &&
-           static_cast<uint64_t>(count) * state_size <= max_window;
+           static_cast<uint64_t>(states) * state_size <= max_window;
   };
 
   auto launch = [&](const Box& piece) {
@@ -437,8 +447,8 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
       in.ndim == 0 ? 0 : in.strides[dim], in.ndim == 0 ? 0 : out.strides[dim],
       indices && in.ndim > 0 ? indices->strides[dim] : 0};
   if (length == 0 || rows.count() == 0) return;
-  if (length >= std::numeric_limits<uint32_t>::max()) {
-    throw UnsupportedError("scan " + name + ": rows of 2^32 - 1 elements or more");
+  if (length > kMaxCount) {
+    throw UnsupportedError("scan " + name + ": rows of more than 2^32 - 2^25 elements");
   }
 
   VulkanStream& vs = vulkan_stream(stream);
@@ -456,7 +466,7 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
     return piece.reach(i) - piece.base[i] + (length - 1) * steps[i];
   };
   auto fits = [&](const Box& piece) {
-    if (piece.count() > std::numeric_limits<uint32_t>::max()) return false;
+    if (piece.count() > kMaxCount) return false;
     for (int i = 0; i < kBoxOperands; ++i) {
       if (operands[i] &&
           static_cast<uint64_t>(reach(piece, i)) * element_size(operands[i]->dtype) > max_window) {
