@@ -38,7 +38,7 @@ enum class KernelOp : uint32_t {
 };
 
 constexpr int kReduceMaxDims = 11;     // MAX_DIMS in reduce.comp
-constexpr int64_t kChain = 32;         // elements one invocation merges in sequence, at most, per pass
+constexpr int64_t kChain = 64;         // elements one invocation merges in sequence, at most, per pass
 // Counts (outputs, rows, elements per output or row) stay this far below 2^32 so that the shaders'
 // 32-bit loop counters, which step by up to 65535 workgroups of 256, never wrap.
 constexpr int64_t kMaxCount = (int64_t{1} << 32) - (int64_t{1} << 25);
@@ -60,7 +60,7 @@ struct ReduceParams {
 static_assert(sizeof(ReduceParams) <= 128);
 
 constexpr int kScanMaxDims = 5;   // MAX_DIMS in scan.comp
-constexpr int64_t kScanChain = 8;  // CHAIN in scan.comp
+constexpr int64_t kScanChain = 32;  // CHAIN in scan.comp
 
 struct ScanParams {
   uint32_t in_offset;

@@ -9,7 +9,7 @@
 
 #define WORKGROUP_SIZE 256
 #define MAX_DIMS 5  // dims other than the scanned one; 116 bytes of push constants
-#define CHAIN 8
+#define CHAIN 32
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(constant_id = 0) const uint IN_DT = DT_F32;
