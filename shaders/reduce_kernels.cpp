@@ -178,6 +178,122 @@ struct PassInput {
   int64_t reduced = 0;
 };
 
+// How a pass cuts its reductions: 2^group_log2 invocations per output, each reduction in `chunks`
+// pieces of `chunk` for the workgroups along x.
+struct PassShape {
+  uint32_t group_log2 = 0;
+  int64_t chunk = 0;
+  int64_t chunks = 1;
+};
+
+PassShape pass_shape(int64_t reduced, int64_t max_chunks) {
+  PassShape shape;
+  shape.group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(reduced, kChain)));
+  shape.chunk = reduced;
+  if (reduced > kWorkgroupSize * kChain) {
+    shape.chunk = kWorkgroupSize * kChain;
+    if (ceil_div(reduced, shape.chunk) > max_chunks) {
+      shape.chunk = ceil_div(ceil_div(reduced, max_chunks), kWorkgroupSize) * kWorkgroupSize;
+    }
+    shape.chunks = ceil_div(reduced, shape.chunk);
+  }
+  return shape;
+}
+
+// What every pass of one reduction shares.
+struct ReduceJob {
+  VulkanDevice& device;
+  VulkanStream& stream;
+  std::string shader;
+  uint32_t in_dtype;
+  uint32_t out_dtype;
+  KernelOp op;
+  uint64_t param_bits;
+  uint32_t state_size;
+};
+
+// Records the passes over one piece's `outputs` reductions: each pass reduces chunks of its input to
+// partial states, until a pass has one chunk per output and writes the results. `spare` is a read-only
+// binding for the slots a pass does not use.
+void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const Binding& spare,
+                   const std::optional<Window>& out_window, const std::optional<Window>& idx_window) {
+  const Context& context = job.device.context();
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  // Scratch states stay alive until the pass that reads them is recorded; after that, stream order
+  // keeps later work behind it.
+  std::shared_ptr<Allocation> states_read;
+  while (true) {
+    const PassShape shape = pass_shape(input.reduced, limits.maxComputeWorkGroupCount[0]);
+    const bool final_pass = shape.chunks == 1;
+
+    ReduceParams params{};
+    params.param[0] = static_cast<uint32_t>(job.param_bits);
+    params.param[1] = static_cast<uint32_t>(job.param_bits >> 32);
+    params.in_offset = input.offset;
+    params.outputs = static_cast<uint32_t>(outputs);
+    params.reduced = static_cast<uint32_t>(input.reduced);
+    params.chunk = static_cast<uint32_t>(shape.chunk);
+    params.shape = shape.group_log2 | (static_cast<uint32_t>(input.outer_ndim) << 8) |
+                   (static_cast<uint32_t>(input.inner_ndim) << 16);
+    for (int d = 0; d < input.outer_ndim + input.inner_ndim; ++d) {
+      params.sizes[d] = static_cast<uint32_t>(input.sizes[d]);
+      params.strides[d] = static_cast<uint32_t>(input.strides[d]);
+    }
+
+    // Bindings: 0 values, 1 indices, 2 input elements, 3 input states, 4 output states.
+    Binding bindings[5];
+    std::fill(std::begin(bindings), std::end(bindings), spare);
+    uint32_t stage = 0;
+    if (input.states) {
+      stage |= kStageReadsStates;
+      bindings[3] = input.binding;
+    } else {
+      bindings[2] = input.binding;
+    }
+    std::shared_ptr<Allocation> states_written;
+    if (final_pass) {
+      if (out_window) {
+        bindings[0] = out_window->binding;
+        params.out_offset = out_window->first_element;
+        params.shape |= 1u << 24;
+      }
+      if (idx_window) {
+        bindings[1] = idx_window->binding;
+        params.idx_offset = idx_window->first_element;
+        params.shape |= 1u << 25;
+      }
+    } else {
+      stage |= kStageWritesStates;
+      const int64_t count = outputs * shape.chunks;
+      states_written = job.device.allocator().allocate(count * job.state_size, job.stream.shared_from_this());
+      const Window window = element_window(context, states_written.get(), 0, job.state_size, count, true);
+      if (window.first_element != 0) throw Error("reduce: scratch states are not aligned");
+      bindings[4] = window.binding;
+    }
+
+    const Pipeline& pipeline = job.device.pipelines().get(
+        job.shader, {job.in_dtype, job.out_dtype, static_cast<uint32_t>(job.op), stage});
+    const int64_t output_groups = ceil_div(outputs, kWorkgroupSize >> shape.group_log2);
+    const uint32_t groups_y =
+        static_cast<uint32_t>(std::min<int64_t>(output_groups, limits.maxComputeWorkGroupCount[1]));
+    job.stream.dispatch(pipeline, bindings, &params, sizeof params, static_cast<uint32_t>(shape.chunks),
+                        groups_y);
+    if (final_pass) return;
+
+    // The next pass reduces the states: outputs × chunks, contiguous.
+    states_read = states_written;
+    input.states = true;
+    input.binding = bindings[4];
+    input.binding.write = false;
+    input.offset = 0;
+    input.outer_ndim = 1;
+    input.inner_ndim = 1;
+    input.sizes = {outputs, shape.chunks};
+    input.strides = {shape.chunks, 1};
+    input.reduced = shape.chunks;
+  }
+}
+
 }  // namespace
 
 std::span<const KernelAbi> reduce_kernel_abis() { return kAbis; }
@@ -261,21 +377,22 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
                            " reduced dims that cannot merge; make the input contiguous first");
   }
 
-  VulkanStream& vs = vulkan_stream(stream);
   const Context& context = device_.context();
-  const VkPhysicalDeviceLimits& limits = context.properties.limits;
   const uint64_t max_window = max_window_bytes(context);
   const uint32_t in_size = static_cast<uint32_t>(element_size(in.dtype));
   const uint32_t out_size = out ? static_cast<uint32_t>(element_size(out->dtype)) : 0;
-  const uint32_t state_size = state_bytes(compute);
   const int64_t inner_reach = inner.reach(0) - 1;  // beyond the outer position's first element
-  const std::string shader = "reduce_" + std::string(compute_suffix(compute));
-  // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
-  const uint32_t out_dt = static_cast<uint32_t>(out ? out->dtype : in.dtype);
-
-  double param_value = param;
-  if (kop == KernelOp::Mean) param_value = static_cast<double>(reduced);
-  const uint64_t param_bits = Scalar(param_value).bits_as(compute_storage(compute));
+  const ReduceJob job{
+      device_,
+      vulkan_stream(stream),
+      "reduce_" + std::string(compute_suffix(compute)),
+      static_cast<uint32_t>(in.dtype),
+      // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
+      static_cast<uint32_t>(out ? out->dtype : in.dtype),
+      kop,
+      Scalar(kop == KernelOp::Mean ? static_cast<double>(reduced) : param).bits_as(compute_storage(compute)),
+      state_bytes(compute),
+  };
 
   auto fits = [&](const Box& piece) {
     const int64_t count = piece.count();
@@ -284,7 +401,7 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
     // The first pass's states, when there are several chunks, outnumber the outputs.
     const int64_t states = count * ceil_div(reduced, kWorkgroupSize * kChain);
     return in_bytes <= max_window && static_cast<uint64_t>(count) * std::max<uint32_t>(out_size, 8) <= max_window &&
-           static_cast<uint64_t>(states) * state_size <= max_window;
+           static_cast<uint64_t>(states) * job.state_size <= max_window;
   };
 
   auto launch = [&](const Box& piece) {
@@ -317,84 +434,7 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
     }
     input.reduced = reduced;
 
-    // Scratch states stay alive until the pass that reads them is recorded; after that, stream order
-    // keeps later work behind it.
-    std::shared_ptr<Allocation> states_read;
-    while (true) {
-      const uint32_t group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(input.reduced, kChain)));
-      int64_t chunk = input.reduced;
-      int64_t chunks = 1;
-      if (input.reduced > kWorkgroupSize * kChain) {
-        chunk = kWorkgroupSize * kChain;
-        const int64_t max_chunks = limits.maxComputeWorkGroupCount[0];
-        if (ceil_div(input.reduced, chunk) > max_chunks) {
-          chunk = ceil_div(ceil_div(input.reduced, max_chunks), kWorkgroupSize) * kWorkgroupSize;
-        }
-        chunks = ceil_div(input.reduced, chunk);
-      }
-      const bool final_pass = chunks == 1;
-
-      ReduceParams params{};
-      params.param[0] = static_cast<uint32_t>(param_bits);
-      params.param[1] = static_cast<uint32_t>(param_bits >> 32);
-      params.in_offset = input.offset;
-      params.outputs = static_cast<uint32_t>(piece_outputs);
-      params.reduced = static_cast<uint32_t>(input.reduced);
-      params.chunk = static_cast<uint32_t>(chunk);
-      params.shape = group_log2 | (static_cast<uint32_t>(input.outer_ndim) << 8) |
-                     (static_cast<uint32_t>(input.inner_ndim) << 16);
-      for (int d = 0; d < input.outer_ndim + input.inner_ndim; ++d) {
-        params.sizes[d] = static_cast<uint32_t>(input.sizes[d]);
-        params.strides[d] = static_cast<uint32_t>(input.strides[d]);
-      }
-
-      // Bindings: 0 values, 1 indices, 2 input elements, 3 input states, 4 output states. Those a pass
-      // does not use see the input window, read-only.
-      Binding bindings[5];
-      std::fill(std::begin(bindings), std::end(bindings), in_window.binding);
-      uint32_t stage = input.states ? kStageReadsStates : 0;
-      if (input.states) bindings[3] = input.binding;
-      std::shared_ptr<Allocation> states_written;
-      if (final_pass) {
-        if (out_window) {
-          bindings[0] = out_window->binding;
-          params.out_offset = out_window->first_element;
-          params.shape |= 1u << 24;
-        }
-        if (idx_window) {
-          bindings[1] = idx_window->binding;
-          params.idx_offset = idx_window->first_element;
-          params.shape |= 1u << 25;
-        }
-      } else {
-        stage |= kStageWritesStates;
-        const int64_t count = piece_outputs * chunks;
-        states_written = device_.allocator().allocate(count * state_size, stream.shared_from_this());
-        const Window window = element_window(context, states_written.get(), 0, state_size, count, true);
-        if (window.first_element != 0) throw Error("reduce: scratch states are not aligned");
-        bindings[4] = window.binding;
-      }
-
-      const Pipeline& pipeline = device_.pipelines().get(
-          shader, {static_cast<uint32_t>(in.dtype), out_dt, static_cast<uint32_t>(kop), stage});
-      const int64_t output_groups = ceil_div(piece_outputs, kWorkgroupSize >> group_log2);
-      const uint32_t groups_y =
-          static_cast<uint32_t>(std::min<int64_t>(output_groups, limits.maxComputeWorkGroupCount[1]));
-      vs.dispatch(pipeline, bindings, &params, sizeof params, static_cast<uint32_t>(chunks), groups_y);
-      if (final_pass) break;
-
-      // The next pass reduces the states: outputs × chunks, contiguous.
-      states_read = states_written;
-      input.states = true;
-      input.binding = bindings[4];
-      input.binding.write = false;
-      input.offset = 0;
-      input.outer_ndim = 1;
-      input.inner_ndim = 1;
-      input.sizes = {piece_outputs, chunks};
-      input.strides = {chunks, 1};
-      input.reduced = chunks;
-    }
+    record_passes(job, input, piece_outputs, in_window.binding, out_window, idx_window);
   };
 
   split_box(outer, kReduceMaxDims - inner.ndim, fits, launch, "reduce " + name);
