@@ -33,12 +33,31 @@ namespace {
 
 // The shader's ops (reduce_ops.glsl); Argmax and Argmin run as Max and Min without values.
 enum class KernelOp : uint32_t {
-  Sum, Prod, Mean, NanSum, NanMean, Max, Min, Amax, Amin, Var, Std,
-  Norm0, Norm1, Norm2, NormInf, NormNegInf, NormP, LogSumExp, All, Any, CountNonzero,
+  Sum,
+  Prod,
+  Mean,
+  NanSum,
+  NanMean,
+  Max,
+  Min,
+  Amax,
+  Amin,
+  Var,
+  Std,
+  Norm0,
+  Norm1,
+  Norm2,
+  NormInf,
+  NormNegInf,
+  NormP,
+  LogSumExp,
+  All,
+  Any,
+  CountNonzero,
 };
 
-constexpr int kReduceMaxDims = 11;     // MAX_DIMS in reduce.comp
-constexpr int64_t kChain = 64;         // elements one invocation merges in sequence, at most, per pass
+constexpr int kReduceMaxDims = 11;  // MAX_DIMS in reduce.comp
+constexpr int64_t kChain = 64;      // elements one invocation merges in sequence, at most, per pass
 // Counts (outputs, rows, elements per output or row) stay this far below 2^32 so that the shaders'
 // 32-bit loop counters, which step by up to 65535 workgroups of 256, never wrap.
 constexpr int64_t kMaxCount = (int64_t{1} << 32) - (int64_t{1} << 25);
@@ -59,7 +78,7 @@ struct ReduceParams {
 };
 static_assert(sizeof(ReduceParams) <= 128);
 
-constexpr int kScanMaxDims = 5;   // MAX_DIMS in scan.comp
+constexpr int kScanMaxDims = 5;     // MAX_DIMS in scan.comp
 constexpr int64_t kScanChain = 32;  // CHAIN in scan.comp
 
 struct ScanParams {
@@ -121,9 +140,17 @@ bool writes_indices(ReduceOp op) {
 
 bool needs_floating_compute(KernelOp op) {
   switch (op) {
-    case KernelOp::Mean: case KernelOp::NanMean: case KernelOp::Var: case KernelOp::Std:
-    case KernelOp::Norm0: case KernelOp::Norm1: case KernelOp::Norm2: case KernelOp::NormInf:
-    case KernelOp::NormNegInf: case KernelOp::NormP: case KernelOp::LogSumExp: return true;
+    case KernelOp::Mean:
+    case KernelOp::NanMean:
+    case KernelOp::Var:
+    case KernelOp::Std:
+    case KernelOp::Norm0:
+    case KernelOp::Norm1:
+    case KernelOp::Norm2:
+    case KernelOp::NormInf:
+    case KernelOp::NormNegInf:
+    case KernelOp::NormP:
+    case KernelOp::LogSumExp: return true;
     default: return false;
   }
 }
@@ -132,12 +159,19 @@ bool needs_floating_compute(KernelOp op) {
 std::optional<Scalar> empty_result(KernelOp op) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   switch (op) {
-    case KernelOp::Prod: case KernelOp::All: return Scalar(1.0);
-    case KernelOp::Mean: case KernelOp::NanMean: case KernelOp::Var: case KernelOp::Std:
-      return Scalar(nan);
+    case KernelOp::Prod:
+    case KernelOp::All: return Scalar(1.0);
+    case KernelOp::Mean:
+    case KernelOp::NanMean:
+    case KernelOp::Var:
+    case KernelOp::Std: return Scalar(nan);
     case KernelOp::LogSumExp: return Scalar(-std::numeric_limits<double>::infinity());
-    case KernelOp::Max: case KernelOp::Min: case KernelOp::Amax: case KernelOp::Amin:
-    case KernelOp::NormInf: case KernelOp::NormNegInf: return std::nullopt;
+    case KernelOp::Max:
+    case KernelOp::Min:
+    case KernelOp::Amax:
+    case KernelOp::Amin:
+    case KernelOp::NormInf:
+    case KernelOp::NormNegInf: return std::nullopt;
     default: return Scalar(0.0);
   }
 }
@@ -400,23 +434,23 @@ void VulkanKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, co
     const uint64_t in_bytes = static_cast<uint64_t>(piece.reach(0) + inner_reach - piece.base[0]) * in_size;
     // The first pass's states, when there are several chunks, outnumber the outputs.
     const int64_t states = count * ceil_div(reduced, kWorkgroupSize * kChain);
-    return in_bytes <= max_window && static_cast<uint64_t>(count) * std::max<uint32_t>(out_size, 8) <= max_window &&
+    return in_bytes <= max_window &&
+           static_cast<uint64_t>(count) * std::max<uint32_t>(out_size, 8) <= max_window &&
            static_cast<uint64_t>(states) * job.state_size <= max_window;
   };
 
   auto launch = [&](const Box& piece) {
     const int64_t piece_outputs = piece.count();
-    const Window in_window =
-        element_window(context, in.allocation, in.byte_offset + piece.base[0] * in_size, in_size,
-                       piece.reach(0) + inner_reach - piece.base[0], false);
+    const Window in_window = element_window(context, in.allocation, in.byte_offset + piece.base[0] * in_size,
+                                            in_size, piece.reach(0) + inner_reach - piece.base[0], false);
     std::optional<Window> out_window, idx_window;
     if (out) {
       out_window = element_window(context, out->allocation, out->byte_offset + piece.base[1] * out_size,
                                   out_size, piece_outputs, true);
     }
     if (indices) {
-      idx_window = element_window(context, indices->allocation, indices->byte_offset + piece.base[1] * 8,
-                                  8, piece_outputs, true);
+      idx_window = element_window(context, indices->allocation, indices->byte_offset + piece.base[1] * 8, 8,
+                                  piece_outputs, true);
     }
 
     PassInput input;
@@ -483,9 +517,9 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
     rows.push_dim(in.sizes[d], {in.strides[d], out.strides[d], indices ? indices->strides[d] : 0});
   }
   const int64_t length = in.ndim == 0 ? 1 : in.sizes[dim];
-  const std::array<int64_t, kBoxOperands> steps = {
-      in.ndim == 0 ? 0 : in.strides[dim], in.ndim == 0 ? 0 : out.strides[dim],
-      indices && in.ndim > 0 ? indices->strides[dim] : 0};
+  const std::array<int64_t, kBoxOperands> steps = {in.ndim == 0 ? 0 : in.strides[dim],
+                                                   in.ndim == 0 ? 0 : out.strides[dim],
+                                                   indices && in.ndim > 0 ? indices->strides[dim] : 0};
   if (length == 0 || rows.count() == 0) return;
   if (length > kMaxCount) {
     throw UnsupportedError("scan " + name + ": rows of more than 2^32 - 2^25 elements");

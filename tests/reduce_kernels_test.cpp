@@ -3,10 +3,9 @@
 // reductions that take several passes and many short ones.
 #include <ATen/ATen.h>
 
-#include <functional>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -55,7 +54,7 @@ double tolerance(DType dtype) {
   }
 }
 
-// A view of random data: `storage` elements, seen with sizes, strides and an element offset.
+// A view of a flat storage: sizes, strides and the offset of its first element, in elements.
 struct Layout {
   std::string name;
   std::vector<int64_t> sizes;
@@ -108,7 +107,8 @@ DeviceView upload_view(Device& device, Stream& stream, const at::Tensor& storage
   stream.copy_from_host(*allocation, 0, flat.data_ptr(), bytes);
   DeviceView view_;
   view_.allocation = allocation;
-  view_.ref = view(allocation.get(), dtype, layout.sizes, layout.strides, layout.offset * element_size(dtype));
+  view_.ref =
+      view(allocation.get(), dtype, layout.sizes, layout.strides, layout.offset * element_size(dtype));
   view_.host = flat.as_strided(layout.sizes, layout.strides, layout.offset);
   return view_;
 }
@@ -137,8 +137,8 @@ DeviceResult make_result(Device& device, Stream& stream, DType dtype, std::vecto
   result.dtype = dtype;
   int64_t count = 1;
   for (int64_t s : sizes) count *= s;
-  result.allocation = device.allocate(std::max<size_t>(count * element_size(dtype), 4),
-                                      stream.shared_from_this());
+  result.allocation =
+      device.allocate(std::max<size_t>(count * element_size(dtype), 4), stream.shared_from_this());
   std::vector<int64_t> strides(sizes.size());
   int64_t stride = 1;
   for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
@@ -177,7 +177,8 @@ void expect_close(const at::Tensor& actual_in, const at::Tensor& expected_in, co
     } else if (std::isinf(e[i])) {
       ok = a[i] == e[i];
     } else {
-      ok = std::abs(a[i] - e[i]) <= tol * ((std::isfinite(s[i]) ? std::abs(s[i]) : 0) + std::abs(e[i])) + atol;
+      ok =
+          std::abs(a[i] - e[i]) <= tol * ((std::isfinite(s[i]) ? std::abs(s[i]) : 0) + std::abs(e[i])) + atol;
     }
     if (!ok) {
       ++failures;
@@ -250,8 +251,8 @@ struct Outputs {
 
 Outputs run_reduce(Device& device, Stream& stream, ReduceOp op, const DeviceView& in, uint32_t mask,
                    DType compute, std::optional<DType> out_dtype, bool with_indices, double param = 0) {
-  const std::vector<int64_t> kept = kept_sizes(
-      std::vector<int64_t>(in.ref.sizes.begin(), in.ref.sizes.begin() + in.ref.ndim), mask);
+  const std::vector<int64_t> kept =
+      kept_sizes(std::vector<int64_t>(in.ref.sizes.begin(), in.ref.sizes.begin() + in.ref.ndim), mask);
   std::optional<DeviceResult> values, indices;
   if (out_dtype) values = make_result(device, stream, *out_dtype, kept);
   if (with_indices) indices = make_result(device, stream, DType::Int64, kept);
@@ -304,7 +305,9 @@ struct FloatCheck {
   double float64_tolerance = 1e-12;
 };
 
-at::Tensor no_scale(const at::Tensor& flat) { return at::zeros(flat.sizes().slice(0, flat.dim() - 1), at::kDouble); }
+at::Tensor no_scale(const at::Tensor& flat) {
+  return at::zeros(flat.sizes().slice(0, flat.dim() - 1), at::kDouble);
+}
 
 // Uploads values drawn by `draw` for every float dtype and layout and runs each check over each mask.
 void check_float_reductions(Device& device, Stream& stream, const std::vector<FloatCheck>& checks,
@@ -369,24 +372,26 @@ TEST_P(ReduceKernelsTest, FloatSumsMeansVariancesAndNormsMatchLibTorch) {
                       },
                       no_scale});
   }
-  checks.push_back({"std correction 1", ReduceOp::Std, 1,
-                    [](const at::Tensor& f) { return at::std(f, at::IntArrayRef{-1}, c10::optional<int64_t>(1), false); },
-                    no_scale});
+  checks.push_back(
+      {"std correction 1", ReduceOp::Std, 1,
+       [](const at::Tensor& f) { return at::std(f, at::IntArrayRef{-1}, c10::optional<int64_t>(1), false); },
+       no_scale});
   const double inf = std::numeric_limits<double>::infinity();
   for (double p : {0.0, 1.0, 2.0, inf, -inf, 3.0, 0.5}) {
     // Norms other than 0, 1, 2 and ±inf take pow, a float-precision placeholder in math.glsl for now.
     const bool uses_pow = p == 3.0 || p == 0.5;
-    checks.push_back({"norm " + std::to_string(p), ReduceOp::Norm, p,
-                      [p](const at::Tensor& f) { return at::linalg_vector_norm(f, p, at::IntArrayRef{-1}, false); },
-                      no_scale, uses_pow ? 1e-6 : 1e-12});
+    checks.push_back(
+        {"norm " + std::to_string(p), ReduceOp::Norm, p,
+         [p](const at::Tensor& f) { return at::linalg_vector_norm(f, p, at::IntArrayRef{-1}, false); },
+         no_scale, uses_pow ? 1e-6 : 1e-12});
   }
-  check_float_reductions(*device, *stream, checks, [](DType dtype, int64_t count) {
-    return random_values(dtype, count, -3, 4);
-  });
+  check_float_reductions(*device, *stream, checks,
+                         [](DType dtype, int64_t count) { return random_values(dtype, count, -3, 4); });
   // Products of values near 1 neither overflow nor vanish over a thousand elements.
-  check_float_reductions(*device, *stream,
-                         {{"prod", ReduceOp::Prod, 0, [](const at::Tensor& f) { return at::prod(f, -1); }, no_scale}},
-                         [](DType dtype, int64_t count) { return random_values(dtype, count, 0.9, 1.1); });
+  check_float_reductions(
+      *device, *stream,
+      {{"prod", ReduceOp::Prod, 0, [](const at::Tensor& f) { return at::prod(f, -1); }, no_scale}},
+      [](DType dtype, int64_t count) { return random_values(dtype, count, 0.9, 1.1); });
 }
 
 TEST_P(ReduceKernelsTest, NaNsPropagateOrAreSkippedAsInLibTorch) {
@@ -403,7 +408,8 @@ TEST_P(ReduceKernelsTest, NaNsPropagateOrAreSkippedAsInLibTorch) {
       {"amin", ReduceOp::Amin, 0, [](const at::Tensor& f) { return at::amin(f, -1); }, no_scale},
       {"norm inf", ReduceOp::Norm, std::numeric_limits<double>::infinity(),
        [](const at::Tensor& f) {
-         return at::linalg_vector_norm(f, std::numeric_limits<double>::infinity(), at::IntArrayRef{-1}, false);
+         return at::linalg_vector_norm(f, std::numeric_limits<double>::infinity(), at::IntArrayRef{-1},
+                                       false);
        },
        no_scale},
       {"logsumexp", ReduceOp::LogSumExp, 0, [](const at::Tensor& f) { return at::logsumexp(f, -1); },
@@ -417,8 +423,10 @@ TEST_P(ReduceKernelsTest, NaNsPropagateOrAreSkippedAsInLibTorch) {
 TEST_P(ReduceKernelsTest, LogSumExpOfInfinitiesMatchesLibTorch) {
   const double inf = std::numeric_limits<double>::infinity();
   // Rows: all -inf, one +inf, +inf and -inf, both infinities and NaN, finite with -inf, finite.
-  const at::Tensor rows = at::tensor({-inf, -inf, -inf, 1.0, inf, 2.0, inf, -inf, 3.0, inf, -inf, NAN,
-                                      -inf, 5.0, -inf, 1.0, 2.0, 3.0}, at::kDouble).reshape({6, 3});
+  const at::Tensor rows = at::tensor({-inf, -inf, -inf, 1.0, inf, 2.0, inf, -inf, 3.0, inf, -inf, NAN, -inf,
+                                      5.0, -inf, 1.0, 2.0, 3.0},
+                                     at::kDouble)
+                              .reshape({6, 3});
   for (DType dtype : kFloatTypes) {
     if (skip_dtype(*device, dtype)) continue;
     DeviceView in = upload_view(*device, *stream, rows.reshape({-1}).to(torch_type(dtype)), dtype,
@@ -445,8 +453,8 @@ TEST_P(ReduceKernelsTest, MaxMinAndArgOpsReportTheFirstOccurrenceAndNaN) {
         for (bool is_max : {true, false}) {
           const std::string what = describe(c, mask, dtype) + (is_max ? " max" : " min");
           const auto [values, indices] = is_max ? at::max(flat, -1) : at::min(flat, -1);
-          Outputs both = run_reduce(*device, *stream, is_max ? ReduceOp::Max : ReduceOp::Min, in, mask,
-                                    dtype, dtype, true);
+          Outputs both = run_reduce(*device, *stream, is_max ? ReduceOp::Max : ReduceOp::Min, in, mask, dtype,
+                                    dtype, true);
           expect_close(*both.values, values, no_scale(flat), 0, what + " values");
           expect_equal(*both.indices, indices, what + " indices");
           Outputs arg = run_reduce(*device, *stream, is_max ? ReduceOp::Argmax : ReduceOp::Argmin, in, mask,
@@ -469,7 +477,8 @@ TEST_P(ReduceKernelsTest, AllAnyAndCountNonzeroForEveryDtype) {
       // Zeros are rare so that short rows are sometimes all true; NaN counts as true.
       at::Tensor storage = sprinkle(random_values(DType::Float64, storage_needed(c.layout), 1, 3), 0.05, 0);
       if (is_floating_point(dtype)) storage = sprinkle(storage, 0.01, NAN);
-      if (dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32) storage = storage / 1e6;
+      if (dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32)
+        storage = storage / 1e6;
       DeviceView in = upload_view(*device, *stream, storage.to(torch_type(dtype)), dtype, c.layout);
       for (uint32_t mask : c.masks) {
         const at::Tensor flat = flatten_reduced(in.host, mask);
@@ -478,8 +487,10 @@ TEST_P(ReduceKernelsTest, AllAnyAndCountNonzeroForEveryDtype) {
         expect_equal(*all.values, at::all(flat, -1), what + " all");
         Outputs any = run_reduce(*device, *stream, ReduceOp::Any, in, mask, dtype, DType::Bool, false);
         expect_equal(*any.values, at::any(flat, -1), what + " any");
-        Outputs count = run_reduce(*device, *stream, ReduceOp::CountNonzero, in, mask, dtype, DType::Int64, false);
-        expect_equal(*count.values, at::count_nonzero(flat, c10::optional<int64_t>(-1)), what + " count_nonzero");
+        Outputs count =
+            run_reduce(*device, *stream, ReduceOp::CountNonzero, in, mask, dtype, DType::Int64, false);
+        expect_equal(*count.values, at::count_nonzero(flat, c10::optional<int64_t>(-1)),
+                     what + " count_nonzero");
       }
     }
   }
@@ -487,8 +498,8 @@ TEST_P(ReduceKernelsTest, AllAnyAndCountNonzeroForEveryDtype) {
 
 TEST_P(ReduceKernelsTest, EmptyReductionsGiveTheIdentities) {
   const at::Tensor empty = at::empty({3, 0}, at::kFloat);
-  DeviceView in = upload_view(*device, *stream, at::empty({0}, at::kFloat), DType::Float32,
-                              {"empty", {3, 0}, {0, 1}, 0});
+  DeviceView in =
+      upload_view(*device, *stream, at::empty({0}, at::kFloat), DType::Float32, {"empty", {3, 0}, {0, 1}, 0});
   struct Expectation {
     ReduceOp op;
     DType out;
@@ -528,8 +539,8 @@ TEST_P(ReduceKernelsTest, EmptyReductionsGiveTheIdentities) {
 
 TEST_P(ReduceKernelsTest, Float32SumOfTenMillionOnesIsExact) {
   const int64_t n = 10'000'000;
-  DeviceView in = upload_view(*device, *stream, at::ones({n}, at::kFloat), DType::Float32,
-                              contiguous("ones", {n}));
+  DeviceView in =
+      upload_view(*device, *stream, at::ones({n}, at::kFloat), DType::Float32, contiguous("ones", {n}));
   Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 1, DType::Float32, DType::Float32, false);
   EXPECT_EQ(sum.values->item<float>(), 1e7f);
 }
@@ -558,18 +569,22 @@ TEST_P(ReduceKernelsTest, LongReductionsMergePartialStatesAcrossPasses) {
     DeviceView in = upload_view(*device, *stream, storage, DType::Float32, layout);
     const at::Tensor flat = flatten_reduced(in.host.to(at::kDouble), mask);
     const std::string what = layout.name;
-    Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, mask, DType::Float32, DType::Float32, false);
+    Outputs sum =
+        run_reduce(*device, *stream, ReduceOp::Sum, in, mask, DType::Float32, DType::Float32, false);
     expect_close(*sum.values, at::sum(flat, -1), at::sum(at::abs(flat), -1), 1e-6, what + " sum");
     Outputs max = run_reduce(*device, *stream, ReduceOp::Max, in, mask, DType::Float32, DType::Float32, true);
     const auto [values, indices] = at::max(flat, -1);
     expect_close(*max.values, values, no_scale(flat), 0, what + " max");
     expect_equal(*max.indices, indices, what + " max indices");
-    Outputs var = run_reduce(*device, *stream, ReduceOp::Var, in, mask, DType::Float32, DType::Float32, false, 1);
+    Outputs var =
+        run_reduce(*device, *stream, ReduceOp::Var, in, mask, DType::Float32, DType::Float32, false, 1);
     expect_close(*var.values, at::var(flat, at::IntArrayRef{-1}, c10::optional<int64_t>(1), false),
                  no_scale(flat), 1e-5, what + " var");
-    Outputs lse = run_reduce(*device, *stream, ReduceOp::LogSumExp, in, mask, DType::Float32, DType::Float32, false);
+    Outputs lse =
+        run_reduce(*device, *stream, ReduceOp::LogSumExp, in, mask, DType::Float32, DType::Float32, false);
     expect_close(*lse.values, at::logsumexp(flat, -1), no_scale(flat), 1e-5, what + " logsumexp");
-    Outputs count = run_reduce(*device, *stream, ReduceOp::CountNonzero, in, mask, DType::Float32, DType::Int64, false);
+    Outputs count =
+        run_reduce(*device, *stream, ReduceOp::CountNonzero, in, mask, DType::Float32, DType::Int64, false);
     expect_equal(*count.values, at::count_nonzero(flat, c10::optional<int64_t>(-1)), what + " count_nonzero");
   }
 }
@@ -578,31 +593,37 @@ TEST_P(ReduceKernelsTest, ThreePassReductionOfABroadcastView) {
   // 70000 copies of one row of 1000: 7e7 elements, past the 8192^2 that two passes reach, in 4 KB.
   const int64_t copies = 70000;
   const at::Tensor row = at::round(at::empty({1000}, at::kFloat).uniform_(-8, 8)) / 4;
-  DeviceView in = upload_view(*device, *stream, row, DType::Float32, {"broadcast", {copies, 1000}, {0, 1}, 0});
+  DeviceView in =
+      upload_view(*device, *stream, row, DType::Float32, {"broadcast", {copies, 1000}, {0, 1}, 0});
   const at::Tensor x = row.to(at::kDouble);
   Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 0b11, DType::Float32, DType::Float32, false);
   expect_close(*sum.values, at::sum(x) * copies, at::sum(at::abs(x)) * copies, 1e-6, "sum");
   Outputs max = run_reduce(*device, *stream, ReduceOp::Argmax, in, 0b11, DType::Float32, std::nullopt, true);
   expect_equal(*max.indices, at::argmax(x), "argmax: the first copy's");
-  Outputs var = run_reduce(*device, *stream, ReduceOp::Var, in, 0b11, DType::Float32, DType::Float32, false, 1);
+  Outputs var =
+      run_reduce(*device, *stream, ReduceOp::Var, in, 0b11, DType::Float32, DType::Float32, false, 1);
   const double n = static_cast<double>(copies * 1000);
-  const at::Tensor expected_var = at::var(x, at::IntArrayRef{0}, c10::optional<int64_t>(0), false) * n / (n - 1);
+  const at::Tensor expected_var =
+      at::var(x, at::IntArrayRef{0}, c10::optional<int64_t>(0), false) * n / (n - 1);
   expect_close(*var.values, expected_var, at::zeros({}, at::kDouble), 1e-5, "var");
 }
 
 TEST_P(ReduceKernelsTest, ManyShortReductions) {
   const at::Tensor storage = at::randn({100000 * 10}, at::kFloat);
-  for (const Layout& layout : {contiguous("rows", {100000, 10}), Layout{"columns", {100000, 10}, {1, 100000}, 0}}) {
+  for (const Layout& layout :
+       {contiguous("rows", {100000, 10}), Layout{"columns", {100000, 10}, {1, 100000}, 0}}) {
     DeviceView in = upload_view(*device, *stream, storage, DType::Float32, layout);
     const at::Tensor x = in.host.to(at::kDouble);
-    Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Float32, DType::Float32, false);
+    Outputs sum =
+        run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Float32, DType::Float32, false);
     expect_close(*sum.values, at::sum(x, 1), at::sum(at::abs(x), 1), 1e-6, layout.name + " sum");
     Outputs min = run_reduce(*device, *stream, ReduceOp::Min, in, 0b10, DType::Float32, DType::Float32, true);
     const auto [values, indices] = at::min(x, 1);
     expect_equal(*min.indices, indices, layout.name + " min indices");
-    Outputs std = run_reduce(*device, *stream, ReduceOp::Std, in, 0b10, DType::Float32, DType::Float32, false, 1);
-    expect_close(*std.values, at::std(x, at::IntArrayRef{1}, c10::optional<int64_t>(1), false), no_scale(x), 1e-5,
-                 layout.name + " std");
+    Outputs std =
+        run_reduce(*device, *stream, ReduceOp::Std, in, 0b10, DType::Float32, DType::Float32, false, 1);
+    expect_close(*std.values, at::std(x, at::IntArrayRef{1}, c10::optional<int64_t>(1), false), no_scale(x),
+                 1e-5, layout.name + " std");
   }
 }
 
@@ -619,19 +640,23 @@ TEST_P(ReduceKernelsTest, DimsThatCannotMergeAreSplitIntoSeveralLaunches) {
     Outputs max = run_reduce(*device, *stream, ReduceOp::Max, in, mask, DType::Float32, DType::Float32, true);
     const auto [values, indices] = at::max(flat, -1);
     expect_equal(*max.indices, indices.reshape({-1}), "mask " + std::to_string(mask));
-    Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, mask, DType::Float32, DType::Float32, false);
+    Outputs sum =
+        run_reduce(*device, *stream, ReduceOp::Sum, in, mask, DType::Float32, DType::Float32, false);
     expect_close(*sum.values, at::sum(flat, -1), at::sum(at::abs(flat), -1), 1e-5, "sum");
   }
 }
 
 TEST_P(ReduceKernelsTest, ReduceRejectsWhatItCannotDo) {
-  DeviceView in = upload_view(*device, *stream, at::ones({6}, at::kInt), DType::Int32, contiguous("ints", {2, 3}));
+  DeviceView in =
+      upload_view(*device, *stream, at::ones({6}, at::kInt), DType::Int32, contiguous("ints", {2, 3}));
   DeviceResult out = make_result(*device, *stream, DType::Int32, {2});
   DeviceResult wrong = make_result(*device, *stream, DType::Int32, {3});
   Kernels& kernels = device->kernels();
   EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Mean, &out.ref, nullptr, in.ref, 0b10, DType::Int32), Error);
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Argmax, nullptr, nullptr, in.ref, 0b10, DType::Int32), Error);
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &wrong.ref, nullptr, in.ref, 0b10, DType::Int32), Error);
+  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Argmax, nullptr, nullptr, in.ref, 0b10, DType::Int32),
+               Error);
+  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &wrong.ref, nullptr, in.ref, 0b10, DType::Int32),
+               Error);
   EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &out.ref, nullptr, in.ref, 0b100, DType::Int32), Error);
 }
 
@@ -709,7 +734,8 @@ TEST_P(ReduceKernelsTest, ScansMatchLibTorchForEveryDtype) {
                                            : random_values(dtype, storage_size, 1, 3);
       at::Tensor ties = random_values(DType::Int64, storage_size, -3, 4).to(at::kDouble) / 2;
       if (floating) ties = sprinkle(ties, 0.01, NAN);
-      for (ScanOp op : {ScanOp::CumSum, ScanOp::CumProd, ScanOp::CumMax, ScanOp::CumMin, ScanOp::LogCumSumExp}) {
+      for (ScanOp op :
+           {ScanOp::CumSum, ScanOp::CumProd, ScanOp::CumMax, ScanOp::CumMin, ScanOp::LogCumSumExp}) {
         if (op == ScanOp::LogCumSumExp && !floating) continue;
         const bool extremum = op == ScanOp::CumMax || op == ScanOp::CumMin;
         const at::Tensor& data = op == ScanOp::CumProd ? near_one : extremum ? ties : wide;
@@ -731,8 +757,8 @@ TEST_P(ReduceKernelsTest, ScansMatchLibTorchForEveryDtype) {
           } else {
             expect_close(*result.values, expected.to(torch_type(dtype)),
                          op == ScanOp::LogCumSumExp ? at::ones_like(x) : at::zeros_like(x),
-                         dtype == DType::Float64 && op == ScanOp::LogCumSumExp ? 1e-6 : tolerance(dtype), what,
-                         subnormal_step(dtype));
+                         dtype == DType::Float64 && op == ScanOp::LogCumSumExp ? 1e-6 : tolerance(dtype),
+                         what, subnormal_step(dtype));
           }
           if (extremum) expect_equal(*result.indices, indices, what + " indices");
         }
@@ -746,7 +772,8 @@ TEST_P(ReduceKernelsTest, LogCumSumExpOfInfinities) {
   const at::Tensor x = at::tensor({-inf, -inf, 1.0, inf, 2.0, -inf, NAN, 3.0}, at::kFloat);
   DeviceView in = upload_view(*device, *stream, x, DType::Float32, contiguous("row", {8}));
   Outputs result = run_scan(*device, *stream, ScanOp::LogCumSumExp, in, 0, DType::Float32, DType::Float32);
-  expect_close(*result.values, at::logcumsumexp(x.to(at::kDouble), 0), at::ones({8}, at::kDouble), 1e-6, "row");
+  expect_close(*result.values, at::logcumsumexp(x.to(at::kDouble), 0), at::ones({8}, at::kDouble), 1e-6,
+               "row");
 }
 
 TEST_P(ReduceKernelsTest, LongAndManyShortScans) {
@@ -772,10 +799,11 @@ TEST_P(ReduceKernelsTest, ScansOfManyUnmergeableDimsAndEmptyInputs) {
   const at::Tensor x = in.host.to(at::kDouble);
   for (int dim : {0, 5, 11}) {
     Outputs sum = run_scan(*device, *stream, ScanOp::CumSum, in, dim, DType::Float32, DType::Float32);
-    expect_close(*sum.values, at::cumsum(x, dim), at::cumsum(at::abs(x), dim), 1e-6, "dim " + std::to_string(dim));
+    expect_close(*sum.values, at::cumsum(x, dim), at::cumsum(at::abs(x), dim), 1e-6,
+                 "dim " + std::to_string(dim));
   }
-  DeviceView empty = upload_view(*device, *stream, at::empty({0}, at::kFloat), DType::Float32,
-                                 {"empty", {3, 0}, {0, 1}, 0});
+  DeviceView empty =
+      upload_view(*device, *stream, at::empty({0}, at::kFloat), DType::Float32, {"empty", {3, 0}, {0, 1}, 0});
   for (int dim : {0, 1}) {
     Outputs sum = run_scan(*device, *stream, ScanOp::CumSum, empty, dim, DType::Float32, DType::Float32);
     EXPECT_EQ(sum.values->numel(), 0);
@@ -802,10 +830,14 @@ TEST_P(ReduceKernelsTest, ResultsMayTakeAnotherDtypeThanTheInput) {
     const at::Tensor storage = random_values(dtype, 5 * 300, -3, 4);
     DeviceView in = upload_view(*device, *stream, storage, dtype, contiguous("rows", {5, 300}));
     const at::Tensor x = in.host.to(at::kDouble);
-    Outputs sum = run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Float32, DType::Float32, false);
-    expect_close(*sum.values, at::sum(x, 1), at::sum(at::abs(x), 1), 2e-6, std::string(dtype_name(dtype)) + " sum");
-    Outputs mean = run_reduce(*device, *stream, ReduceOp::Mean, in, 0b10, DType::Float32, DType::Float32, false);
-    expect_close(*mean.values, at::mean(x, 1), at::mean(at::abs(x), 1), 2e-6, std::string(dtype_name(dtype)) + " mean");
+    Outputs sum =
+        run_reduce(*device, *stream, ReduceOp::Sum, in, 0b10, DType::Float32, DType::Float32, false);
+    expect_close(*sum.values, at::sum(x, 1), at::sum(at::abs(x), 1), 2e-6,
+                 std::string(dtype_name(dtype)) + " sum");
+    Outputs mean =
+        run_reduce(*device, *stream, ReduceOp::Mean, in, 0b10, DType::Float32, DType::Float32, false);
+    expect_close(*mean.values, at::mean(x, 1), at::mean(at::abs(x), 1), 2e-6,
+                 std::string(dtype_name(dtype)) + " mean");
   }
 }
 
