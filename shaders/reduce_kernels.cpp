@@ -80,6 +80,14 @@ static_assert(sizeof(ReduceParams) <= 128);
 
 constexpr int kScanMaxDims = 5;     // MAX_DIMS in scan.comp
 constexpr int64_t kScanChain = 32;  // CHAIN in scan.comp
+// Rows longer than this, when there are fewer than kFewRows, are cut into chunks of kScanChunk that
+// separate workgroups scan.
+constexpr int64_t kScanChunk = 4 * kWorkgroupSize * kScanChain;
+constexpr int64_t kLongRow = 2 * kScanChunk;
+constexpr int64_t kFewRows = 64;
+constexpr uint32_t kScanWholeRows = 0;  // STAGE in scan.comp
+constexpr uint32_t kScanChunkTotals = 1;
+constexpr uint32_t kScanChunksFromTotals = 2;
 
 struct ScanParams {
   uint32_t in_offset;
@@ -91,6 +99,7 @@ struct ScanParams {
   uint32_t in_step;
   uint32_t out_step;
   uint32_t idx_step;
+  uint32_t chunk;
   uint32_t sizes[kScanMaxDims];
   uint32_t in_strides[kScanMaxDims];
   uint32_t out_strides[kScanMaxDims];
@@ -101,8 +110,8 @@ static_assert(sizeof(ScanParams) <= 128);
 const KernelAbi kAbis[] = {
     {"reduce_f32", 5, sizeof(ReduceParams)}, {"reduce_f64", 5, sizeof(ReduceParams)},
     {"reduce_i32", 5, sizeof(ReduceParams)}, {"reduce_i64", 5, sizeof(ReduceParams)},
-    {"scan_f32", 3, sizeof(ScanParams)},     {"scan_f64", 3, sizeof(ScanParams)},
-    {"scan_i32", 3, sizeof(ScanParams)},     {"scan_i64", 3, sizeof(ScanParams)},
+    {"scan_f32", 4, sizeof(ScanParams)},     {"scan_f64", 4, sizeof(ScanParams)},
+    {"scan_i32", 4, sizeof(ScanParams)},     {"scan_i64", 4, sizeof(ScanParams)},
 };
 
 KernelOp kernel_op(ReduceOp op, double param) {
@@ -530,10 +539,13 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   const uint64_t max_window = max_window_bytes(context);
   const std::array<const TensorRef*, kBoxOperands> operands = {&in, &out, indices};
-  const uint32_t group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(length, kScanChain)));
-  const Pipeline& pipeline = device_.pipelines().get(
-      "scan_" + std::string(compute_suffix(compute)),
-      {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(out.dtype), static_cast<uint32_t>(op)});
+  const std::string shader = "scan_" + std::string(compute_suffix(compute));
+  auto pipeline = [&](uint32_t stage) -> const Pipeline& {
+    return device_.pipelines().get(shader, {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(out.dtype),
+                                            static_cast<uint32_t>(op), stage});
+  };
+  const DType storage = compute_storage(compute);
+  const uint32_t total_bytes = (storage == DType::Float64 || storage == DType::Int64 ? 2 : 1) * 4 + 4;
 
   // Elements of operand i that a piece reaches, from its first.
   auto reach = [&](const Box& piece, int i) {
@@ -551,10 +563,10 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
   };
   auto launch = [&](const Box& piece) {
     ScanParams params{};
-    Binding bindings[3];
+    // Bindings: 0 out, 1 indices, 2 in, 3 chunk totals. Absent ones see the input window, read-only.
+    Binding bindings[4];
     uint32_t* offsets[3] = {&params.in_offset, &params.out_offset, &params.idx_offset};
     for (int i = 0; i < kBoxOperands; ++i) {
-      // Without indices the input window stands in, read-only.
       const TensorRef& ref = operands[i] ? *operands[i] : in;
       const int operand = operands[i] ? i : 0;
       const uint32_t size = static_cast<uint32_t>(element_size(ref.dtype));
@@ -564,9 +576,11 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
       bindings[i == 0 ? 2 : i - 1] = window.binding;
       *offsets[i] = window.first_element;
     }
-    params.rows = static_cast<uint32_t>(piece.count());
+    bindings[3] = bindings[2];
+    const int64_t row_count = piece.count();
+    params.rows = static_cast<uint32_t>(row_count);
     params.row_length = static_cast<uint32_t>(length);
-    params.shape = group_log2 | (static_cast<uint32_t>(piece.ndim) << 8) | (indices ? 1u << 16 : 0u);
+    params.shape = (static_cast<uint32_t>(piece.ndim) << 8) | (indices ? 1u << 16 : 0u);
     params.in_step = static_cast<uint32_t>(steps[0]);
     params.out_step = static_cast<uint32_t>(steps[1]);
     params.idx_step = static_cast<uint32_t>(steps[2]);
@@ -576,10 +590,32 @@ void VulkanKernels::scan(Stream& stream, ScanOp op, const TensorRef& out, const 
       params.out_strides[d] = static_cast<uint32_t>(piece.strides[1][d]);
       params.idx_strides[d] = static_cast<uint32_t>(piece.strides[2][d]);
     }
-    const int64_t row_groups = ceil_div(piece.count(), kWorkgroupSize >> group_log2);
-    const uint32_t groups_y =
-        static_cast<uint32_t>(std::min<int64_t>(row_groups, limits.maxComputeWorkGroupCount[1]));
-    vs.dispatch(pipeline, bindings, &params, sizeof params, 1, groups_y);
+    const uint32_t max_y = limits.maxComputeWorkGroupCount[1];
+
+    if (length <= kLongRow || row_count >= kFewRows) {
+      const uint32_t group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(length, kScanChain)));
+      params.shape |= group_log2;
+      const int64_t row_groups = ceil_div(row_count, kWorkgroupSize >> group_log2);
+      vs.dispatch(pipeline(kScanWholeRows), bindings, &params, sizeof params, 1,
+                  static_cast<uint32_t>(std::min<int64_t>(row_groups, max_y)));
+      return;
+    }
+    // Few long rows: one pass totals each chunk, the next scans each chunk after the totals before it.
+    const int64_t chunk = std::max(kScanChunk, ceil_div(length, limits.maxComputeWorkGroupCount[0]));
+    const int64_t chunks = ceil_div(length, chunk);
+    params.chunk = static_cast<uint32_t>(chunk);
+    std::shared_ptr<Allocation> totals =
+        device_.allocator().allocate(row_count * chunks * total_bytes, stream.shared_from_this());
+    const Window totals_window =
+        element_window(context, totals.get(), 0, total_bytes, row_count * chunks, true);
+    if (totals_window.first_element != 0) throw Error("scan: scratch totals are not aligned");
+    const uint32_t groups_y = static_cast<uint32_t>(std::min<int64_t>(row_count, max_y));
+    bindings[3] = totals_window.binding;
+    vs.dispatch(pipeline(kScanChunkTotals), bindings, &params, sizeof params, static_cast<uint32_t>(chunks),
+                groups_y);
+    bindings[3].write = false;
+    vs.dispatch(pipeline(kScanChunksFromTotals), bindings, &params, sizeof params,
+                static_cast<uint32_t>(chunks), groups_y);
   };
   split_box(rows, kScanMaxDims, fits, launch, "scan " + name);
 }

@@ -777,16 +777,55 @@ TEST_P(ReduceKernelsTest, LogCumSumExpOfInfinities) {
 }
 
 TEST_P(ReduceKernelsTest, LongAndManyShortScans) {
-  for (const Layout& layout : {contiguous("million", {1, 1000000}), contiguous("short_rows", {100000, 10}),
-                               Layout{"short_columns", {100000, 10}, {1, 100000}, 0}}) {
-    const at::Tensor storage = at::round(at::empty({storage_needed(layout)}, at::kFloat).uniform_(-8, 8)) / 4;
-    DeviceView in = upload_view(*device, *stream, storage, DType::Float32, layout);
+  // A million-element row and three long columns are cut into chunks that separate workgroups scan;
+  // many short rows take one invocation or a few each.
+  const std::vector<std::pair<Layout, int>> shapes = {
+      {contiguous("million", {1, 1000000}), 1},
+      {{"long_columns", {200000, 3}, {1, 200000}, 0}, 0},
+      {contiguous("short_rows", {100000, 10}), 1},
+      {{"short_columns", {100000, 10}, {1, 100000}, 0}, 1},
+  };
+  for (const auto& [layout, dim] : shapes) {
+    // Few distinct values, so that maxima tie across chunks.
+    const at::Tensor storage =
+        at::round(at::empty({storage_needed(layout)}, at::kDouble).uniform_(-8, 8)) / 4;
+    const std::string what = layout.name;
+    DeviceView in = upload_view(*device, *stream, storage.to(at::kFloat), DType::Float32, layout);
     const at::Tensor x = in.host.to(at::kDouble);
-    Outputs sum = run_scan(*device, *stream, ScanOp::CumSum, in, 1, DType::Float32, DType::Float32);
-    expect_close(*sum.values, at::cumsum(x, 1), at::cumsum(at::abs(x), 1), 1e-6, layout.name + " cumsum");
-    Outputs max = run_scan(*device, *stream, ScanOp::CumMax, in, 1, DType::Float32, DType::Float32);
-    const auto [values, indices] = at::cummax(x, 1);
-    expect_equal(*max.indices, indices, layout.name + " cummax indices");
+    Outputs sum = run_scan(*device, *stream, ScanOp::CumSum, in, dim, DType::Float32, DType::Float32);
+    expect_close(*sum.values, at::cumsum(x, dim), at::cumsum(at::abs(x), dim), 1e-6, what + " cumsum");
+    Outputs max = run_scan(*device, *stream, ScanOp::CumMax, in, dim, DType::Float32, DType::Float32);
+    const auto [values, indices] = at::cummax(x, dim);
+    expect_equal(*max.indices, indices, what + " cummax indices");
+    Outputs lse = run_scan(*device, *stream, ScanOp::LogCumSumExp, in, dim, DType::Float32, DType::Float32);
+    expect_close(*lse.values, at::logcumsumexp(x, dim), at::ones_like(x), 1e-5, what + " logcumsumexp");
+    // Signs alone, so that long products stay exact.
+    DeviceView sign_values =
+        upload_view(*device, *stream, (at::sign(storage) >= 0).to(at::kLong) * 2 - 1, DType::Int64, layout);
+    Outputs prod = run_scan(*device, *stream, ScanOp::CumProd, sign_values, dim, DType::Int64, DType::Int64);
+    expect_equal(*prod.values, at::cumprod(sign_values.host, dim), what + " int64 cumprod");
+    if (device->supports(DType::Float64)) {
+      DeviceView doubles = upload_view(*device, *stream, storage, DType::Float64, layout);
+      Outputs dsum = run_scan(*device, *stream, ScanOp::CumSum, doubles, dim, DType::Float64, DType::Float64);
+      expect_close(*dsum.values, at::cumsum(x, dim), at::cumsum(at::abs(x), dim), 1e-12,
+                   what + " float64 cumsum");
+    }
+  }
+}
+
+TEST_P(ReduceKernelsTest, ChunkedScansCarryNaNAndTiesAcrossChunks) {
+  // NaN in a long row: every later cummax is NaN with the index of the last NaN so far.
+  at::Tensor row = at::round(at::empty({300000}, at::kDouble).uniform_(-8, 8)) / 4;
+  row.index_put_({70000}, NAN);
+  row.index_put_({150000}, NAN);
+  DeviceView in =
+      upload_view(*device, *stream, row.to(at::kFloat), DType::Float32, contiguous("row", {300000}));
+  for (ScanOp op : {ScanOp::CumMax, ScanOp::CumMin}) {
+    Outputs result = run_scan(*device, *stream, op, in, 0, DType::Float32, DType::Float32);
+    at::Tensor indices;
+    const at::Tensor expected = torch_scan(op, row, 0, &indices);
+    expect_close(*result.values, expected, at::zeros_like(row), 0, std::string(scan_op_name(op)));
+    expect_equal(*result.indices, indices, std::string(scan_op_name(op)) + " indices");
   }
 }
 
