@@ -4,7 +4,7 @@
 // workgroup serves 256 / 2^k outputs: short reductions take one invocation each, long ones a whole
 // workgroup. Workgroup x of the grid is a chunk of the reduction; the y grid strides over output groups.
 //
-// Each invocation merges a short strided run of elements (at most a few dozen), then its group merges
+// Each invocation merges a short strided run of elements (at most 64), then its group merges
 // the invocations as a tree in shared memory. A reduction longer than one chunk writes one partial
 // state per (output, chunk) to a scratch buffer, and further passes of this shader (STAGE bit 0) merge
 // those states in the same way, so every sum is a tree of short sequential runs.
