@@ -646,7 +646,7 @@ TEST_P(ReduceKernelsTest, DimsThatCannotMergeAreSplitIntoSeveralLaunches) {
   }
 }
 
-TEST_P(ReduceKernelsTest, ReduceRejectsWhatItCannotDo) {
+TEST_P(ReduceKernelsTest, ReduceAndScanRejectWhatTheyCannotDo) {
   DeviceView in =
       upload_view(*device, *stream, at::ones({6}, at::kInt), DType::Int32, contiguous("ints", {2, 3}));
   DeviceResult out = make_result(*device, *stream, DType::Int32, {2});
@@ -658,6 +658,11 @@ TEST_P(ReduceKernelsTest, ReduceRejectsWhatItCannotDo) {
   EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &wrong.ref, nullptr, in.ref, 0b10, DType::Int32),
                Error);
   EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &out.ref, nullptr, in.ref, 0b100, DType::Int32), Error);
+  DeviceResult same = make_result(*device, *stream, DType::Int32, {2, 3});
+  EXPECT_THROW(kernels.scan(*stream, ScanOp::LogCumSumExp, same.ref, nullptr, in.ref, 1, DType::Int32), Error);
+  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumMax, same.ref, nullptr, in.ref, 1, DType::Int32), Error);
+  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumSum, same.ref, nullptr, in.ref, 2, DType::Int32), Error);
+  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumSum, wrong.ref, nullptr, in.ref, 1, DType::Int32), Error);
 }
 
 // ---- scans ----
