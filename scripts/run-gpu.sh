@@ -13,8 +13,8 @@ bash scripts/build.sh >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exi
 
 status=0
 # The NVIDIA Vulkan device comes first among Vulkan devices; the CUDA cases pick cuda:0.
-EMBER_VALIDATION=1 ./build/tests/ember-tests --gtest_filter='*vulkan*:-*cuda*' >"$out/tests-vulkan.log" 2>&1 || status=1
-EMBER_VALIDATION=1 ./build/tests/ember-tests --gtest_filter='*cuda*' >"$out/tests-cuda.log" 2>&1 || status=1
+EMBER_VALIDATION=1 ./build/tests/ember-tests --gtest_filter='-*/cuda' >"$out/tests-vulkan.log" 2>&1 || status=1
+EMBER_VALIDATION=1 ./build/tests/ember-tests --gtest_filter='*/cuda' >"$out/tests-cuda.log" 2>&1 || status=1
 tail -3 "$out/tests-vulkan.log" "$out/tests-cuda.log"
 
 for device in vulkan:0 cuda:0; do
