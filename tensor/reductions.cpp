@@ -174,9 +174,9 @@ Tensor var_std(ReduceOp op, const Tensor& x, IntArrayRef dims, int64_t correctio
 }
 
 Tensor all_any(ReduceOp op, const Tensor& x, const ReductionDims& rd, bool keepdim) {
-  // uint8 inputs keep uint8, as in PyTorch.
-  const DType out = x.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool;
-  return reduce_values(op, x, rd, keepdim, out, x.dtype());
+  // The kernel writes bool; uint8 inputs give uint8, as in PyTorch.
+  const Tensor result = reduce_values(op, x, rd, keepdim, DType::Bool, x.dtype());
+  return x.dtype() == DType::UInt8 ? result.to(DType::UInt8) : result;
 }
 
 Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::optional<DType> dtype) {
