@@ -4,11 +4,10 @@
 // workgroup serves 256 / 2^k outputs: short reductions take one invocation each, long ones a whole
 // workgroup. Workgroup x of the grid is a chunk of the reduction; the y grid strides over output groups.
 //
-// Each invocation merges a short strided run of elements (at most a few dozen), then its group merges
+// Each invocation merges a short strided run of elements (at most 64), then its group merges
 // the invocations as a tree in shared memory. A reduction longer than one chunk writes one partial
 // state per (output, chunk) to a scratch buffer, and further passes of this shader (STAGE bit 0) merge
 // those states in the same way, so every sum is a tree of short sequential runs.
-#extension GL_EXT_control_flow_attributes : enable
 #include "typed_operands.glsl"
 
 #define WORKGROUP_SIZE 256
@@ -169,7 +168,7 @@ void main() {
 
   const uint chunk_index = gl_WorkGroupID.x;
   const uint begin = chunk_index * p.chunk;
-  const uint end = min(p.reduced, begin + p.chunk);
+  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
 
   for (uint first = gl_WorkGroupID.y * outputs_per_workgroup; first < p.outputs;
        first += gl_NumWorkGroups.y * outputs_per_workgroup) {
@@ -177,9 +176,25 @@ void main() {
     State s = identity();
     if (output_index < p.outputs) {
       const uint base = p.in_offset + (outer_dims == 0u ? 0u : dims_offset(output_index, 0u, outer_dims));
+      // Two reduced dims (say N and HW of NCHW) step as a two-digit counter: integer division runs one
+      // lane at a time on lavapipe, so it happens once per invocation rather than per element. Other
+      // counts use dims_offset, which needs no division for one dim.
+      const bool counter = inner_dims == 2u;
+      const uint low_size = counter ? p.sizes[outer_dims + 1u] : 1u;
+      const uint high_step = group / low_size;
+      const uint low_step = group % low_size;
+      uint high = (begin + lane) / low_size;
+      uint low = (begin + lane) % low_size;
       for (uint r = begin + lane; r < end; r += group) {
-        const uint at = base + (inner_dims == 0u ? 0u : dims_offset(r, outer_dims, inner_dims));
+        const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
+                                        : dims_offset(r, outer_dims, inner_dims));
         s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
+        high += high_step;
+        low += low_step;
+        if (low >= low_size) {
+          low -= low_size;
+          ++high;
+        }
       }
     }
     s = group_merge(s, lane, group);
