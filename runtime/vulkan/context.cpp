@@ -289,6 +289,8 @@ RequiredFeatures required_features(const Functions& fn, VkPhysicalDevice physica
   wanted.features.features.shaderInt16 = supported.features.features.shaderInt16;
   wanted.features.features.shaderInt64 = supported.features.features.shaderInt64;
   wanted.features.features.shaderFloat64 = supported.features.features.shaderFloat64;
+  // 64-bit compare-and-swap, for scatter's combining modes on int64 and float64.
+  wanted.vulkan12.shaderBufferInt64Atomics = supported.vulkan12.shaderBufferInt64Atomics;
   if (!supported.vulkan12.timelineSemaphore) wanted.vulkan12.timelineSemaphore = VK_FALSE;
   return wanted;
 }
@@ -344,6 +346,7 @@ void Context::init_properties() {
   storage_8bit = info.int8;
   storage_16bit = info.bfloat16;
   float64 = info.float64;
+  int64_atomics = required_features(fn, physical_device).vulkan12.shaderBufferInt64Atomics;
 }
 
 void Context::create_device() {

@@ -70,6 +70,7 @@ class Context {
   bool storage_8bit = false;
   bool storage_16bit = false;
   bool float64 = false;
+  bool int64_atomics = false;  // shaderBufferInt64Atomics
   DeviceInfo info;
 
   // vkQueueSubmit under the application's queue lock. Marks the device lost and throws on failure.
