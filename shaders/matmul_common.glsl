@@ -1,0 +1,67 @@
+// What the matmul shaders share: operand bindings, the push-constant block, strided addressing and the
+// epilogue out = alpha * acc + beta * bias. Operand dtypes are specialization constants 0-3
+// (typed_operands.glsl); tile sizes follow from id 4 on, declared by each shader.
+//
+// Each launch covers `batch` matrices (workgroup z) of a window the host bound for every operand;
+// offsets[] is the operand's first element in its window and the strides count elements.
+#ifndef EMBER_MATMUL_COMMON_GLSL
+#define EMBER_MATMUL_COMMON_GLSL
+
+#include "typed_operands.glsl"
+
+#define WORKGROUP_SIZE 256
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+layout(constant_id = 0) const uint OUT_DT = DT_F32;
+layout(constant_id = 1) const uint A_DT = DT_F32;
+layout(constant_id = 2) const uint B_DT = DT_F32;
+layout(constant_id = 3) const uint BIAS_DT = DT_F32;
+
+// Operand order in offsets[] and the stride arrays.
+#define OP_OUT 0
+#define OP_A 1
+#define OP_B 2
+#define OP_BIAS 3
+
+DECLARE_OPERAND(0, out_data, writeonly)
+DECLARE_OPERAND(1, a_data, readonly)
+DECLARE_OPERAND(2, b_data, readonly)
+DECLARE_OPERAND(3, bias_data, readonly)
+DEFINE_STORE(out_data, OUT_DT)
+DEFINE_LOAD(a_data, A_DT)
+DEFINE_LOAD(b_data, B_DT)
+DEFINE_LOAD(bias_data, BIAS_DT)
+
+// 100 bytes. Rows and columns are (M, N) for out and bias, (M, K) for A and (K, N) for B.
+layout(push_constant) uniform Params {
+  uvec2 alpha;  // compute_t bits; first, where their 8-byte alignment needs no padding
+  uvec2 beta;
+  uint M, N, K;
+  uint flags;    // MATMUL_HAS_BIAS, MATMUL_A_K_FAST, MATMUL_B_N_FAST
+  uint lanes_n;  // matmul_register.comp: invocations side by side along N (divides 256)
+  uint offsets[4];
+  uint batch_strides[4];
+  uint row_strides[4];
+  uint col_strides[4];
+} p;
+
+#define MATMUL_HAS_BIAS 1u  // beta != 0 and a bias was given: bias is never read otherwise
+#define MATMUL_A_K_FAST 2u  // A's elements are closer along K than along M (tile loads walk K first)
+#define MATMUL_B_N_FAST 4u  // B's elements are closer along N than along K
+
+// Element index of (row, col) of operand `op` in matrix `batch` of this launch.
+uint element_index(uint op, uint batch, uint row, uint col) {
+  return p.offsets[op] + batch * p.batch_strides[op] + row * p.row_strides[op] + col * p.col_strides[op];
+}
+
+// out[batch, m, n] = alpha * acc + beta * bias[batch, m, n]; with no bias the bias term is absent, so a
+// NaN there never reaches out (PyTorch's addmm with beta == 0).
+void store_result(uint batch, uint m, uint n, compute_t acc) {
+  compute_t value = scalar_from_bits(p.alpha) * acc;
+  if ((p.flags & MATMUL_HAS_BIAS) != 0u) {
+    value += scalar_from_bits(p.beta) * bias_data_load(element_index(OP_BIAS, batch, m, n));
+  }
+  out_data_store(element_index(OP_OUT, batch, m, n), value);
+}
+
+#endif

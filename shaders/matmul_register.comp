@@ -1,0 +1,138 @@
+#version 450
+// Batched matmul without shared memory, for CPU drivers (lavapipe): each invocation keeps a TM×TN block
+// of out in registers and reads A and B straight from memory.
+//
+// Why this shape: llvmpipe runs 8 invocations as one SIMD vector, but it loads storage buffers (and
+// shared memory) one lane at a time, so loads, not FMAs, bound the kernel. Per k an invocation makes
+// TM + TN loads for TM×TN FMAs: large blocks pay, even when their accumulators spill to the stack
+// (measured: docs/PERFORMANCE.md, "Matmul"). Shared memory would add loads, not remove them.
+//
+// Pair loads halve the loads again: where an operand's elements are adjacent along one of its dims (and
+// aligned, see the host), one 32-bit (float16, bfloat16) or 64-bit (float32) load fetches two of them:
+// A_PAIRS / B_PAIRS say along which dim. Pairs along K step k by two; the host only asks for pairs when
+// the paired dim has an even size.
+//
+// Invocation (r, c) owns rows r·TM + i and the columns 2·(c + lanes_n·jp) + e for j = 2·jp + e: pairs of
+// adjacent columns, and on a GPU, if the variant is forced there, neighbouring invocations read
+// neighbouring pairs of a row-major B.
+//
+// Workgroup tile: (WORKGROUP_SIZE / lanes_n)·TM rows × lanes_n·TN columns; workgroup z is the batch.
+// lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
+// once per invocation, and as a specialization constant it would multiply the pipelines to compile.
+#include "matmul_common.glsl"
+
+layout(constant_id = 4) const uint TM = 8;       // even
+layout(constant_id = 5) const uint TN = 8;       // even
+layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_ROWS (M)
+layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_COLS (N)
+#define PAIRS_NONE 0u
+#define PAIRS_ALONG_K 1u
+#define PAIRS_ALONG_ROWS 2u
+#define PAIRS_ALONG_COLS 2u
+
+const uint KSTEP = (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u : 1u;
+
+// The operands once more as 64-bit words, for float32 pairs (typed_operands.glsl's widest view is a uvec2,
+// which llvmpipe would load as two words).
+layout(set = 0, binding = 1) readonly buffer a_pairs_block { uint64_t a_data_pairs64[]; };
+layout(set = 0, binding = 2) readonly buffer b_pairs_block { uint64_t b_data_pairs64[]; };
+
+// Elements i and i + 1 (i even) of an operand of dtype DT, as compute_t, through one load.
+#define DEFINE_PAIR_LOAD(NAME, DT)                                                            \
+  void NAME##_load_pair(uint i, out compute_t first, out compute_t second) {                 \
+    if (DT == DT_F32) {                                                                      \
+      const uvec2 words = unpack32(NAME##_pairs64[i >> 1]);                                  \
+      first = compute_t(uintBitsToFloat(words.x));                                           \
+      second = compute_t(uintBitsToFloat(words.y));                                          \
+    } else if (DT == DT_F16 || DT == DT_BF16) {                                              \
+      const uint word = NAME##_32[i >> 1];                                                   \
+      first = compute_t(DT == DT_F16 ? half_bits_to_float(word & 0xffffu)                    \
+                                     : bfloat16_bits_to_float(word & 0xffffu));              \
+      second = compute_t(DT == DT_F16 ? half_bits_to_float(word >> 16)                       \
+                                      : bfloat16_bits_to_float(word >> 16));                 \
+    } else {                                                                                 \
+      first = NAME##_load(i);                                                                \
+      second = NAME##_load(i + 1u);                                                          \
+    }                                                                                        \
+  }
+DEFINE_PAIR_LOAD(a_data, A_DT)
+DEFINE_PAIR_LOAD(b_data, B_DT)
+
+void main() {
+  const uint batch = gl_WorkGroupID.z;
+  const uint lanes = p.lanes_n;
+  const uint lane = gl_LocalInvocationIndex % lanes;
+  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
+  const uint tile_n0 = gl_WorkGroupID.x * (lanes * TN);
+  if (m0 >= p.M) return;  // the whole block is past the edge
+
+  // Rows and columns past the edge read the last valid one (pair), so the k loop has no branches; their
+  // results are never stored.
+  const uint last_row = p.M - (A_PAIRS == PAIRS_ALONG_ROWS ? 2u : 1u);
+  const uint last_col = p.N - (B_PAIRS == PAIRS_ALONG_COLS ? 2u : 1u);
+  uint a_index[TM];
+  for (uint i = 0; i < TM; ++i) {
+    // A pair along M starts at an even row; its second row is the next one whatever the clamp did.
+    const uint row = (A_PAIRS == PAIRS_ALONG_ROWS && i % 2u == 1u) ? min(m0 + i - 1u, last_row) + 1u
+                                                                   : min(m0 + i, last_row);
+    a_index[i] = element_index(OP_A, batch, row, 0u);
+  }
+  uint b_index[TN];
+  for (uint j = 0; j < TN; ++j) {
+    const uint col = tile_n0 + 2u * (lane + lanes * (j / 2u));
+    b_index[j] = element_index(OP_B, batch, 0u,
+                               (B_PAIRS == PAIRS_ALONG_COLS) ? min(col, last_col) + j % 2u
+                                                             : min(col + j % 2u, last_col));
+  }
+  compute_t acc[TM][TN];
+  for (uint i = 0; i < TM; ++i) {
+    for (uint j = 0; j < TN; ++j) acc[i][j] = compute_t(0);
+  }
+
+  const uint a_step = p.col_strides[OP_A];
+  const uint b_step = p.row_strides[OP_B];
+  for (uint k = 0; k < p.K; k += KSTEP) {
+    compute_t a[KSTEP][TM];
+    if (A_PAIRS == PAIRS_ALONG_K) {
+      for (uint i = 0; i < TM; ++i) a_data_load_pair(a_index[i] + k, a[0][i], a[KSTEP - 1u][i]);
+    } else {
+      for (uint s = 0; s < KSTEP; ++s) {
+        for (uint i = 0; i < TM; ++i) {
+          if (A_PAIRS == PAIRS_ALONG_ROWS) {
+            if (i % 2u == 0u) a_data_load_pair(a_index[i] + (k + s) * a_step, a[s][i], a[s][i + 1u]);
+          } else {
+            a[s][i] = a_data_load(a_index[i] + (k + s) * a_step);
+          }
+        }
+      }
+    }
+    compute_t b[KSTEP][TN];
+    if (B_PAIRS == PAIRS_ALONG_K) {
+      for (uint j = 0; j < TN; ++j) b_data_load_pair(b_index[j] + k, b[0][j], b[KSTEP - 1u][j]);
+    } else {
+      for (uint s = 0; s < KSTEP; ++s) {
+        for (uint j = 0; j < TN; ++j) {
+          if (B_PAIRS == PAIRS_ALONG_COLS) {
+            if (j % 2u == 0u) b_data_load_pair(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u]);
+          } else {
+            b[s][j] = b_data_load(b_index[j] + (k + s) * b_step);
+          }
+        }
+      }
+    }
+    for (uint s = 0; s < KSTEP; ++s) {
+      for (uint i = 0; i < TM; ++i) {
+        for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[s][i], b[s][j], acc[i][j]);
+      }
+    }
+  }
+
+  for (uint i = 0; i < TM; ++i) {
+    const uint m = m0 + i;
+    if (m >= p.M) break;
+    for (uint j = 0; j < TN; ++j) {
+      const uint n = tile_n0 + 2u * (lane + lanes * (j / 2u)) + j % 2u;
+      if (n < p.N) store_result(batch, m, n, acc[i][j]);
+    }
+  }
+}

@@ -1,0 +1,587 @@
+// Kernels::matmul against LibTorch's baddbmm on the same host data: edge sizes, transposed and broadcast
+// operands, bias broadcast along rows, alpha and beta, every float dtype, launch windows, and both
+// Vulkan kernels (forced through EMBER_MATMUL_VARIANT) on every device.
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+
+#include "runtime/error.h"
+#include "shaders/matmul_variant.h"
+#include "test_support.h"
+
+namespace ember::test {
+namespace {
+
+// Sets EMBER_MATMUL_VARIANT for its lifetime and puts back what was there.
+class ScopedVariant {
+ public:
+  explicit ScopedVariant(const std::string& value) {
+    if (const char* old = std::getenv(kName)) previous_ = old;
+    if (value.empty()) unsetenv(kName);
+    else setenv(kName, value.c_str(), 1);
+  }
+  ~ScopedVariant() {
+    if (previous_) setenv(kName, previous_->c_str(), 1);
+    else unsetenv(kName);
+  }
+
+ private:
+  static constexpr const char* kName = "EMBER_MATMUL_VARIANT";
+  std::optional<std::string> previous_;
+};
+
+class MatmulKernelsTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped() || device->backend() == Backend::Vulkan) return;
+    // Another backend without the kernel skips, saying so, rather than failing every case here.
+    try {
+      auto memory = device->allocate(64);
+      const TensorRef one = view(memory.get(), DType::Float32, {1, 1, 1}, {1, 1, 1});
+      device->kernels().matmul(*stream, MatmulArgs{one, one, one});
+      stream->synchronize();
+    } catch (const UnsupportedError& error) {
+      GTEST_SKIP() << error.what();
+    }
+  }
+
+  // The kernels to run every case with: both Vulkan variants, or the backend's own.
+  std::vector<std::string> variants() const {
+    if (device->backend() == Backend::Vulkan) return {"register", "tiled"};
+    return {""};
+  }
+};
+
+DType ember_dtype(at::ScalarType type) {
+  switch (type) {
+    case at::kFloat: return DType::Float32;
+    case at::kHalf: return DType::Float16;
+    case at::kBFloat16: return DType::BFloat16;
+    case at::kDouble: return DType::Float64;
+    case at::kInt: return DType::Int32;
+    default: throw Error("no ember dtype for this test tensor");
+  }
+}
+
+// A host tensor's whole storage on the device, viewed with the same sizes, strides and offset.
+struct OnDevice {
+  std::shared_ptr<Allocation> memory;
+  TensorRef ref;
+};
+
+OnDevice to_device(Device& device, Stream& stream, const at::Tensor& host) {
+  const size_t bytes = host.storage().nbytes();
+  OnDevice result;
+  result.memory = device.allocate(std::max<size_t>(bytes, 1), stream.shared_from_this());
+  stream.copy_from_host(*result.memory, 0, host.storage().data(), bytes);
+  result.ref = view(result.memory.get(), ember_dtype(host.scalar_type()), host.sizes().vec(),
+                    host.strides().vec(), host.storage_offset() * host.element_size());
+  return result;
+}
+
+// Reads `like`'s view back from the device copy of its storage.
+at::Tensor from_device(Stream& stream, const OnDevice& on_device, const at::Tensor& like) {
+  const size_t bytes = like.storage().nbytes();
+  std::vector<std::byte> data = stream.copy_to_host(on_device.memory, 0, bytes).wait();
+  const int64_t elements = static_cast<int64_t>(bytes / like.element_size());
+  at::Tensor storage = at::empty({elements}, like.options());
+  std::memcpy(storage.data_ptr(), data.data(), bytes);
+  return storage.as_strided(like.sizes(), like.strides(), like.storage_offset());
+}
+
+// Tolerance per dtype relative to the scale of a sum of K unit products: |error| <= rtol * (|expected| +
+// sqrt(K)). Inputs are N(0, 1), so that scale is the size of a typical result.
+double relative_tolerance(at::ScalarType type) {
+  switch (type) {
+    case at::kDouble: return 1e-12;
+    case at::kFloat: return 1e-5;
+    case at::kHalf: return 2e-3;
+    default: return 1e-2;  // bfloat16
+  }
+}
+
+void expect_close(const at::Tensor& got, const at::Tensor& expected, at::ScalarType type, int64_t K) {
+  const at::Tensor got64 = got.to(at::kDouble);
+  const double tol = relative_tolerance(type);
+  const at::Tensor allowed = tol * (expected.abs() + std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))));
+  // NaN in got fails: the comparison is false.
+  const at::Tensor good = (got64 - expected).abs() <= allowed;
+  if (good.all().item<bool>()) return;
+  const at::Tensor bad = (~good).nonzero();
+  const int64_t count = bad.size(0);
+  const at::Tensor first = bad[0];
+  const int64_t b = first[0].item<int64_t>(), m = first[1].item<int64_t>(), n = first[2].item<int64_t>();
+  ADD_FAILURE() << count << " of " << got.numel() << " elements differ; first at [" << b << ", " << m
+                << ", " << n << "]: got " << got64[b][m][n].item<double>() << ", expected "
+                << expected[b][m][n].item<double>() << " (tolerance " << allowed[b][m][n].item<double>()
+                << ")";
+}
+
+enum class BiasKind { None, Full, Row, RowAndBatch };
+
+struct MatmulCase {
+  int64_t batch = 1, M = 1, K = 1, N = 1;
+  bool a_transposed = false, b_transposed = false, out_transposed = false;
+  bool a_broadcast = false, b_broadcast = false;  // one matrix seen by every batch (stride 0)
+  bool stepped = false;  // A, B and out are every other column of a wider matrix (stride 2)
+  BiasKind bias = BiasKind::None;
+  double alpha = 1.0, beta = 1.0;
+
+  std::string describe() const {
+    std::string s = std::to_string(batch) + "x" + std::to_string(M) + "x" + std::to_string(K) + "x" +
+                    std::to_string(N);
+    if (a_transposed) s += " A^T";
+    if (b_transposed) s += " B^T";
+    if (out_transposed) s += " out^T";
+    if (a_broadcast) s += " A-broadcast";
+    if (b_broadcast) s += " B-broadcast";
+    if (stepped) s += " stepped";
+    if (bias != BiasKind::None) s += " bias" + std::to_string(static_cast<int>(bias));
+    s += " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
+    return s;
+  }
+};
+
+// batch × rows × cols of N(0, 1) in `type`, stored transposed when asked, one matrix expanded over the
+// batch when `broadcast`.
+// batch when `broadcast`, every other column of a matrix twice as wide when `stepped`.
+at::Tensor operand(at::ScalarType type, int64_t batch, int64_t rows, int64_t cols, bool transposed,
+                   bool broadcast, bool stepped = false) {
+  const int64_t stored = broadcast ? 1 : batch;
+  const int64_t step = stepped ? 2 : 1;
+  at::Tensor t = transposed ? at::randn({stored, cols, rows * step}).to(type).transpose(1, 2)
+                            : at::randn({stored, rows, cols * step}).to(type);
+  if (stepped) t = transposed ? t.slice(1, 0, rows * step, step) : t.slice(2, 0, cols * step, step);
+  return broadcast ? t.expand({batch, rows, cols}) : t;
+}
+
+void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarType type) {
+  SCOPED_TRACE(c.describe() + " " + std::string(c10::toString(type)));
+  const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast, c.stepped);
+  const at::Tensor b = operand(type, c.batch, c.K, c.N, c.b_transposed, c.b_broadcast, c.stepped);
+  at::Tensor bias;
+  switch (c.bias) {
+    case BiasKind::None: break;
+    case BiasKind::Full: bias = at::randn({c.batch, c.M, c.N}).to(type); break;
+    case BiasKind::Row: bias = at::randn({c.batch, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
+    case BiasKind::RowAndBatch: bias = at::randn({1, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
+  }
+  // NaN everywhere first: an element the kernel forgets fails the comparison, and the gaps of a
+  // stepped out must stay NaN.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t step = c.stepped ? 2 : 1;
+  at::Tensor out = c.out_transposed
+                       ? at::full({c.batch, c.N, c.M * step}, nan, at::dtype(type)).transpose(1, 2)
+                       : at::full({c.batch, c.M, c.N * step}, nan, at::dtype(type));
+  if (c.stepped) {
+    out = c.out_transposed ? out.slice(1, 0, c.M * step, step) : out.slice(2, 0, c.N * step, step);
+  }
+
+  const OnDevice a_dev = to_device(device, stream, a);
+  const OnDevice b_dev = to_device(device, stream, b);
+  const OnDevice out_dev = to_device(device, stream, out);
+  std::optional<OnDevice> bias_dev;
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  if (bias.defined()) {
+    bias_dev = to_device(device, stream, bias);
+    args.bias = bias_dev->ref;
+  }
+  args.alpha = c.alpha;
+  args.beta = bias.defined() ? c.beta : 0.0;
+  device.kernels().matmul(stream, args);
+
+  // The oracle computes in float64 from the same (already rounded) inputs.
+  const at::Tensor a64 = a.to(at::kDouble), b64 = b.to(at::kDouble);
+  const at::Tensor expected = bias.defined()
+                                  ? at::baddbmm(bias.to(at::kDouble), a64, b64, args.beta, c.alpha)
+                                  : at::bmm(a64, b64) * c.alpha;
+  const at::Tensor got = from_device(stream, out_dev, out);
+  expect_close(got, expected, type, c.K);
+  if (c.stepped) {
+    const auto stored = static_cast<int64_t>(out.storage().nbytes() / out.element_size());
+    const at::Tensor storage = got.as_strided({stored}, {1}, 0);
+    EXPECT_EQ(storage.isnan().sum().item<int64_t>(), storage.numel() - out.numel())
+        << "the kernel wrote outside out's view";
+  }
+}
+
+const int64_t kSizes[] = {1, 3, 17, 64, 65, 127, 200};
+
+TEST_P(MatmulKernelsTest, Float32EdgeSizes) {
+  at::manual_seed(1);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    // Every (M, N) pair of the edge sizes, K cycling through them too.
+    int i = 0;
+    for (int64_t M : kSizes) {
+      for (int64_t N : kSizes) {
+        MatmulCase c;
+        c.M = M;
+        c.N = N;
+        c.K = kSizes[i++ % 7];
+        run_case(*device, *stream, c, at::kFloat);
+      }
+    }
+  }
+}
+
+// Operand layouts, broadcasting, bias kinds and scalars, at sizes that are not multiples of any tile.
+std::vector<MatmulCase> layout_cases() {
+  std::vector<MatmulCase> cases;
+  for (int t = 0; t < 4; ++t) {
+    MatmulCase c;
+    c.M = 65;
+    c.K = 127;
+    c.N = 17;
+    c.a_transposed = t & 1;
+    c.b_transposed = t & 2;
+    cases.push_back(c);
+  }
+  MatmulCase c;
+  c.batch = 3;
+  c.M = 17;
+  c.K = 65;
+  c.N = 64;
+  c.a_broadcast = true;
+  c.bias = BiasKind::Row;
+  c.alpha = 0.5;
+  c.beta = -2.0;
+  cases.push_back(c);
+  c.a_broadcast = false;
+  c.b_broadcast = true;
+  c.b_transposed = true;
+  c.bias = BiasKind::RowAndBatch;
+  c.alpha = 1.0;
+  c.beta = 1.0;
+  cases.push_back(c);  // a batched Linear: x @ W^T + b
+  c.b_broadcast = false;
+  c.b_transposed = false;
+  c.a_transposed = true;
+  c.out_transposed = true;
+  c.bias = BiasKind::Full;
+  c.alpha = -1.5;
+  c.beta = 0.25;
+  cases.push_back(c);
+  MatmulCase stepped;  // every other column of A, B and out; A and out also transposed
+  stepped.batch = 2;
+  stepped.M = 33;
+  stepped.K = 40;
+  stepped.N = 65;
+  stepped.stepped = true;
+  stepped.bias = BiasKind::Full;
+  cases.push_back(stepped);
+  stepped.a_transposed = true;
+  stepped.out_transposed = true;
+  cases.push_back(stepped);
+  MatmulCase vector_case;  // matrix-vector and vector-matrix products
+  vector_case.batch = 3;
+  vector_case.M = 200;
+  vector_case.K = 127;
+  vector_case.N = 1;
+  vector_case.bias = BiasKind::Row;
+  cases.push_back(vector_case);
+  vector_case.M = 1;
+  vector_case.N = 200;
+  vector_case.a_transposed = true;
+  cases.push_back(vector_case);
+  return cases;
+}
+
+TEST_P(MatmulKernelsTest, Float32LayoutsBroadcastAndBias) {
+  at::manual_seed(2);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    for (const MatmulCase& c : layout_cases()) run_case(*device, *stream, c, at::kFloat);
+  }
+}
+
+TEST_P(MatmulKernelsTest, HalfAndBFloat16AccumulateInFloat32) {
+  at::manual_seed(3);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    for (at::ScalarType type : {at::kHalf, at::kBFloat16}) {
+      if (!device->supports(ember_dtype(type))) {
+        std::printf("[  NOTE    ] %s skipped: the device cannot store it\n", c10::toString(type));
+        continue;
+      }
+      MatmulCase c;
+      c.M = 127;
+      c.K = 200;
+      c.N = 65;
+      c.bias = BiasKind::Row;
+      run_case(*device, *stream, c, type);
+      c.batch = 3;
+      c.M = 17;
+      c.N = 3;
+      c.b_transposed = true;
+      c.a_broadcast = true;
+      c.alpha = 2.0;
+      c.beta = 0.5;
+      c.bias = BiasKind::Full;
+      run_case(*device, *stream, c, type);
+    }
+  }
+}
+
+TEST_P(MatmulKernelsTest, Float64) {
+  if (!device->supports(DType::Float64)) {
+    GTEST_SKIP() << device->info().name << " has no float64";
+  }
+  at::manual_seed(4);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    for (const MatmulCase& c : layout_cases()) run_case(*device, *stream, c, at::kDouble);
+    MatmulCase c;
+    c.M = 200;
+    c.K = 64;
+    c.N = 127;
+    c.bias = BiasKind::Full;
+    c.beta = 0.5;
+    run_case(*device, *stream, c, at::kDouble);
+  }
+}
+
+// Even sizes, unit strides and aligned starts let the register kernel read operands two elements at a
+// time, along K, M or N depending on the layout; an odd start must turn that off.
+TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
+  at::manual_seed(9);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
+    for (int t = 0; t < 4; ++t) {
+      MatmulCase c;
+      c.batch = 2;
+      c.M = 66;
+      c.K = 130;
+      c.N = 18;
+      c.a_transposed = t & 1;  // pairs along M instead of K
+      c.b_transposed = t & 2;  // pairs along K instead of N
+      c.bias = BiasKind::Row;
+      run_case(*device, *stream, c, at::kFloat);
+    }
+    // A starting on an odd element, then B: no pairs for that operand.
+    const at::Tensor a = at::randn({1 + 2 * 66 * 130}).slice(0, 1).view({2, 66, 130});
+    const at::Tensor b = at::randn({1 + 2 * 130 * 18}).slice(0, 1).view({2, 130, 18});
+    const at::Tensor out = at::zeros({2, 66, 18});
+    const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+    const OnDevice out_dev = to_device(*device, *stream, out);
+    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
+                 at::kFloat, 130);
+  }
+}
+
+// Mixed operand dtypes: each operand loads from its own dtype (tensor/ does not send these today).
+TEST_P(MatmulKernelsTest, OperandsLoadFromTheirOwnDtypes) {
+  if (!device->supports(DType::Float16) || !device->supports(DType::BFloat16)) {
+    GTEST_SKIP() << device->info().name << " lacks float16 or bfloat16";
+  }
+  at::manual_seed(5);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    const at::Tensor a = at::randn({1, 17, 65}).to(at::kHalf);
+    const at::Tensor b = at::randn({1, 65, 3}).to(at::kBFloat16);
+    const at::Tensor bias = at::randn({1, 17, 3});
+    const at::Tensor out = at::zeros({1, 17, 3});
+    const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+    const OnDevice bias_dev = to_device(*device, *stream, bias), out_dev = to_device(*device, *stream, out);
+    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 1.0, 1.0});
+    const at::Tensor expected =
+        at::baddbmm(bias.to(at::kDouble), a.to(at::kDouble), b.to(at::kDouble));
+    expect_close(from_device(*stream, out_dev, out), expected, at::kFloat, 65);
+  }
+}
+
+// PyTorch's addmm with beta == 0 ignores the bias, NaN included.
+TEST_P(MatmulKernelsTest, BetaZeroIgnoresNaNInBias) {
+  at::manual_seed(6);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    const at::Tensor a = at::randn({2, 17, 33}), b = at::randn({2, 33, 65});
+    const at::Tensor bias = at::full({2, 17, 65}, std::numeric_limits<float>::quiet_NaN());
+    const at::Tensor out = at::zeros({2, 17, 65});
+    const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+    const OnDevice bias_dev = to_device(*device, *stream, bias), out_dev = to_device(*device, *stream, out);
+    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 3.0, 0.0});
+    const at::Tensor expected =
+        at::baddbmm(bias.to(at::kDouble), a.to(at::kDouble), b.to(at::kDouble), 0.0, 3.0);
+    ASSERT_FALSE(expected.isnan().any().item<bool>()) << "the oracle ignores the bias too";
+    expect_close(from_device(*stream, out_dev, out), expected, at::kFloat, 33);
+  }
+}
+
+// K == 0: out = beta * bias, or zeros without a bias.
+TEST_P(MatmulKernelsTest, EmptyInnerDimension) {
+  at::manual_seed(7);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    MatmulCase c;
+    c.batch = 2;
+    c.M = 65;
+    c.K = 0;
+    c.N = 17;
+    run_case(*device, *stream, c, at::kFloat);
+    c.bias = BiasKind::Row;
+    c.beta = 0.5;
+    run_case(*device, *stream, c, at::kFloat);
+  }
+}
+
+// Empty M, N or batch: nothing to do, and out (with no elements to hold) is not touched.
+TEST_P(MatmulKernelsTest, EmptyOutputDoesNothing) {
+  auto memory = device->allocate(64);
+  Kernels& kernels = device->kernels();
+  for (const std::vector<int64_t>& bmkn :
+       std::vector<std::vector<int64_t>>{{1, 0, 3, 4}, {1, 3, 4, 0}, {0, 3, 4, 5}, {2, 0, 0, 0}}) {
+    const int64_t B = bmkn[0], M = bmkn[1], K = bmkn[2], N = bmkn[3];
+    const TensorRef a = view(memory.get(), DType::Float32, {B, M, K}, {0, 0, 0});
+    const TensorRef b = view(memory.get(), DType::Float32, {B, K, N}, {0, 0, 0});
+    const TensorRef out = view(memory.get(), DType::Float32, {B, M, N}, {0, 0, 0});
+    EXPECT_NO_THROW(kernels.matmul(*stream, MatmulArgs{out, a, b}));
+  }
+  stream->synchronize();
+}
+
+TEST_P(MatmulKernelsTest, IntegerOperandsAreUnsupported) {
+  auto memory = device->allocate(64);
+  const TensorRef f = view(memory.get(), DType::Float32, {1, 2, 2}, {4, 2, 1});
+  const TensorRef i = view(memory.get(), DType::Int32, {1, 2, 2}, {4, 2, 1});
+  try {
+    device->kernels().matmul(*stream, MatmulArgs{f, i, f});
+    FAIL() << "int32 matmul did not throw";
+  } catch (const UnsupportedError& error) {
+    EXPECT_NE(std::string(error.what()).find("int32"), std::string::npos) << error.what();
+  }
+}
+
+// Operands whose extent passes one storage-buffer binding: the launch is split along the batch, then
+// along rows; a B matrix that alone passes it is refused with UnsupportedError. The operands are laid
+// out with huge strides over memory that is mostly never written, so the test stays small.
+class MatmulWindowsTest : public MatmulKernelsTest {
+ protected:
+  void SetUp() override {
+    MatmulKernelsTest::SetUp();
+    if (IsSkipped()) return;
+    range_ = device->info().max_storage_buffer_range;
+    if (range_ == 0 || range_ > (uint64_t{512} << 20)) {
+      GTEST_SKIP() << "bindings reach " << range_ << " bytes here; the test needs a device that "
+                   << "binds at most 512 MiB (lavapipe: 128 MiB)";
+    }
+  }
+
+  // `host` (contiguous batch × rows × cols float32) copied row by row into fresh memory with the given
+  // batch and row strides (elements) and unit column stride.
+  OnDevice place(const at::Tensor& host, int64_t batch_stride, int64_t row_stride) {
+    const int64_t batch = host.size(0), rows = host.size(1), cols = host.size(2);
+    const uint64_t elements = (batch - 1) * batch_stride + (rows - 1) * row_stride + cols;
+    OnDevice result;
+    result.memory = device->allocate(elements * sizeof(float));
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t r = 0; r < rows; ++r) {
+        stream->copy_from_host(*result.memory, (b * batch_stride + r * row_stride) * sizeof(float),
+                               host[b][r].data_ptr<float>(), cols * sizeof(float));
+      }
+    }
+    result.ref = view(result.memory.get(), DType::Float32, {batch, rows, cols},
+                      {batch_stride, row_stride, 1});
+    return result;
+  }
+
+  // Elements of float32 that span a little more than `fraction` of one binding.
+  int64_t stride_for(double fraction) const {
+    return static_cast<int64_t>(static_cast<double>(range_) * fraction / sizeof(float));
+  }
+
+  uint64_t range_ = 0;
+};
+
+TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
+  at::manual_seed(8);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    ScopedVariant scoped(variant);
+    // B's matrices lie 0.6 bindings apart: at most two share a window.
+    const at::Tensor a = at::randn({3, 5, 17}), b = at::randn({3, 17, 9});
+    const OnDevice a_dev = to_device(*device, *stream, a);
+    const OnDevice b_dev = place(b, stride_for(0.6), 9);
+    // A's rows lie 0.4 bindings apart: a window holds three, taken two at a time (pairs of rows stay
+    // aligned), so five take three launches.
+    const at::Tensor a_rows = at::randn({1, 5, 17});
+    const OnDevice a_rows_dev = place(a_rows, 0, stride_for(0.4));
+    const at::Tensor b_one = at::randn({1, 17, 9});
+    const OnDevice b_one_dev = to_device(*device, *stream, b_one);
+
+    const at::Tensor out = at::zeros({3, 5, 9}), out_rows = at::zeros({1, 5, 9});
+    const OnDevice out_dev = to_device(*device, *stream, out);
+    const OnDevice out_rows_dev = to_device(*device, *stream, out_rows);
+    // B's matrices {0, 1} and {2}; A's rows {0, 1}, {2, 3} and {4}.
+    uint64_t before = stream->stats().dispatches;
+    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    EXPECT_EQ(stream->stats().dispatches - before, 2u);
+    before = stream->stats().dispatches;
+    device->kernels().matmul(*stream, MatmulArgs{out_rows_dev.ref, a_rows_dev.ref, b_one_dev.ref});
+    EXPECT_EQ(stream->stats().dispatches - before, 3u);
+    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
+                 at::kFloat, 17);
+    expect_close(from_device(*stream, out_rows_dev, out_rows),
+                 at::bmm(a_rows.to(at::kDouble), b_one.to(at::kDouble)), at::kFloat, 17);
+  }
+}
+
+TEST_P(MatmulWindowsTest, MatrixLargerThanABindingIsUnsupported) {
+  // Two rows of B, 1.2 bindings apart.
+  const at::Tensor b = at::randn({1, 2, 3});
+  const OnDevice b_dev = place(b, 0, stride_for(1.2));
+  auto small = device->allocate(64);
+  const TensorRef a = view(small.get(), DType::Float32, {1, 1, 2}, {2, 2, 1});
+  const TensorRef out = view(small.get(), DType::Float32, {1, 1, 3}, {3, 3, 1}, 16);
+  try {
+    device->kernels().matmul(*stream, MatmulArgs{out, a, b_dev.ref});
+    FAIL() << "a B matrix larger than a binding did not throw";
+  } catch (const UnsupportedError& error) {
+    EXPECT_NE(std::string(error.what()).find("storage-buffer binding"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(MatmulVariant, ChosenPerDeviceClassAndOverridden) {
+  DeviceInfo cpu;
+  cpu.kind = "CPU";
+  DeviceInfo gpu;
+  gpu.kind = "discrete GPU";
+  {
+    ScopedVariant none("");
+    EXPECT_EQ(vulkan::matmul_variant(cpu), vulkan::MatmulVariant::Register);
+    EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::Tiled);
+  }
+  {
+    ScopedVariant forced("tiled");
+    EXPECT_EQ(vulkan::matmul_variant(cpu), vulkan::MatmulVariant::Tiled);
+  }
+  {
+    ScopedVariant forced("register");
+    EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::Register);
+  }
+  {
+    ScopedVariant wrong("fastest");
+    EXPECT_THROW(vulkan::matmul_variant(gpu), Error);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MatmulKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, MatmulWindowsTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+}  // namespace
+}  // namespace ember::test
