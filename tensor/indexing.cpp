@@ -675,6 +675,11 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   if (index.dim() > 1) {
     throw IndexError("index_copy_(): Index should have dimension 1 or 0 (got " + std::to_string(index.dim()) + ")");
   }
+  if (this->dim() > 0 && source.dim() > 0 && source.dim() != this->dim()) {
+    throw IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                     "match. Source dimensionality (" + std::to_string(source.dim()) +
+                     "), destination dimensionality (" + std::to_string(this->dim()) + ")");
+  }
   const int64_t source_size = source.dim() == 0 ? 1 : source.size(std::min(dim, source.dim() - 1));
   if (index.numel() != source_size) {
     throw IndexError("index_copy_(): Number of indices (" + std::to_string(index.numel()) +
@@ -686,11 +691,6 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   if (source.dtype() != dtype()) {
     throw Error("index_copy_(): self and source expected to have the same dtype, but got (self) " +
                 type_name(dtype()) + " and (source) " + type_name(source.dtype()));
-  }
-  if (this->dim() > 0 && source.dim() > 0 && source.dim() != this->dim()) {
-    throw IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
-                     "match. Source dimensionality (" + std::to_string(source.dim()) +
-                     "), destination dimensionality (" + std::to_string(this->dim()) + ")");
   }
   for (int64_t d = 0; d < source.dim() && this->dim() > 0; ++d) {
     if (d != dim && source.size(d) != size(d)) {

@@ -5,22 +5,6 @@
 
 namespace ember::test {
 
-at::ScalarType torch_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int8: return at::kChar;
-    case DType::UInt8: return at::kByte;
-    case DType::Int16: return at::kShort;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    case DType::Bool: return at::kBool;
-  }
-  return at::kFloat;
-}
-
 namespace {
 template <class T>
 at::Tensor host_copy(const Tensor& t, at::ScalarType type) {
@@ -34,7 +18,7 @@ at::Tensor to_torch(const Tensor& t) {
     // float16 and bfloat16 values are exact in float32.
     case DType::Float32:
     case DType::Float16:
-    case DType::BFloat16: return host_copy<float>(t, at::kFloat).to(torch_dtype(t.dtype()));
+    case DType::BFloat16: return host_copy<float>(t, at::kFloat).to(to_at(t.dtype()));
     case DType::Float64: return host_copy<double>(t, at::kDouble);
     case DType::Int8: return host_copy<int8_t>(t, at::kChar);
     case DType::UInt8: return host_copy<uint8_t>(t, at::kByte);
@@ -48,22 +32,13 @@ at::Tensor to_torch(const Tensor& t) {
 
 Tensor to_ember(const at::Tensor& t, const std::shared_ptr<Device>& device) {
   const at::Tensor c = t.contiguous();
-  DType dtype = DType::Float32;
-  for (DType d : kAllDTypes) {
-    if (torch_dtype(d) == c.scalar_type()) dtype = d;
-  }
-  return from_blob(c.data_ptr(), c.sizes().vec(), TensorOptions().dtype(dtype).device(device));
+  return from_blob(c.data_ptr(), c.sizes().vec(), TensorOptions().dtype(from_at(c.scalar_type())).device(device));
 }
 
 at::Tensor random_torch(std::vector<int64_t> sizes, DType dtype, uint64_t seed, double low, double high) {
-  at::Generator generator = at::detail::createCPUGenerator(seed);
-  if (dtype == DType::Bool) return at::randint(0, 2, sizes, generator, at::kBool);
-  if (!is_floating_point(dtype)) {
-    if (dtype == DType::UInt8) low = std::max(low, 0.0);
-    return at::randint(static_cast<int64_t>(low), static_cast<int64_t>(high), sizes, generator,
-                       at::TensorOptions(torch_dtype(dtype)));
-  }
-  return at::empty(sizes, at::kDouble).uniform_(low, high, generator).to(torch_dtype(dtype));
+  at::manual_seed(seed);
+  if (dtype == DType::UInt8) low = std::max(low, 0.0);
+  return random_tensor(sizes, dtype, low, high);
 }
 
 double tolerance(DType dtype) {
@@ -79,7 +54,7 @@ double tolerance(DType dtype) {
 void expect_tensor_eq(const Tensor& actual, const at::Tensor& expected, double rtol, double atol,
                       const std::string& context) {
   SCOPED_TRACE(context);
-  ASSERT_EQ(torch_dtype(actual.dtype()), expected.scalar_type()) << "dtype " << dtype_name(actual.dtype());
+  ASSERT_EQ(to_at(actual.dtype()), expected.scalar_type()) << "dtype " << dtype_name(actual.dtype());
   ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
   if (rtol < 0) rtol = tolerance(actual.dtype());
   if (atol < 0) atol = rtol;

@@ -7,18 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "oracle_tensors.h"
 #include "test_support.h"
 
 namespace ember::test {
 
-at::ScalarType torch_dtype(DType dtype);
 // A host copy with the same sizes, dtype and values.
 at::Tensor to_torch(const Tensor& t);
 // A contiguous device copy of a host tensor.
 Tensor to_ember(const at::Tensor& t, const std::shared_ptr<Device>& device);
 
-// Random host values for `dtype` (deterministic per seed): floats uniform in [low, high), integers in
-// [low, high) (uint8 from 0), bools half true.
+// random_tensor's values (oracle_tensors.h), deterministic per seed; uint8 values start at 0.
 at::Tensor random_torch(std::vector<int64_t> sizes, DType dtype, uint64_t seed, double low = -4, double high = 4);
 
 // Relative tolerance of results stored in `dtype` (0 for exact dtypes).
