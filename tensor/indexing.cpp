@@ -95,11 +95,13 @@ Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range
   return index.remainder(size);
 }
 
-// sizes with every entry 1 except `dim`, which is n: a 1-D index seen along one dim of a shape.
-TensorRef along_dim(const Tensor& index, int64_t dim, IntArrayRef shape) {
-  std::vector<int64_t> sizes(shape.size(), 1);
+// A 1-D index (or any index, flattened) with every dim of size 1 except `dim`, which holds its n
+// elements: its ref(shape) reads the index along one dim of `shape`. It may be a copy: keep it alive
+// until the kernel call that reads it has been recorded.
+Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim) {
+  std::vector<int64_t> sizes(ndim, 1);
   sizes[dim] = index.numel();
-  return index.reshape(sizes).ref(shape);
+  return index.reshape(sizes);
 }
 
 std::string join_sizes(IntArrayRef sizes) {
@@ -258,8 +260,8 @@ Tensor advanced_index(const Tensor& src, const std::vector<IndexEntry>& list) {
   const Tensor offsets = element_offsets(src, adv);
   if (out.numel() == 0) return out;
   const Tensor target = kernel_order(out, layout);
-  const TensorRef index = along_dim(offsets, 0, target.sizes());
-  kernels(src).gather(stream(src), target.ref(), offset_view(src, adv, layout), 0, index);
+  const Tensor index = along_dim(offsets, 0, target.dim());
+  kernels(src).gather(stream(src), target.ref(), offset_view(src, adv, layout), 0, index.ref(target.sizes()));
   return out;
 }
 
@@ -296,10 +298,11 @@ void advanced_put(const Tensor& dst, const std::vector<IndexEntry>& list, const 
   if (detail::product(layout.result) == 0) return;
   std::vector<int64_t> kernel_sizes{layout.count};
   for (int64_t d : layout.rest) kernel_sizes.push_back(dst.size(d));
-  const TensorRef index = along_dim(offsets, 0, kernel_sizes);
-  const Operand src = source.defined() ? Operand(kernel_order(source, layout).ref()) : Operand(*scalar);
+  const Tensor index = along_dim(offsets, 0, kernel_sizes.size());
+  const Tensor ordered = source.defined() ? kernel_order(source, layout) : Tensor();  // may be a copy
+  const Operand src = ordered.defined() ? Operand(ordered.ref()) : Operand(*scalar);
   kernels(dst).scatter(stream(dst), accumulate ? ScatterMode::Add : ScatterMode::Assign,
-                       offset_view(dst, adv, layout), 0, index, src);
+                       offset_view(dst, adv, layout), 0, index.ref(kernel_sizes), src);
   detail::bump_version(dst);
 }
 
@@ -468,8 +471,8 @@ void scatter_along(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& in
   if (detail::product(shape) > 0) {
     const Tensor out = at_least_1d(self);
     const Tensor idx = index.to(DType::Int64);
-    kernels(self).scatter(stream(self), mode, out.ref(), static_cast<int>(dim), along_dim(idx, dim, shape), src,
-                          alpha);
+    kernels(self).scatter(stream(self), mode, out.ref(), static_cast<int>(dim),
+                          along_dim(idx, dim, shape.size()).ref(shape), src, alpha);
   }
   detail::bump_version(self);
 }
@@ -557,7 +560,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   if (out.numel() > 0) {
     const Tensor target = at_least_1d(out);
     kernels(*this).gather(stream(*this), target.ref(), in.ref(), static_cast<int>(dim),
-                          along_dim(index.to(DType::Int64), dim, target.sizes()));
+                          along_dim(index.to(DType::Int64), dim, target.dim()).ref(target.sizes()));
   }
   return out;
 }

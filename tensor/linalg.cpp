@@ -24,13 +24,14 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
 }
 
 // t (batch dims..., rows, cols) as one batch dim: stride 0 when the batch is broadcast, the common
-// stride when the batch dims merge, else a contiguous copy.
-TensorRef batched_ref(const Tensor& t, int64_t batch) {
+// stride when the batch dims merge, else a contiguous copy, which `keep` holds until the kernel call
+// has been recorded.
+TensorRef batched_ref(const Tensor& t, int64_t batch, std::vector<Tensor>& keep) {
   const int64_t nbatch = t.dim() - 2;
   std::vector<int64_t> batch_sizes(t.sizes().begin(), t.sizes().begin() + nbatch);
   std::vector<int64_t> batch_strides(t.strides().begin(), t.strides().begin() + nbatch);
+  keep.reserve(keep.size() + 1);  // `source` points into keep
   const Tensor* source = &t;
-  Tensor copy;
   int64_t batch_stride = 0;
   if (nbatch > 0) {
     bool broadcast = true;
@@ -39,8 +40,8 @@ TensorRef batched_ref(const Tensor& t, int64_t batch) {
       if (auto merged = detail::view_strides(batch_sizes, batch_strides, IntArrayRef(batch))) {
         batch_stride = (*merged)[0];
       } else {
-        copy = t.contiguous();
-        source = &copy;
+        keep.push_back(t.contiguous());
+        source = &keep.back();
         batch_stride = t.size(-1) * t.size(-2);
       }
     }
@@ -64,11 +65,12 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
                 double alpha) {
   if (out.numel() == 0) return;
   const int64_t batch = detail::product(IntArrayRef(out.sizes().data(), out.dim() - 2));
+  std::vector<Tensor> keep;
   MatmulArgs args;
-  args.out = batched_ref(out, batch);
-  args.a = batched_ref(a, batch);
-  args.b = batched_ref(b, batch);
-  if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch);
+  args.out = batched_ref(out, batch, keep);
+  args.a = batched_ref(a, batch, keep);
+  args.b = batched_ref(b, batch, keep);
+  if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch, keep);
   args.alpha = alpha;
   args.beta = bias ? beta : 0.0;
   detail::kernels_for(*out.device()).matmul(*detail::stream_for(*out.device()), args);

@@ -86,6 +86,7 @@ TEST_P(TensorIndexingTest, AdvancedIndices) {
       {Ellipsis, longs({1, 1, 5})},
       {longs({}), Slice()},
       {longs({0, 1, 2, 3, 0, 1}, {2, 3}), Slice(), longs({0, 5, 5}, {1, 3})},
+      {longs({0, 1, 2, 3, 0, 1}, {2, 3}).t()},                    // a non-contiguous index
   };
   for (const auto& [name, x] : layouts_of(t, device)) {
     SCOPED_TRACE(name);
@@ -132,6 +133,7 @@ TEST_P(TensorIndexingTest, IndexPut) {
       {{mask2}, {6}},
       {{1, Slice(1, 3)}, {1, 2, 6}},                                // basic only: copy_
       {{Ellipsis, longs({1, 5})}, {2}},
+      {{longs({0, 3, 1, 2}, {2, 2}).t()}, {2, 1, 5, 6}},          // index and value both reordered by copies
   };
   for (const Case& c : cases) {
     for (const bool transposed : {false, true}) {
