@@ -208,8 +208,9 @@ Tensor bernoulli(const Tensor& like, double p, Generator* generator) {
 
 namespace {
 
-// The row statistics multinomial checks, read back together: min probability, whether all are finite,
-// the smallest row sum and the fewest nonzero categories in a row.
+// The row statistics multinomial checks, read back together: the smallest probability, the largest
+// magnitude (infinite or NaN when some probability is), the smallest row sum and the fewest nonzero
+// categories in a row.
 struct DistributionStats {
   double min = 0;
   bool finite = true;
@@ -221,18 +222,19 @@ DistributionStats distribution_stats(const Tensor& rows) {
   const auto& device = rows.device();
   Kernels& kernels = detail::kernels_for(*device);
   Stream& stream = *detail::stream_for(*device);
-  Tensor stats = detail::empty_on({4}, DType::Float64, device);
-  // Reduces `in` over `mask` into stats[slot]; the kernel converts to float64 when it stores.
+  const DType wide = device->supports(DType::Float64) ? DType::Float64 : DType::Float32;
+  Tensor stats = detail::empty_on({4}, wide, device);
+  // Reduces `in` over `mask` into stats[slot].
   auto reduce_into = [&](int64_t slot, ReduceOp op, const Tensor& in, uint32_t mask) {
     const TensorRef out = stats.narrow(0, slot, 1).ref();
-    kernels.reduce(stream, op, &out, nullptr, in.ref(), mask, in.dtype());
+    kernels.reduce(stream, op, &out, nullptr, in.ref(), mask, wide);
   };
   reduce_into(0, ReduceOp::Amin, rows, 3);
-  reduce_into(1, ReduceOp::All, rows.isfinite(), 3);
-  reduce_into(2, ReduceOp::Amin, rows.sum(IntArrayRef(int64_t{1}), false, DType::Float64), 1);
+  reduce_into(1, ReduceOp::Amax, rows.abs(), 3);
+  reduce_into(2, ReduceOp::Amin, rows.sum(IntArrayRef(int64_t{1}), false, wide), 1);
   reduce_into(3, ReduceOp::Amin, rows.count_nonzero(IntArrayRef(int64_t{1})), 1);
   const std::vector<double> v = stats.to_vector<double>();
-  return {v[0], v[1] != 0, v[2], static_cast<int64_t>(v[3])};
+  return {v[0], std::isfinite(v[1]), v[2], static_cast<int64_t>(v[3])};
 }
 
 }  // namespace

@@ -66,6 +66,15 @@ struct Reduced {
 Reduced run_reduce(ReduceOp op, const Tensor& x, const ReductionDims& rd, bool keepdim,
                    std::optional<DType> out_dtype, DType compute, bool with_indices, double param = 0) {
   const auto& device = x.device();
+  // Kernels load and store float64 only when they compute in float64; an integral result of a float64
+  // input (sum(dtype=int32)) converts the input first, as PyTorch does.
+  if (compute != DType::Float64 && (x.dtype() == DType::Float64 || out_dtype == DType::Float64)) {
+    if (is_floating_point(compute)) {
+      compute = DType::Float64;
+    } else if (x.dtype() == DType::Float64) {
+      return run_reduce(op, x.to(compute), rd, keepdim, out_dtype, compute, with_indices, param);
+    }
+  }
   Reduced r;
   if (out_dtype) r.values = detail::empty_on(rd.kept, *out_dtype, device);
   if (with_indices) r.indices = detail::empty_on(rd.kept, DType::Int64, device);
@@ -185,12 +194,20 @@ Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::opti
   const DType out_dtype = widened_dtype(x, dtype);
   Tensor out = detail::empty_on(x.sizes(), out_dtype, x.device());
   if (x.numel() == 0) return out;
-  // A 0-dim tensor scans as one element.
-  const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
+  // A 0-dim tensor scans as one element. Float64 loads and stores need float64 compute (see run_reduce).
+  Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
+  DType compute = out_dtype;
+  if (in.dtype() == DType::Float64 && compute != DType::Float64) {
+    if (is_floating_point(compute)) {
+      compute = DType::Float64;
+    } else {
+      in = in.to(compute);
+    }
+  }
   const Tensor target = x.dim() == 0 ? out.reshape({1}) : out;
   detail::kernels_for(*x.device())
       .scan(*detail::stream_for(*x.device()), op, target.ref(), nullptr, in.ref(),
-            static_cast<int>(wrap_dim(dim, in.dim())), out_dtype);
+            static_cast<int>(wrap_dim(dim, in.dim())), compute);
   return out;
 }
 

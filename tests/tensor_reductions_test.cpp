@@ -190,6 +190,12 @@ TEST_P(TensorReductionsTest, DtypeArgument) {
   EXPECT_TENSOR_EQ(from(i).mean({0}, false, DType::Float32), i.mean(D{0}, false, at::kFloat));
   EXPECT_TENSOR_EQ(from(i).sum(DType::Int8), i.sum(at::kChar));
   EXPECT_TENSOR_EQ(from(i).softmax(1, DType::Float32), i.softmax(1, at::kFloat));
+  // float64 inputs into narrower results: float32 computes in float64; integers convert the input first.
+  const at::Tensor d = random_torch({4, 5}, DType::Float64, 13, -3, 3);
+  EXPECT_TENSOR_EQ(from(d).sum({1}, false, DType::Float32), d.sum(D{1}, false, at::kFloat));
+  EXPECT_TENSOR_EQ(from(d).sum(DType::Int32), d.sum(at::kInt));
+  EXPECT_TENSOR_EQ(from(d).cumsum(1, DType::Float32), d.cumsum(1, at::kFloat));
+  EXPECT_TENSOR_EQ(from(d).cumsum(0, DType::Int64), d.cumsum(0, at::kLong));
   const at::Tensor h = random_torch({4, 5}, DType::Float16, 12, 0.5, 2);
   EXPECT_TENSOR_EQ(from(h).sum({1}, true, DType::Float32), h.sum(D{1}, true, at::kFloat), 1e-5);
   EXPECT_TENSOR_EQ(from(h).mean(DType::Float64), h.mean(at::kDouble), 1e-7);
