@@ -11,23 +11,7 @@ namespace ember {
 namespace {
 
 using detail::check_same_device;
-
-// PyTorch's ScalarType names, which its error messages use.
-std::string type_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Float16: return "Half";
-    case DType::BFloat16: return "BFloat16";
-    case DType::Int8: return "Char";
-    case DType::UInt8: return "Byte";
-    case DType::Int16: return "Short";
-    case DType::Int32: return "Int";
-    case DType::Int64: return "Long";
-    case DType::Bool: return "Bool";
-  }
-  return "Unknown";
-}
+using detail::type_name;
 
 // A scalar converted to an integral compute dtype's range first, as PyTorch casts scalars to the
 // common dtype (uint8 compared with -1 compares with 255).

@@ -146,6 +146,22 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
   return Tensor(std::move(impl));
 }
 
+std::string type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
+    case DType::Int8: return "Char";
+    case DType::UInt8: return "Byte";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
+    case DType::Int64: return "Long";
+    case DType::Bool: return "Bool";
+  }
+  return "Unknown";
+}
+
 void bump_version(const Tensor& tensor) { ++tensor.storage()->version; }
 
 void check_no_internal_overlap(const Tensor& out) {

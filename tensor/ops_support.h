@@ -41,6 +41,9 @@ void bump_version(const Tensor& tensor);
 // PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
 void check_no_internal_overlap(const Tensor& out);
 
+// PyTorch's ScalarType names ("Float", "Long"), which its error messages use.
+std::string type_name(DType dtype);
+
 // The compute class of promoted dtype `dtype` for elementwise kernels.
 inline DType compute_dtype(DType dtype) { return dtype; }
 

@@ -135,9 +135,10 @@ class Tensor {
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  // accumulate: values at repeated positions add up (and add to what is there), as PyTorch's.
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate = false);
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate = false);
   Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;

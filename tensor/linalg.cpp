@@ -1,0 +1,256 @@
+// Matrix products: matmul's dispatch (at::native::matmul: dot, mv, mm, folding a batch into rows, and
+// batched products with broadcast batch dims), mm, bmm, mv, dot, addmm and baddbmm. Each becomes one
+// Kernels::matmul call on (batch, rows, columns) views: operands keep their strides, and a broadcast
+// batch reads with stride 0. Only batch dims that cannot be one strided dim are copied.
+#include "tensor/ops_support.h"
+
+namespace ember {
+
+namespace {
+
+using detail::type_name;
+
+void check_float(DType dtype) {
+  if (!is_floating_point(dtype)) {
+    throw UnsupportedError("matmul: ember multiplies float32, float16, bfloat16 and float64 matrices; got " +
+                           type_name(dtype) + " (convert the operands to a floating dtype)");
+  }
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype()) {
+    throw Error("expected scalar type " + type_name(a.dtype()) + " but found " + type_name(b.dtype()));
+  }
+}
+
+// t (batch dims..., rows, cols) as one batch dim: stride 0 when the batch is broadcast, the common
+// stride when the batch dims merge, else a contiguous copy, which `keep` holds until the kernel call
+// has been recorded.
+TensorRef batched_ref(const Tensor& t, int64_t batch, std::vector<Tensor>& keep) {
+  const int64_t nbatch = t.dim() - 2;
+  std::vector<int64_t> batch_sizes(t.sizes().begin(), t.sizes().begin() + nbatch);
+  std::vector<int64_t> batch_strides(t.strides().begin(), t.strides().begin() + nbatch);
+  keep.reserve(keep.size() + 1);  // `source` points into keep
+  const Tensor* source = &t;
+  int64_t batch_stride = 0;
+  if (nbatch > 0) {
+    bool broadcast = true;
+    for (int64_t d = 0; d < nbatch; ++d) broadcast = broadcast && (batch_strides[d] == 0 || batch_sizes[d] == 1);
+    if (!broadcast) {
+      if (auto merged = detail::view_strides(batch_sizes, batch_strides, IntArrayRef(batch))) {
+        batch_stride = (*merged)[0];
+      } else {
+        keep.push_back(t.contiguous());
+        source = &keep.back();
+        batch_stride = t.size(-1) * t.size(-2);
+      }
+    }
+  }
+  TensorRef ref = source->ref();
+  ref.ndim = 3;
+  ref.sizes = {};
+  ref.strides = {};
+  ref.sizes[0] = batch;
+  ref.strides[0] = batch_stride;
+  ref.sizes[1] = source->size(-2);
+  ref.strides[1] = source->stride(-2);
+  ref.sizes[2] = source->size(-1);
+  ref.strides[2] = source->stride(-1);
+  return ref;
+}
+
+// out (batch..., M, N) = alpha * a @ b + beta * bias, for 3-or-more-dim operands whose batch dims
+// already equal out's (broadcast views allowed).
+void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor* bias, double beta,
+                double alpha) {
+  if (out.numel() == 0) return;
+  const int64_t batch = detail::product(IntArrayRef(out.sizes().data(), out.dim() - 2));
+  std::vector<Tensor> keep;
+  MatmulArgs args;
+  args.out = batched_ref(out, batch, keep);
+  args.a = batched_ref(a, batch, keep);
+  args.b = batched_ref(b, batch, keep);
+  if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch, keep);
+  args.alpha = alpha;
+  args.beta = bias ? beta : 0.0;
+  detail::kernels_for(*out.device()).matmul(*detail::stream_for(*out.device()), args);
+}
+
+// A 2-D product as a batch of one.
+Tensor mm_into(const Tensor& a, const Tensor& b, const Tensor* bias, double beta, double alpha) {
+  Tensor out = detail::empty_on({a.size(0), b.size(1)}, a.dtype(), a.device());
+  Tensor bias3;
+  if (bias) bias3 = bias->expand(out.sizes()).unsqueeze(0);
+  run_matmul(out.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), bias ? &bias3 : nullptr, beta, alpha);
+  return out;
+}
+
+void check_mm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 2) throw Error("self must be a matrix");
+  if (b.dim() != 2) throw Error("mat2 must be a matrix");
+  detail::check_same_device({&a, &b});
+  if (a.size(1) != b.size(0)) {
+    throw Error("mat1 and mat2 shapes cannot be multiplied (" + std::to_string(a.size(0)) + "x" +
+                std::to_string(a.size(1)) + " and " + std::to_string(b.size(0)) + "x" +
+                std::to_string(b.size(1)) + ")");
+  }
+  check_same_dtype(a, b);
+  check_float(a.dtype());
+}
+
+void check_bmm(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3) throw Error("batch1 must be a 3D tensor");
+  if (b.dim() != 3) throw Error("batch2 must be a 3D tensor");
+  detail::check_same_device({&a, &b});
+  if (b.size(0) != a.size(0) || b.size(1) != a.size(2)) {
+    throw Error("Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(a.size(0)) +
+                ", " + std::to_string(a.size(2)) + "] but got: [" + std::to_string(b.size(0)) + ", " +
+                std::to_string(b.size(1)) + "].");
+  }
+  check_same_dtype(a, b);
+  check_float(a.dtype());
+}
+
+// matmul for operands of 3 or more dims (after 1-D operands gained a dim): batch dims broadcast.
+Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+  const std::vector<int64_t> batch_a(a.sizes().begin(), a.sizes().end() - 2);
+  const std::vector<int64_t> batch_b(b.sizes().begin(), b.sizes().end() - 2);
+  std::vector<int64_t> batch = broadcast_shapes(batch_a, batch_b);
+  const int64_t n = a.size(-2), m = a.size(-1), p = b.size(-1);
+  std::vector<int64_t> a_shape = batch, b_shape = batch, out_shape = batch;
+  a_shape.insert(a_shape.end(), {n, m});
+  b_shape.insert(b_shape.end(), {b.size(-2), p});
+  const int64_t count = detail::product(batch);
+  // The checks bmm makes on the flattened operands, with its messages.
+  if (b.size(-2) != m) {
+    throw Error("Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(count) + ", " +
+                std::to_string(m) + "] but got: [" + std::to_string(count) + ", " + std::to_string(b.size(-2)) +
+                "].");
+  }
+  check_same_dtype(a, b);
+  check_float(a.dtype());
+  out_shape.insert(out_shape.end(), {n, p});
+  Tensor out = detail::empty_on(out_shape, a.dtype(), a.device());
+  if (batch.empty()) {
+    run_matmul(out.unsqueeze(0), a.expand(a_shape).unsqueeze(0), b.expand(b_shape).unsqueeze(0), nullptr, 0, 1);
+  } else {
+    run_matmul(out, a.expand(a_shape), b.expand(b_shape), nullptr, 0, 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor Tensor::mm(const Tensor& mat2) const {
+  check_mm(*this, mat2);
+  return mm_into(*this, mat2, nullptr, 0, 1);
+}
+
+Tensor Tensor::bmm(const Tensor& mat2) const {
+  check_bmm(*this, mat2);
+  Tensor out = detail::empty_on({size(0), size(1), mat2.size(2)}, dtype(), device());
+  run_matmul(out, *this, mat2, nullptr, 0, 1);
+  return out;
+}
+
+Tensor Tensor::mv(const Tensor& vec) const {
+  if (dim() != 2 || vec.dim() != 1) {
+    throw Error("vector + matrix @ vector expected, got 1, " + std::to_string(dim()) + ", " +
+                std::to_string(vec.dim()));
+  }
+  detail::check_same_device({this, &vec});
+  if (size(1) != vec.size(0)) {
+    throw Error("size mismatch, got " + std::to_string(size(0)) + ", " + std::to_string(size(0)) + "x" +
+                std::to_string(size(1)) + "," + std::to_string(vec.size(0)));
+  }
+  check_same_dtype(*this, vec);
+  check_float(dtype());
+  return mm_into(*this, vec.unsqueeze(1), nullptr, 0, 1).squeeze(1);
+}
+
+Tensor Tensor::dot(const Tensor& other) const {
+  if (dim() != 1 || other.dim() != 1) {
+    throw Error("1D tensors expected, but got " + std::to_string(dim()) + "D and " + std::to_string(other.dim()) +
+                "D tensors");
+  }
+  if (dtype() != other.dtype()) {
+    throw Error("dot : expected both vectors to have same dtype, but found " + type_name(dtype()) + " and " +
+                type_name(other.dtype()));
+  }
+  detail::check_same_device({this, &other});
+  if (numel() != other.numel()) {
+    throw Error("inconsistent tensor size, expected tensor [" + std::to_string(numel()) + "] and src [" +
+                std::to_string(other.numel()) + "] to have the same number of elements, but got " +
+                std::to_string(numel()) + " and " + std::to_string(other.numel()) + " elements respectively");
+  }
+  check_float(dtype());
+  return mm_into(unsqueeze(0), other.unsqueeze(1), nullptr, 0, 1).reshape({});
+}
+
+Tensor Tensor::matmul(const Tensor& other) const {
+  const int64_t d1 = dim(), d2 = other.dim();
+  if (d1 == 0 || d2 == 0) {
+    throw Error("both arguments to matmul need to be at least 1D, but they are " + std::to_string(d1) + "D and " +
+                std::to_string(d2) + "D");
+  }
+  if (d1 == 1 && d2 == 1) return dot(other);
+  if (d1 == 2 && d2 == 1) return mv(other);
+  if (d1 == 1 && d2 == 2) return unsqueeze(0).mm(other).squeeze(0);
+  if (d1 == 2 && d2 == 2) return mm(other);
+  if ((d1 >= 3 && d2 <= 2) || (d2 >= 3 && d1 <= 2)) {
+    // Fold the batch of the many-dim operand into matrix rows: one mm (or mv). With the many-dim operand
+    // second, compute (b^T a^T)^T.
+    const bool transpose = d2 > d1;
+    const Tensor t1 = transpose ? other.mT() : *this;
+    const Tensor t2 = !transpose ? other : (d1 == 2 ? t() : *this);
+    std::vector<int64_t> out_shape(t1.sizes().begin(), t1.sizes().end() - 1);
+    const Tensor folded = t1.reshape({-1, t1.size(-1)});
+    Tensor out;
+    if (t2.dim() == 2) {
+      out_shape.push_back(t2.size(1));
+      out = folded.mm(t2).view(out_shape);
+    } else {
+      out = folded.mv(t2).view(out_shape);
+    }
+    return transpose && d1 == 2 ? out.mT() : out;
+  }
+  // Batched: a 1-D operand gains a dim, removed again from the result.
+  const Tensor a = d1 == 1 ? unsqueeze(0) : *this;
+  const Tensor b = d2 == 1 ? other.unsqueeze(-1) : other;
+  detail::check_same_device({&a, &b});
+  Tensor out = batched_matmul(a, b);
+  if (d1 == 1) out = out.squeeze(-2);
+  if (d2 == 1) out = out.squeeze(-1);
+  return out;
+}
+
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
+  check_mm(mat1, mat2);
+  detail::check_same_device({this, &mat1});
+  const Tensor bias = expand({mat1.size(0), mat2.size(1)});
+  if (dtype() != mat1.dtype()) throw Error("self and mat2 must have the same dtype");
+  return mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double());
+}
+
+Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) const {
+  check_bmm(batch1, batch2);
+  detail::check_same_device({this, &batch1});
+  const std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
+  // PyTorch accepts another float dtype for the input here and converts it.
+  const Tensor bias = expand(shape).to(batch1.dtype());
+  Tensor out = detail::empty_on(shape, batch1.dtype(), batch1.device());
+  run_matmul(out, batch1, batch2, &bias, beta.to_double(), alpha.to_double());
+  return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
+  return input.addmm(mat1, mat2, beta, alpha);
+}
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
+  return input.baddbmm(batch1, batch2, beta, alpha);
+}
+
+}  // namespace ember

@@ -1,0 +1,300 @@
+// Random generation: the Philox generator's bookkeeping, PyTorch's argument checks and default dtypes,
+// and the Kernels::random / Kernels::multinomial calls. Each element of a launch takes one 128-bit
+// Philox block, so a launch of n elements advances the generator by n blocks: draws depend only on the
+// seed and the draws before them.
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "tensor/ops_support.h"
+
+namespace ember {
+
+PhiloxState Generator::advance(uint64_t numel) {
+  const PhiloxState state{seed_, offset_};
+  offset_ += numel;
+  return state;
+}
+
+Generator& default_generator() {
+  static Generator generator;
+  return generator;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
+namespace {
+
+using detail::type_name;
+
+Generator& generator_or_default(Generator* generator) { return generator ? *generator : default_generator(); }
+
+// A double as PyTorch's messages print it (C++ stream formatting: 2, 0.5).
+std::string format_number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// Fills `out` (any strides) with draws of `op`.
+void draw(const Tensor& out, RandomOp op, Scalar p0, Scalar p1, Generator* generator,
+          const Tensor* probabilities = nullptr) {
+  if (out.numel() == 0) return;
+  const PhiloxState state = generator_or_default(generator).advance(static_cast<uint64_t>(out.numel()));
+  std::optional<TensorRef> p;
+  if (probabilities) p = probabilities->ref(out.sizes());
+  detail::kernels_for(*out.device())
+      .random(*detail::stream_for(*out.device()), op, out.ref(), state, p0, p1, p ? &*p : nullptr);
+  detail::bump_version(out);
+}
+
+void check_uniform_dtype(DType dtype) {
+  if (!is_floating_point(dtype)) {
+    throw Error("\"check_uniform_bounds\" not implemented for '" + type_name(dtype) + "'");
+  }
+}
+
+void check_normal(DType dtype, double std) {
+  if (std < 0) throw Error("normal expects std >= 0.0, but found std " + format_number(std));
+  if (!is_floating_point(dtype)) {
+    throw Error("\"normal_kernel_cpu\" not implemented for '" + type_name(dtype) + "'");
+  }
+}
+
+void check_probability(double p) {
+  if (!(p >= 0 && p <= 1)) throw Error("bernoulli_ expects p to be in [0, 1], but got p=" + format_number(p));
+}
+
+// The C++ type names PyTorch's random_ bounds messages use.
+std::string c_type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "bool";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::Int16: return "short";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+  }
+  return "unknown";
+}
+
+// random_'s checks: from < to, and both ends representable in an integral dtype.
+void check_random_range(DType dtype, int64_t from, int64_t to) {
+  if (from >= to) {
+    throw Error("random_ expects 'from' to be less than 'to', but got from=" + std::to_string(from) +
+                " >= to=" + std::to_string(to));
+  }
+  if (is_floating_point(dtype)) return;
+  int64_t low = 0, high = 1;
+  switch (dtype) {
+    case DType::UInt8: low = 0; high = 255; break;
+    case DType::Int8: low = -128; high = 127; break;
+    case DType::Int16: low = -32768; high = 32767; break;
+    case DType::Int32: low = std::numeric_limits<int32_t>::min(); high = std::numeric_limits<int32_t>::max(); break;
+    case DType::Int64: low = std::numeric_limits<int64_t>::min(); high = std::numeric_limits<int64_t>::max(); break;
+    default: break;  // bool: [0, 1]
+  }
+  if (from < low || from > high) throw Error("from is out of bounds for " + c_type_name(dtype));
+  if (to - 1 < low || to - 1 > high) throw Error("to - 1 is out of bounds for " + c_type_name(dtype));
+}
+
+Tensor new_tensor(IntArrayRef sizes, const TensorOptions& options, DType fallback) {
+  return empty(sizes, options.dtype(options.dtype_or(fallback)));
+}
+
+}  // namespace
+
+// ---- in place ----
+
+Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
+  check_uniform_dtype(dtype());
+  if (from > to) {
+    throw Error("uniform_ expects to return a [from, to) range, but found from=" + format_number(from) +
+                " > to=" + format_number(to));
+  }
+  detail::check_no_internal_overlap(*this);
+  draw(*this, RandomOp::Uniform, from, to, generator);
+  return *this;
+}
+
+Tensor& Tensor::normal_(double mean, double std, Generator* generator) {
+  check_normal(dtype(), std);
+  detail::check_no_internal_overlap(*this);
+  draw(*this, RandomOp::Normal, mean, std, generator);
+  return *this;
+}
+
+Tensor& Tensor::bernoulli_(double p, Generator* generator) {
+  check_probability(p);
+  detail::check_no_internal_overlap(*this);
+  draw(*this, RandomOp::Bernoulli, p, 0, generator);
+  return *this;
+}
+
+Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) {
+  check_random_range(dtype(), from, to);
+  detail::check_no_internal_overlap(*this);
+  draw(*this, RandomOp::RandInt, from, to, generator);
+  return *this;
+}
+
+Tensor Tensor::bernoulli(Generator* generator) const { return ember::bernoulli(*this, generator); }
+
+// ---- creation ----
+
+Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
+  Tensor t = new_tensor(sizes, options, get_default_dtype());
+  check_uniform_dtype(t.dtype());
+  draw(t, RandomOp::Uniform, 0.0, 1.0, generator);
+  return t;
+}
+
+Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
+  Tensor t = new_tensor(sizes, options, get_default_dtype());
+  check_normal(t.dtype(), 1.0);
+  draw(t, RandomOp::Normal, 0.0, 1.0, generator);
+  return t;
+}
+
+Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
+  check_normal(options.dtype_or(get_default_dtype()), std);
+  Tensor t = new_tensor(sizes, options, get_default_dtype());
+  draw(t, RandomOp::Normal, mean, std, generator);
+  return t;
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options,
+               Generator* generator) {
+  check_random_range(options.dtype_or(DType::Int64), low, high);
+  Tensor t = new_tensor(sizes, options, DType::Int64);
+  draw(t, RandomOp::RandInt, low, high, generator);
+  return t;
+}
+
+Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
+  return randint(0, high, sizes, options, generator);
+}
+
+Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
+  const DType dtype = options.dtype_or(DType::Int64);
+  if (dtype == DType::Bool) throw Error("\"randperm\" not implemented for 'Bool'");
+  Tensor perm = detail::empty_on({n}, DType::Int64, options.device_or_default());
+  draw(perm, RandomOp::Randperm, 0, 0, generator);
+  return dtype == DType::Int64 ? perm : perm.to(dtype);
+}
+
+Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
+  if (!probabilities.is_floating_point()) {
+    throw Error("\"bernoulli_tensor_cpu_p_\" not implemented for '" + type_name(probabilities.dtype()) + "'");
+  }
+  // Probabilities outside [0, 1] are not checked: that would read them back to the host.
+  Tensor out = detail::empty_on(probabilities.sizes(), probabilities.dtype(), probabilities.device());
+  draw(out, RandomOp::Bernoulli, 0, 0, generator, &probabilities);
+  return out;
+}
+
+Tensor bernoulli(const Tensor& like, double p, Generator* generator) {
+  check_probability(p);
+  Tensor out = empty_like(like);
+  draw(out, RandomOp::Bernoulli, p, 0, generator);
+  return out;
+}
+
+// ---- multinomial ----
+
+namespace {
+
+// The row statistics multinomial checks, read back together: the smallest probability, the largest
+// magnitude (infinite or NaN when some probability is), the smallest row sum and the fewest nonzero
+// categories in a row.
+struct DistributionStats {
+  double min = 0;
+  bool finite = true;
+  double min_row_sum = 0;
+  int64_t min_nonzero = 0;
+};
+
+DistributionStats distribution_stats(const Tensor& rows) {
+  const auto& device = rows.device();
+  Kernels& kernels = detail::kernels_for(*device);
+  Stream& stream = *detail::stream_for(*device);
+  const DType wide = device->supports(DType::Float64) ? DType::Float64 : DType::Float32;
+  Tensor stats = detail::empty_on({4}, wide, device);
+  // Reduces `in` over `mask` into stats[slot].
+  auto reduce_into = [&](int64_t slot, ReduceOp op, const Tensor& in, uint32_t mask) {
+    const TensorRef out = stats.narrow(0, slot, 1).ref();
+    kernels.reduce(stream, op, &out, nullptr, in.ref(), mask, wide);
+  };
+  reduce_into(0, ReduceOp::Amin, rows, 3);
+  reduce_into(1, ReduceOp::Amax, rows.abs(), 3);
+  reduce_into(2, ReduceOp::Amin, rows.sum(IntArrayRef(int64_t{1}), false, wide), 1);
+  reduce_into(3, ReduceOp::Amin, rows.count_nonzero(IntArrayRef(int64_t{1})), 1);
+  const std::vector<double> v = stats.to_vector<double>();
+  return {v[0], std::isfinite(v[1]), v[2], static_cast<int64_t>(v[3])};
+}
+
+}  // namespace
+
+Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replacement, Generator* generator) {
+  const int64_t ndim = probabilities.dim();
+  if (ndim != 1 && ndim != 2) throw Error("prob_dist must be 1 or 2 dim");
+  if (!probabilities.is_floating_point()) {
+    throw Error("multinomial only supports floating-point dtypes for input, got: " +
+                type_name(probabilities.dtype()));
+  }
+  if (num_samples <= 0) throw Error("cannot sample n_sample <= 0 samples");
+  const int64_t categories = probabilities.size(-1);
+  if (!replacement && num_samples > categories) {
+    throw Error("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  }
+  const Tensor rows = ndim == 1 ? probabilities.unsqueeze(0) : probabilities;
+  const int64_t count = rows.size(0);
+  const auto& device = probabilities.device();
+  Tensor out = detail::empty_on({count, num_samples}, DType::Int64, device);
+  if (count > 0 && categories == 0) throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
+  if (count > 0) {
+    const DistributionStats stats = distribution_stats(rows);  // one read-back
+    if (!stats.finite || stats.min < 0) {
+      throw Error("probability tensor contains either `inf`, `nan` or element < 0");
+    }
+    if (stats.min_row_sum <= 0) throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
+    if (!replacement && num_samples > stats.min_nonzero) {
+      throw Error("invalid multinomial distribution (with replacement=False, not enough non-negative category "
+                  "to sample)");
+    }
+    Kernels& kernels = detail::kernels_for(*device);
+    Stream& stream = *detail::stream_for(*device);
+    if (replacement) {
+      // Inverse CDF sampling; the CDF accumulates in float32 at least.
+      const DType compute = probabilities.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+      const Tensor cdf = rows.cumsum(1, compute);
+      const PhiloxState state = generator_or_default(generator).advance(static_cast<uint64_t>(out.numel()));
+      kernels.multinomial(stream, out.ref(), cdf.ref(), state);
+    } else {
+      // Without replacement: the exponential race (Gumbel top-k). Each category gets the key p / E with E
+      // exponential; the num_samples largest keys are a draw without replacement. They are taken one
+      // argmax at a time, each winner then masked below every remaining key, so no row repeats a category
+      // and zero-probability categories (key 0) are never taken while positive ones remain.
+      const DType compute = probabilities.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+      Tensor uniform = detail::empty_on(rows.sizes(), compute, device);
+      draw(uniform, RandomOp::Uniform, 0.0, 1.0, generator);
+      Tensor keys = rows.to(compute).div(uniform.log().neg());
+      Tensor winners = detail::empty_on({num_samples, count}, DType::Int64, device);
+      const uint32_t mask = 1u << 1;
+      for (int64_t s = 0; s < num_samples; ++s) {
+        const Tensor column = winners.select(0, s);
+        const TensorRef indices = column.ref();
+        kernels.reduce(stream, ReduceOp::Argmax, nullptr, &indices, keys.ref(), mask, compute);
+        if (s + 1 < num_samples) keys.scatter_(1, column.unsqueeze(1), -1.0);
+      }
+      out.copy_(winners.t());
+    }
+  }
+  return ndim == 1 ? out.squeeze(0) : out;
+}
+
+}  // namespace ember
