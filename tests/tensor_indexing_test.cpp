@@ -12,7 +12,7 @@ using D = std::vector<int64_t>;
 
 class TensorIndexingTest : public BackendTest {
  protected:
-  Tensor from(const at::Tensor& t) { return to_ember(t, device); }
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
   Tensor longs(const D& values) { return from(at::tensor(values, at::kLong)); }
   Tensor longs(const D& values, const D& shape) { return from(at::tensor(values, at::kLong).reshape(shape)); }
 };

@@ -7,7 +7,7 @@ namespace {
 
 class TensorJoiningTest : public BackendTest {
  protected:
-  Tensor from(const at::Tensor& t) { return to_ember(t, device); }
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
   std::vector<Tensor> from(const std::vector<at::Tensor>& ts) {
     std::vector<Tensor> out;
     for (const at::Tensor& t : ts) out.push_back(from(t));

@@ -10,7 +10,7 @@ namespace {
 
 class TensorLinalgTest : public BackendTest {
  protected:
-  Tensor from(const at::Tensor& t) { return to_ember(t, device); }
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
 };
 
 const DType kFloatTypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64};

@@ -1,21 +1,16 @@
 #pragma once
-// LibTorch as the oracle of the tensor-level tests: ember Tensors to and from at::Tensors, random data
-// per dtype, the same values in several memory layouts, and comparisons with per-dtype tolerances.
+// Helpers of the tensor-level tests over torch_oracle.h: seeded random data, the same given values in
+// several memory layouts, comparisons with a context line, and exact error checks.
 #include <ATen/ATen.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "oracle_tensors.h"
-#include "test_support.h"
+#include "tests/oracle_tensors.h"
+#include "tests/torch_oracle.h"
 
 namespace ember::test {
-
-// A host copy with the same sizes, dtype and values.
-at::Tensor to_torch(const Tensor& t);
-// A contiguous device copy of a host tensor.
-Tensor to_ember(const at::Tensor& t, const std::shared_ptr<Device>& device);
 
 // random_tensor's values (oracle_tensors.h), deterministic per seed; uint8 values start at 0.
 at::Tensor random_torch(std::vector<int64_t> sizes, DType dtype, uint64_t seed, double low = -4, double high = 4);

@@ -13,7 +13,7 @@ namespace {
 class TensorRandomTest : public BackendTest {
  protected:
   TensorOptions on_device() const { return TensorOptions().device(device); }
-  Tensor from(const at::Tensor& t) { return to_ember(t, device); }
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
 };
 
 constexpr int64_t kDraws = 20000;

@@ -11,7 +11,7 @@ namespace {
 
 class TensorReductionsTest : public BackendTest {
  protected:
-  Tensor from(const at::Tensor& t) { return to_ember(t, device); }
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
 };
 
 // Dims for LibTorch calls, where braces alone are ambiguous.
