@@ -220,17 +220,6 @@ ReduceParams reduce_params(ReduceOp op, double param) {
   return params;
 }
 
-// Calls f with a value of the accumulator type for `compute` (reduce_ops.cuh).
-template <class F>
-void with_accumulator_type(DType compute, F&& f) {
-  switch (compute) {
-    case DType::Float32:
-    case DType::Float16:
-    case DType::BFloat16: f(float{}); break;
-    case DType::Float64: f(double{}); break;
-    default: f(int64_t{}); break;
-  }
-}
 
 }  // namespace
 

@@ -129,16 +129,6 @@ TensorRef without_dim(const TensorRef& ref, int dim) {
   return rows;
 }
 
-template <class F>
-void with_accumulator_type(DType compute, F&& f) {
-  switch (compute) {
-    case DType::Float32:
-    case DType::Float16:
-    case DType::BFloat16: f(float{}); break;
-    case DType::Float64: f(double{}); break;
-    default: f(int64_t{}); break;
-  }
-}
 
 }  // namespace
 

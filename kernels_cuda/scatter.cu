@@ -134,16 +134,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
-template <class F>
-void with_accumulator_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32:
-    case DType::Float16:
-    case DType::BFloat16: f(float{}); break;
-    case DType::Float64: f(double{}); break;
-    default: f(int64_t{}); break;
-  }
-}
 
 }  // namespace
 

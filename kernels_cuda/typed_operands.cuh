@@ -185,6 +185,19 @@ void with_compute_type(DType compute, F&& f) {
   }
 }
 
+// Calls f with a value of the type that accumulates for `compute` in reductions, scans and combining
+// scatters: integers of every width accumulate in int64, as PyTorch's integer sums do.
+template <class F>
+void with_accumulator_type(DType compute, F&& f) {
+  switch (compute) {
+    case DType::Float32:
+    case DType::Float16:
+    case DType::BFloat16: f(float{}); break;
+    case DType::Float64: f(double{}); break;
+    default: f(int64_t{}); break;
+  }
+}
+
 // A host scalar in compute type T, converted as Scalar::bits_as converts it for that dtype.
 template <class T>
 T scalar_as(const Scalar& scalar) {

@@ -18,12 +18,6 @@ int float_rank(DType dtype) {
   }
 }
 
-DType promote_optional(std::optional<DType> a, std::optional<DType> b) {
-  if (!a) return *b;
-  if (!b) return *a;
-  return promote_types(*a, *b);
-}
-
 // at::native's combine_categories, without complex types.
 std::optional<DType> combine_categories(std::optional<DType> higher, std::optional<DType> lower) {
   if (higher && is_floating_point(*higher)) return higher;
