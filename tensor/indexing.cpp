@@ -11,7 +11,6 @@
 // max of every index tensor of a call are reduced on the device and read back together: one host
 // synchronisation per call (nonzero, masks and one_hot with inferred classes read back too).
 #include <algorithm>
-#include <sstream>
 
 #include "tensor/indexing.h"
 #include "tensor/ops_support.h"
@@ -38,13 +37,16 @@ struct IndexRange {
   int64_t min = 0, max = 0;
 };
 
-// The min and max of each index tensor (nullopt for empty ones), read back in one synchronisation.
+bool has_elements(const Tensor& t) { return t.defined() && t.numel() > 0; }
+
+// The min and max of each index tensor (nullopt for undefined and empty ones), read back in one
+// synchronisation.
 std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices) {
   std::vector<std::optional<IndexRange>> ranges(indices.size());
   const Tensor* first = nullptr;
   int64_t count = 0;
   for (const Tensor& index : indices) {
-    if (index.numel() > 0) {
+    if (has_elements(index)) {
       if (!first) first = &index;
       ++count;
     }
@@ -53,7 +55,7 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
   Tensor stats = detail::empty_on({2 * count}, DType::Int64, first->device());
   int64_t slot = 0;
   for (const Tensor& index : indices) {
-    if (index.numel() == 0) continue;
+    if (!has_elements(index)) continue;
     detail::check_same_device({first, &index});
     const uint32_t all = index.dim() >= 32 ? ~0u : (1u << index.dim()) - 1;
     for (ReduceOp op : {ReduceOp::Amin, ReduceOp::Amax}) {
@@ -64,7 +66,7 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
   const std::vector<int64_t> values = stats.to_vector<int64_t>();
   slot = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i].numel() == 0) continue;
+    if (!has_elements(indices[i])) continue;
     ranges[i] = IndexRange{values[2 * slot], values[2 * slot + 1]};
     ++slot;
   }
@@ -106,7 +108,10 @@ Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim) {
 
 std::string join_sizes(IntArrayRef sizes) {
   std::string s;
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? " " : "") + std::to_string(sizes[i]);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) s += ' ';
+    s += std::to_string(sizes[i]);
+  }
   return s;
 }
 
@@ -208,13 +213,11 @@ AdvancedLayout advanced_layout(const Tensor& src, const Advanced& adv) {
 
 // Element offsets of the indexed positions from src's first element, with the index shape; checks bounds.
 Tensor element_offsets(const Tensor& src, const Advanced& adv) {
-  std::vector<Tensor> checked;
+  std::vector<Tensor> checked;  // indices the library made are in range by construction
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     checked.push_back(adv.trusted[k] ? Tensor() : adv.indices[k]);
   }
-  std::vector<Tensor> to_check;
-  for (const Tensor& t : checked) to_check.push_back(t.defined() ? t : detail::empty_on({0}, DType::Int64, src.device()));
-  const auto ranges = index_ranges(to_check);
+  const auto ranges = index_ranges(checked);
   Tensor offsets;
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     const int64_t size = src.size(adv.dims[k]);

@@ -3,10 +3,6 @@
 // errors for empty inputs, and one Kernels::reduce or Kernels::scan call. The kernel writes a contiguous
 // result holding the kept dims in order; keepdim is a view of it with the reduced dims as size 1.
 // softmax, log_softmax are composed of amax, sub, exp, sum and log.
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include "tensor/ops_support.h"
 
 namespace ember {

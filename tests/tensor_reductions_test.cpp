@@ -57,6 +57,7 @@ TEST_P(TensorReductionsTest, ExtremesForEveryDtype) {
     if (dtype != DType::Bool) {  // LibTorch's CPU argmax has no bool kernel
       EXPECT_TENSOR_EQ(x.argmax(), t.argmax());
       EXPECT_TENSOR_EQ(x.argmin(-1, true), t.argmin(-1, true));
+      EXPECT_TENSOR_EQ(x.argmax(std::nullopt, true), t.argmax(c10::nullopt, true));
     }
   }
 }
