@@ -68,8 +68,9 @@ std::string lowercase(std::string_view text) {
 }
 
 // Devices opened by spec. Never destroyed by static destructors: drivers tear their own state down in exit
-// handlers, and a device closed after that crashes inside the driver. close_opened_devices() runs from an
-// exit handler registered after each device is created, so it runs before the driver's.
+// handlers, and a device closed after that crashes or hangs inside the driver. close_opened_devices() runs
+// from an exit handler registered again after each device is created and after each pipeline is built
+// (lavapipe's LLVM registers handlers while it compiles), so it runs before the driver's.
 std::mutex& opened_mutex() {
   static std::mutex* mutex = new std::mutex;
   return *mutex;
@@ -99,12 +100,14 @@ std::shared_ptr<Device> open(const DeviceInfo& info) {
     if (info.backend == Backend::Vulkan) {
       device = vulkan::VulkanDevice::create(vulkan::Context::create(info.index));
     }
-    std::atexit(close_opened_devices);
+    register_device_exit_handler();
   }
   return device;
 }
 
 }  // namespace
+
+void register_device_exit_handler() { std::atexit(close_opened_devices); }
 
 std::shared_ptr<Device> get_device(std::string_view spec) {
   const std::string wanted = lowercase(spec);

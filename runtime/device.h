@@ -86,6 +86,11 @@ std::shared_ptr<Device> get_device(std::string_view spec);
 // EMBER_DEVICE when set, otherwise the first of list_devices().
 std::shared_ptr<Device> default_device();
 
+// Registers again the exit handler that closes the devices get_device opened, so that it runs before any
+// exit handler a driver registered since: lavapipe's LLVM registers some while it compiles shaders, and a
+// device closed after those have run crashes or hangs. Closing twice is harmless.
+void register_device_exit_handler();
+
 // Why there is no CUDA device ("" when there is one): not built with CUDA, or the driver's reason.
 std::string cuda_unavailable_reason();
 

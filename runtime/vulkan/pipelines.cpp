@@ -7,6 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "runtime/device.h"
 #include "runtime/error.h"
 
 namespace ember::vulkan {
@@ -171,6 +172,8 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
       fn.vkCreateComputePipelines(device, cache_, 1, &info, nullptr, &pipeline->pipeline);
   fn.vkDestroyShaderModule(device, module, nullptr);
   context_->check(result, "vkCreateComputePipelines");
+  // The compile may have made the driver register exit handlers of its own; devices must close first.
+  register_device_exit_handler();
   const Pipeline& created = *pipeline;
   pipelines_.emplace(std::move(key), std::move(pipeline));
   return created;
