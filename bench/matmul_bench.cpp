@@ -12,6 +12,7 @@
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "shaders/matmul_variant.h"
 
 namespace ember_bench {
 namespace {
@@ -35,23 +36,6 @@ struct Shape {
   bool linear;  // B is W^T (strides 1, K) and a bias row is added
 };
 
-// Sets EMBER_MATMUL_VARIANT for one benchmark and puts back what was there.
-class ScopedVariant {
- public:
-  explicit ScopedVariant(const char* value) {
-    if (const char* old = std::getenv(kName)) previous_ = old;
-    setenv(kName, value, 1);
-  }
-  ~ScopedVariant() {
-    if (previous_) setenv(kName, previous_->c_str(), 1);
-    else unsetenv(kName);
-  }
-
- private:
-  static constexpr const char* kName = "EMBER_MATMUL_VARIANT";
-  std::optional<std::string> previous_;
-};
-
 ember::TensorRef matrix(ember::Allocation& allocation, int64_t rows, int64_t cols, int64_t row_stride,
                         int64_t col_stride) {
   ember::TensorRef ref = ember::TensorRef::contiguous(allocation, ember::DType::Float32, {1, rows, cols});
@@ -60,7 +44,7 @@ ember::TensorRef matrix(ember::Allocation& allocation, int64_t rows, int64_t col
 }
 
 void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
-  ScopedVariant scoped(variant);
+  ember::vulkan::ScopedMatmulVariant scoped(variant);
   ember::Device& device = *bench_device();
   auto stream = device.default_stream();
   const auto [M, K, N, linear] = shape;

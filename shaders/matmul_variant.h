@@ -3,6 +3,10 @@
 // they get register blocks read straight from memory; GPUs get shared-memory tiles. The environment
 // variable EMBER_MATMUL_VARIANT=register|tiled overrides the choice (a kill switch, and how tests and
 // benchmarks run both kernels on one device); it is read at every call.
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "runtime/device.h"
 
 namespace ember::vulkan {
@@ -11,5 +15,26 @@ enum class MatmulVariant { Register, Tiled };
 
 // Throws Error when EMBER_MATMUL_VARIANT holds anything else than register or tiled.
 MatmulVariant matmul_variant(const DeviceInfo& info);
+
+// Sets EMBER_MATMUL_VARIANT for its lifetime ("" unsets it) and puts back what was there; tests and
+// benchmarks run both kernels on one device with it.
+class ScopedMatmulVariant {
+ public:
+  explicit ScopedMatmulVariant(const std::string& value) {
+    if (const char* old = std::getenv(kName)) previous_ = old;
+    if (value.empty()) unsetenv(kName);
+    else setenv(kName, value.c_str(), 1);
+  }
+  ~ScopedMatmulVariant() {
+    if (previous_) setenv(kName, previous_->c_str(), 1);
+    else unsetenv(kName);
+  }
+  ScopedMatmulVariant(const ScopedMatmulVariant&) = delete;
+  ScopedMatmulVariant& operator=(const ScopedMatmulVariant&) = delete;
+
+ private:
+  static constexpr const char* kName = "EMBER_MATMUL_VARIANT";
+  std::optional<std::string> previous_;
+};
 
 }  // namespace ember::vulkan

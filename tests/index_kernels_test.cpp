@@ -29,12 +29,6 @@ class IndexKernelsTest : public BackendTest {
   std::shared_ptr<Allocation> probe_memory_;
 };
 
-#define REQUIRE_KERNEL(call)                                 \
-  do {                                                       \
-    std::string why_;                                        \
-    if (!has_kernel([&] { call; }, why_)) GTEST_SKIP() << why_; \
-  } while (0)
-
 // The same values as `t` in one of three layouts: contiguous, the dims' order reversed in memory, or
 // every other element of a storage twice as long in the last dim.
 at::Tensor in_layout(const at::Tensor& t, int layout) {

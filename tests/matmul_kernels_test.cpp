@@ -15,24 +15,6 @@
 namespace ember::test {
 namespace {
 
-// Sets EMBER_MATMUL_VARIANT for its lifetime and puts back what was there.
-class ScopedVariant {
- public:
-  explicit ScopedVariant(const std::string& value) {
-    if (const char* old = std::getenv(kName)) previous_ = old;
-    if (value.empty()) unsetenv(kName);
-    else setenv(kName, value.c_str(), 1);
-  }
-  ~ScopedVariant() {
-    if (previous_) setenv(kName, previous_->c_str(), 1);
-    else unsetenv(kName);
-  }
-
- private:
-  static constexpr const char* kName = "EMBER_MATMUL_VARIANT";
-  std::optional<std::string> previous_;
-};
-
 class MatmulKernelsTest : public BackendTest {
  protected:
   void SetUp() override {
@@ -204,7 +186,7 @@ TEST_P(MatmulKernelsTest, Float32EdgeSizes) {
   at::manual_seed(1);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     // Every (M, N) pair of the edge sizes, K cycling through them too.
     int i = 0;
     for (int64_t M : kSizes) {
@@ -285,7 +267,7 @@ TEST_P(MatmulKernelsTest, Float32LayoutsBroadcastAndBias) {
   at::manual_seed(2);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     for (const MatmulCase& c : layout_cases()) run_case(*device, *stream, c, at::kFloat);
   }
 }
@@ -294,7 +276,7 @@ TEST_P(MatmulKernelsTest, HalfAndBFloat16AccumulateInFloat32) {
   at::manual_seed(3);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     for (at::ScalarType type : {at::kHalf, at::kBFloat16}) {
       if (!device->supports(ember_dtype(type))) {
         std::printf("[  NOTE    ] %s skipped: the device cannot store it\n", c10::toString(type));
@@ -326,7 +308,7 @@ TEST_P(MatmulKernelsTest, Float64) {
   at::manual_seed(4);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     for (const MatmulCase& c : layout_cases()) run_case(*device, *stream, c, at::kDouble);
     MatmulCase c;
     c.M = 200;
@@ -344,7 +326,7 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
   at::manual_seed(9);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
     for (int t = 0; t < 4; ++t) {
       MatmulCase c;
@@ -377,7 +359,7 @@ TEST_P(MatmulKernelsTest, OperandsLoadFromTheirOwnDtypes) {
   at::manual_seed(5);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     const at::Tensor a = at::randn({1, 17, 65}).to(at::kHalf);
     const at::Tensor b = at::randn({1, 65, 3}).to(at::kBFloat16);
     const at::Tensor bias = at::randn({1, 17, 3});
@@ -396,7 +378,7 @@ TEST_P(MatmulKernelsTest, BetaZeroIgnoresNaNInBias) {
   at::manual_seed(6);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     const at::Tensor a = at::randn({2, 17, 33}), b = at::randn({2, 33, 65});
     const at::Tensor bias = at::full({2, 17, 65}, std::numeric_limits<float>::quiet_NaN());
     const at::Tensor out = at::zeros({2, 17, 65});
@@ -415,7 +397,7 @@ TEST_P(MatmulKernelsTest, EmptyInnerDimension) {
   at::manual_seed(7);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     MatmulCase c;
     c.batch = 2;
     c.M = 65;
@@ -500,7 +482,7 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
   at::manual_seed(8);
   for (const std::string& variant : variants()) {
     SCOPED_TRACE("variant " + variant);
-    ScopedVariant scoped(variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
     // B's matrices lie 0.6 bindings apart: at most two share a window.
     const at::Tensor a = at::randn({3, 5, 17}), b = at::randn({3, 17, 9});
     const OnDevice a_dev = to_device(*device, *stream, a);
@@ -551,20 +533,20 @@ TEST(MatmulVariant, ChosenPerDeviceClassAndOverridden) {
   DeviceInfo gpu;
   gpu.kind = "discrete GPU";
   {
-    ScopedVariant none("");
+    vulkan::ScopedMatmulVariant none("");
     EXPECT_EQ(vulkan::matmul_variant(cpu), vulkan::MatmulVariant::Register);
     EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::Tiled);
   }
   {
-    ScopedVariant forced("tiled");
+    vulkan::ScopedMatmulVariant forced("tiled");
     EXPECT_EQ(vulkan::matmul_variant(cpu), vulkan::MatmulVariant::Tiled);
   }
   {
-    ScopedVariant forced("register");
+    vulkan::ScopedMatmulVariant forced("register");
     EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::Register);
   }
   {
-    ScopedVariant wrong("fastest");
+    vulkan::ScopedMatmulVariant wrong("fastest");
     EXPECT_THROW(vulkan::matmul_variant(gpu), Error);
   }
 }

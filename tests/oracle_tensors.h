@@ -79,3 +79,10 @@ inline bool has_kernel(const std::function<void()>& probe, std::string& why) {
 }
 
 }  // namespace ember::test
+
+// Skips the running test, printing why, when the backend lacks the kernel that `call` reaches.
+#define REQUIRE_KERNEL(call)                                                  \
+  do {                                                                        \
+    std::string why_;                                                         \
+    if (!::ember::test::has_kernel([&] { call; }, why_)) GTEST_SKIP() << why_; \
+  } while (0)

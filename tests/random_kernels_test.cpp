@@ -33,12 +33,6 @@ class RandomKernelsTest : public BackendTest {
   std::shared_ptr<Allocation> probe_memory_;
 };
 
-#define REQUIRE_KERNEL(call)                                    \
-  do {                                                          \
-    std::string why_;                                           \
-    if (!has_kernel([&] { call; }, why_)) GTEST_SKIP() << why_; \
-  } while (0)
-
 #define REQUIRE_RANDOM() \
   REQUIRE_KERNEL(kernels().random(*stream, RandomOp::Uniform, empty(DType::Float32), {}, 0, 1))
 
