@@ -471,27 +471,44 @@ Tensor where(const Tensor& condition, Scalar a, Scalar b) {
   return run_ternary(TernaryOp::Where, condition, {nullptr, a}, {&filled, {}}, result, result, 1, nullptr);
 }
 
-Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return clone().masked_fill_(mask, value); }
-Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return clone().masked_fill_(mask, value); }
-
-Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+namespace {
+void check_mask(const Tensor& mask) {
   if (mask.dtype() != DType::Bool) {
     throw Error("masked_fill_ only supports boolean masks, but got mask with dtype " +
                 std::string(dtype_name(mask.dtype())));
   }
+}
+
+void check_fill_value(const Tensor& value) {
+  if (value.dim() != 0) {
+    throw Error("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with " +
+                std::to_string(value.dim()) + " dimension(s).");
+  }
+}
+}  // namespace
+
+// The out-of-place forms are one where() launch into a new tensor of the broadcast shape, as PyTorch's
+// expand-then-fill gives, rather than a clone followed by the in-place fill.
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  check_mask(mask);
+  return run_ternary(TernaryOp::Where, mask, {nullptr, value}, {this, {}}, dtype(), dtype(), 1, nullptr);
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  check_fill_value(value);
+  check_mask(mask);
+  return run_ternary(TernaryOp::Where, mask, {&value, {}}, {this, {}}, dtype(), dtype(), 1, nullptr);
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  check_mask(mask);
   run_ternary(TernaryOp::Where, mask, {nullptr, value}, {this, {}}, dtype(), dtype(), 1, this);
   return *this;
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
-  if (value.dim() != 0) {
-    throw Error("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with " +
-                std::to_string(value.dim()) + " dimension(s).");
-  }
-  if (mask.dtype() != DType::Bool) {
-    throw Error("masked_fill_ only supports boolean masks, but got mask with dtype " +
-                std::string(dtype_name(mask.dtype())));
-  }
+  check_fill_value(value);
+  check_mask(mask);
   run_ternary(TernaryOp::Where, mask, {&value, {}}, {this, {}}, dtype(), dtype(), 1, this);
   return *this;
 }

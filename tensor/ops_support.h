@@ -44,7 +44,4 @@ void check_no_internal_overlap(const Tensor& out);
 // PyTorch's ScalarType names ("Float", "Long"), which its error messages use.
 std::string type_name(DType dtype);
 
-// The compute class of promoted dtype `dtype` for elementwise kernels.
-inline DType compute_dtype(DType dtype) { return dtype; }
-
 }  // namespace ember::detail

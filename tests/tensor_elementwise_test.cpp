@@ -314,6 +314,16 @@ TEST_P(ElementwiseTest, TernaryOpsMatchLibTorch) {
   }
 }
 
+TEST_P(ElementwiseTest, MaskedFillBroadcastsSelfToTheMask) {
+  at::Generator gen = at::detail::createCPUGenerator(11);
+  const Pair x = pair_from(random_torch({3}, DType::Float32, gen), device);
+  const Pair mask = pair_from(random_torch({2, 3}, DType::Bool, gen), device);
+  expect_matches(x.ember.masked_fill(mask.ember, -1), x.torch.masked_fill(mask.torch, -1));
+  const Pair value = pair_from(random_torch({}, DType::Float32, gen), device);
+  expect_matches(x.ember.masked_fill(mask.ember, value.ember), x.torch.masked_fill(mask.torch, value.torch));
+  expect_matches(x.ember, x.torch);  // the source is untouched
+}
+
 TEST_P(ElementwiseTest, InPlaceOpsWriteThroughViewsAndCheckCasts) {
   at::Generator gen = at::detail::createCPUGenerator(5);
   for (const auto& shape : test_shapes()) {
