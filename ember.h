@@ -9,4 +9,5 @@
 #include "runtime/stream.h"
 #include "runtime/vulkan/context.h"
 #include "runtime/vulkan/vulkan_device.h"
+#include "autograd/autograd.h"
 #include "tensor/tensor_api.h"

@@ -15,7 +15,7 @@ DType dtype_of_value(Scalar value) {
 }
 
 Tensor finish(Tensor t, const TensorOptions& options) {
-  t.impl().requires_grad = options.requires_grad();
+  if (options.requires_grad()) t.requires_grad_(true);
   return t;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -212,11 +213,31 @@ void check_condition(const Tensor& condition) {
 }  // namespace
 
 // ---- arithmetic ----
-Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return binary(BinaryOp::Add, Kind::Arithmetic, *this, o, alpha); }
+Tensor Tensor::add(const Tensor& o, Scalar alpha) const {
+  autograd::Record rec("AddBackward0", {this, &o});
+  Tensor out = binary(BinaryOp::Add, Kind::Arithmetic, *this, o, alpha);
+  if (!rec) return out;
+  return rec.finish(out, [alpha](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const bool unit = alpha.to_double() == 1.0;
+    return autograd::tensor_list{g[0], node.needs_input_grad(1) ? (unit ? g[0] : g[0].mul(alpha)) : Tensor()};
+  });
+}
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return binary(BinaryOp::Add, Kind::Arithmetic, *this, o, alpha); }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return binary(BinaryOp::Sub, Kind::Arithmetic, *this, o, alpha); }
 Tensor Tensor::sub(Scalar o, Scalar alpha) const { return binary(BinaryOp::Sub, Kind::Arithmetic, *this, o, alpha); }
-Tensor Tensor::mul(const Tensor& o) const { return binary(BinaryOp::Mul, Kind::Arithmetic, *this, o); }
+Tensor Tensor::mul(const Tensor& o) const {
+  autograd::Record rec("MulBackward0", {this, &o});
+  if (rec) {
+    rec.save(*this);
+    rec.save(o);
+  }
+  Tensor out = binary(BinaryOp::Mul, Kind::Arithmetic, *this, o);
+  if (!rec) return out;
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{node.needs_input_grad(0) ? g[0] * node.saved(1) : Tensor(),
+                                 node.needs_input_grad(1) ? g[0] * node.saved(0) : Tensor()};
+  });
+}
 Tensor Tensor::mul(Scalar o) const { return binary(BinaryOp::Mul, Kind::Arithmetic, *this, o); }
 Tensor Tensor::div(const Tensor& o) const { return binary(BinaryOp::Div, Kind::TrueDivision, *this, o); }
 Tensor Tensor::div(Scalar o) const { return binary(BinaryOp::Div, Kind::TrueDivision, *this, o); }
@@ -293,10 +314,30 @@ Tensor Tensor::sign() const { return unary(UnaryOp::Sign, UnaryKind::SameType, *
 Tensor Tensor::square() const { return mul(*this); }
 Tensor Tensor::relu() const { return unary(UnaryOp::Relu, UnaryKind::SameType, *this); }
 
+Tensor Tensor::exp() const {
+  autograd::Record rec("ExpBackward0", {this});
+  Tensor out = unary(UnaryOp::Exp, UnaryKind::Floating, *this);
+  if (!rec) return out;
+  rec.save_output(out);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{g[0] * node.saved(0)};
+  });
+}
+
+Tensor Tensor::tanh() const {
+  autograd::Record rec("TanhBackward0", {this});
+  Tensor out = unary(UnaryOp::Tanh, UnaryKind::Floating, *this);
+  if (!rec) return out;
+  rec.save_output(out);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor y = node.saved(0);
+    return autograd::tensor_list{g[0] * (1 - y * y)};
+  });
+}
+
 #define EMBER_FLOAT_UNARY(name, OP) \
   Tensor Tensor::name() const { return unary(UnaryOp::OP, UnaryKind::Floating, *this); }
 EMBER_FLOAT_UNARY(reciprocal, Reciprocal)
-EMBER_FLOAT_UNARY(exp, Exp)
 EMBER_FLOAT_UNARY(exp2, Exp2)
 EMBER_FLOAT_UNARY(log, Log)
 EMBER_FLOAT_UNARY(log2, Log2)
@@ -313,7 +354,6 @@ EMBER_FLOAT_UNARY(acos, Acos)
 EMBER_FLOAT_UNARY(atan, Atan)
 EMBER_FLOAT_UNARY(sinh, Sinh)
 EMBER_FLOAT_UNARY(cosh, Cosh)
-EMBER_FLOAT_UNARY(tanh, Tanh)
 EMBER_FLOAT_UNARY(sigmoid, Sigmoid)
 EMBER_FLOAT_UNARY(silu, Silu)
 EMBER_FLOAT_UNARY(erf, Erf)

@@ -143,6 +143,7 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->dtype = base.dtype();
+  impl->view_base = base.impl().view_base ? base.impl().view_base : base.impl_ptr();
   return Tensor(std::move(impl));
 }
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "autograd/node.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -324,8 +325,11 @@ std::string Tensor::toString() const {
     const Formatter formatter(shown, options);
     body = BodyPrinter(shown, formatter, options).print(indent);
   }
-  // grad_fn=<...> belongs to autograd/, which tensor/ cannot see; a leaf that requires grad says so.
-  if (impl().requires_grad) suffixes.push_back("requires_grad=True");
+  if (auto fn = grad_fn()) {
+    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  } else if (requires_grad()) {
+    suffixes.push_back("requires_grad=True");
+  }
   return add_suffixes(prefix + body, suffixes, indent, options.linewidth);
 }
 

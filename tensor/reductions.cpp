@@ -3,6 +3,7 @@
 // errors for empty inputs, and one Kernels::reduce or Kernels::scan call. The kernel writes a contiguous
 // result holding the kept dims in order; keepdim is a view of it with the reduced dims as size 1.
 // softmax, log_softmax are composed of amax, sub, exp, sum and log.
+#include "autograd/record.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -230,8 +231,15 @@ DType softmax_compute(DType dtype) {
 Tensor Tensor::sum(std::optional<DType> dtype) const { return sum({}, false, dtype); }
 
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  autograd::Record rec(dims.empty() ? "SumBackward0" : "SumBackward1", {this});
   const DType out = widened_dtype(*this, dtype);
-  return reduce_values(ReduceOp::Sum, *this, reduction_dims(*this, dims), keepdim, out, out);
+  const ReductionDims reduced = reduction_dims(*this, dims);
+  Tensor result = reduce_values(ReduceOp::Sum, *this, reduced, keepdim, out, out);
+  if (!rec) return result;
+  return rec.finish(result, [sizes = sizes().vec(), kept = reduced.keepdim](autograd::FunctionNode&,
+                                                                           const autograd::tensor_list& g) {
+    return autograd::tensor_list{g[0].reshape(kept).expand(sizes)};
+  });
 }
 
 Tensor Tensor::nansum(IntArrayRef dims, bool keepdim) const {

@@ -74,9 +74,7 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
-Tensor Tensor::detach() const { return detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset()); }
-
-Tensor Tensor::alias() const { return detach(); }
+Tensor Tensor::alias() const { return detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset()); }
 
 namespace {
 

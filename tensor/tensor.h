@@ -3,6 +3,7 @@
 // offset, dtype). Views share storage. Methods follow LibTorch's names and argument order; the op
 // semantics (broadcasting, type promotion, shape checks with PyTorch's messages) live in tensor/*.cpp.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -10,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "runtime/device.h"
 #include "runtime/kernels.h"
 #include "tensor/types.h"
@@ -20,6 +22,10 @@ class Tensor;
 class TensorIndex;
 class Generator;
 struct AutogradMeta;  // defined by autograd/
+namespace autograd {
+class Node;
+class RemovableHandle;
+}  // namespace autograd
 
 // Device memory of one or more tensors. The version counts in-place writes through any view.
 struct Storage {
@@ -35,8 +41,12 @@ struct TensorImpl {
   std::vector<int64_t> strides;
   int64_t storage_offset = 0;  // in elements
   DType dtype = DType::Float32;
-  bool requires_grad = false;
+  bool requires_grad = false;  // set on leaves; a non-leaf requires grad through its grad_fn
   std::shared_ptr<AutogradMeta> autograd;
+  // The tensor whose memory this one views (views of views point at the first base), for autograd's
+  // in-place handling. Null for tensors that own their memory and for detach()'s results.
+  std::shared_ptr<TensorImpl> view_base;
+  bool inference = autograd::InferenceMode::is_enabled();  // made inside InferenceMode
 };
 
 class Tensor {
@@ -85,7 +95,29 @@ class Tensor {
   template <class T> T item() const;
   Scalar item() const;
   template <class T> std::vector<T> to_vector() const;  // row-major elements converted to T
-  Tensor detach() const;  // a view that shares storage; autograd/ gives it meaning
+  // ---- autograd (autograd/variable.cpp) ----
+  bool requires_grad() const;
+  // Only floating-point leaves can require grad; a non-leaf can only be set to require it.
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  // The accumulated gradient of a leaf (or of a non-leaf after retain_grad()); undefined before.
+  const Tensor& grad() const;
+  Tensor& mutable_grad();  // assign an undefined tensor to drop it, or zero_() it
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  int64_t output_nr() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  bool is_inference() const { return impl().inference; }
+  // Shares storage (and the version counter) but not history.
+  Tensor detach() const;
+  Tensor& detach_();
+  Tensor data() const { return detach(); }
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // `hook` sees this tensor's gradient during backward and may return a replacement (or an undefined
+  // tensor to keep it).
+  autograd::RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
   Tensor to_float() const { return to(kFloat32); }
   Tensor to_double() const { return to(kFloat64); }
