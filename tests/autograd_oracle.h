@@ -1,0 +1,44 @@
+#pragma once
+// Differential gradient tests: the same computation runs in ember and in LibTorch from the same
+// input values and layouts, backward runs with the same random output gradient, and the outputs and
+// every input's gradient must match. The second-order form also differentiates the gradient.
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tests/tensor_oracle.h"
+
+namespace ember::test {
+
+using EmberFn = std::function<Tensor(const std::vector<Tensor>&)>;
+using TorchFn = std::function<at::Tensor(const std::vector<at::Tensor>&)>;
+
+struct GradCase {
+  // Input values. Floating inputs are differentiated unless listed in `constant`; integer inputs
+  // (indices) never are.
+  std::vector<at::Tensor> inputs;
+  std::vector<size_t> constant;
+  // Run every input in each layout layouts_of() gives (contiguous, transposed storage, strided),
+  // where its rank allows; otherwise contiguous only.
+  bool all_layouts = true;
+  double rtol = -1;  // default: gradient_tolerance(dtype of the first input)
+  double atol = -1;
+  std::string context;
+};
+
+// Tolerance for gradients, which pass through more roundings than forward values.
+double gradient_tolerance(DType dtype);
+
+// Compares outputs and first-order gradients (ember's undefined grad matches LibTorch's undefined or
+// all-zero one).
+void expect_grads_match(const std::shared_ptr<Device>& device, const GradCase& test, const EmberFn& ember_fn,
+                        const TorchFn& torch_fn);
+
+// Also compares the gradient of sum(grad_i * v_i) with respect to the inputs (create_graph), for
+// random v: the second-order terms.
+void expect_second_order_match(const std::shared_ptr<Device>& device, const GradCase& test,
+                               const EmberFn& ember_fn, const TorchFn& torch_fn);
+
+}  // namespace ember::test
