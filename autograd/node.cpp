@@ -2,7 +2,6 @@
 
 #include <atomic>
 
-#include "autograd/autograd_meta.h"
 
 namespace ember::autograd {
 
@@ -19,7 +18,6 @@ Node::Node() : sequence_nr_(next_sequence_nr++) {}
 uint32_t Node::add_input_metadata(const Tensor& output) {
   input_metadata_.push_back({output.sizes().vec(), output.dtype(), output.device()});
   tensor_hooks_.emplace_back();
-  retained_.emplace_back();
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
@@ -44,12 +42,8 @@ RemovableHandle Node::add_tensor_hook(uint32_t slot, TensorHook hook) {
   });
 }
 
-void Node::set_retained_grad(uint32_t slot, std::weak_ptr<TensorImpl> tensor) {
-  retained_.at(slot) = std::move(tensor);
-}
-
 bool Node::has_tensor_hooks(uint32_t slot) const {
-  return slot < tensor_hooks_.size() && (!tensor_hooks_[slot].entries.empty() || !retained_[slot].expired());
+  return slot < tensor_hooks_.size() && !tensor_hooks_[slot].entries.empty();
 }
 
 Tensor Node::run_tensor_hooks(uint32_t slot, Tensor grad) {
@@ -59,10 +53,6 @@ Tensor Node::run_tensor_hooks(uint32_t slot, Tensor grad) {
   for (const auto& [id, hook] : hooks) {
     Tensor replaced = hook(grad);
     if (replaced.defined()) grad = std::move(replaced);
-  }
-  if (auto impl = retained_[slot].lock()) {
-    AutogradMeta& meta = meta_of(Tensor(impl));
-    meta.grad = meta.grad.defined() ? meta.grad + grad : grad.clone();
   }
   return grad;
 }

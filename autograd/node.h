@@ -98,14 +98,13 @@ class Node : public std::enable_shared_from_this<Node> {
   RemovableHandle register_prehook(PreHook hook);
   RemovableHandle register_hook(PostHook hook);
 
-  // Hooks of the tensor that is forward output `slot`, and its retain_grad target.
+  // Hooks of the tensor that is forward output `slot` (retain_grad is one of them).
   RemovableHandle add_tensor_hook(uint32_t slot, TensorHook hook);
-  void set_retained_grad(uint32_t slot, std::weak_ptr<TensorImpl> tensor);
 
   // Run by the engine around apply().
   tensor_list run_pre_hooks(tensor_list grads);
   tensor_list run_post_hooks(tensor_list grad_inputs, const tensor_list& grad_outputs);
-  // Tensor hooks and retain_grad for the gradient of output `slot`.
+  // The tensor hooks of output `slot`, in registration order.
   virtual Tensor run_tensor_hooks(uint32_t slot, Tensor grad);
   virtual bool has_tensor_hooks(uint32_t slot) const;
 
@@ -119,7 +118,6 @@ class Node : public std::enable_shared_from_this<Node> {
   HookList<PreHook> pre_hooks_;
   HookList<PostHook> post_hooks_;
   std::vector<HookList<TensorHook>> tensor_hooks_;  // per output slot
-  std::vector<std::weak_ptr<TensorImpl>> retained_;  // per output slot
 };
 
 }  // namespace ember::autograd

@@ -86,7 +86,14 @@ void Tensor::retain_grad() const {
   AutogradMeta& meta = autograd::meta_of(*this);
   if (meta.retains_grad) return;
   meta.retains_grad = true;
-  meta.grad_fn->set_retained_grad(meta.output_nr, impl_ptr());
+  // An ordinary hook, so it sees the gradient as the hooks registered before it left it (PyTorch 1.13).
+  meta.grad_fn->add_tensor_hook(meta.output_nr, [weak = std::weak_ptr<TensorImpl>(impl_ptr())](const Tensor& grad) {
+    if (auto impl = weak.lock()) {
+      AutogradMeta& kept = autograd::meta_of(Tensor(impl));
+      kept.grad = kept.grad.defined() ? kept.grad + grad : grad.clone();
+    }
+    return Tensor();
+  });
 }
 
 bool Tensor::retains_grad() const {
