@@ -15,6 +15,22 @@ void RemovableHandle::remove() {
 
 Node::Node() : sequence_nr_(next_sequence_nr++) {}
 
+Node::~Node() {
+  thread_local bool draining = false;
+  thread_local std::vector<std::shared_ptr<Node>> pending;
+  for (Edge& edge : next_edges_) {
+    if (edge.function) pending.push_back(std::move(edge.function));
+  }
+  if (draining) return;  // an outer destructor's loop releases them
+  draining = true;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> last = std::move(pending.back());
+    pending.pop_back();
+    last.reset();  // may push that node's edges
+  }
+  draining = false;
+}
+
 uint32_t Node::add_input_metadata(const Tensor& output) {
   input_metadata_.push_back({output.sizes().vec(), output.dtype(), output.device()});
   tensor_hooks_.emplace_back();

@@ -68,7 +68,8 @@ class Node : public std::enable_shared_from_this<Node> {
       std::function<std::optional<tensor_list>(const tensor_list& grad_inputs, const tensor_list& grad_outputs)>;
 
   Node();
-  virtual ~Node() = default;
+  // Releases the graph behind this node iteratively: a long chain would otherwise recurse once per node.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

@@ -3,6 +3,7 @@
 // subexpressions, freeing saved tensors, and no host synchronisation during backward.
 #include <torch/csrc/autograd/autograd.h>
 
+#include "autograd/function_node.h"
 #include "tests/autograd_oracle.h"
 
 namespace ember::test {
@@ -232,6 +233,25 @@ TEST_P(AutogradEngineTest, BackwardNeverWaitsOnTheHost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AutogradEngineTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+}  // namespace
+}  // namespace ember::test
+
+namespace ember::test {
+namespace {
+
+// A million-node chain is released without recursing once per node (which would overflow the stack).
+TEST(AutogradGraphTest, LongChainsAreReleasedIteratively) {
+  auto head = std::make_shared<autograd::FunctionNode>("ChainBackward");
+  for (int i = 0; i < 1000000; ++i) {
+    auto next = std::make_shared<autograd::FunctionNode>("ChainBackward");
+    next->add_next_edge({std::move(head), 0});
+    head = std::move(next);
+  }
+  std::weak_ptr<autograd::Node> watch = head;
+  head.reset();
+  EXPECT_TRUE(watch.expired());
+}
 
 }  // namespace
 }  // namespace ember::test
