@@ -137,6 +137,7 @@ Tensor& record_inplace(Tensor& self, const std::function<Tensor(const Tensor&)>&
 
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   if (grad.sizes() == sizes) return grad;
+  if (grad.dim() < static_cast<int64_t>(sizes.size())) return grad.reshape(sizes);  // a 0-dim grad for a [1] input
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d) {

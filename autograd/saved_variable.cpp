@@ -50,7 +50,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output, uint32_t output_nr
   }
   defined_ = true;
   is_output_ = is_output;
-  requires_grad_ = t.requires_grad();
+  // An output is saved before the node becomes its grad_fn; it will be differentiable if floating.
+  requires_grad_ = is_output ? t.is_floating_point() : t.requires_grad();
   saved_version_ = t._version();
   storage_ = t.storage();
   output_nr_ = is_output ? output_nr : static_cast<uint32_t>(t.output_nr());
