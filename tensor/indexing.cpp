@@ -494,7 +494,7 @@ Advanced with_saved_indices(Advanced adv, autograd::FunctionNode& node) {
 }
 
 Tensor put_resolved(const Tensor& self, const ResolvedIndex& at, const Tensor* value, std::optional<Scalar> scalar,
-                    bool accumulate);
+                    bool accumulate, bool self_is_scratch = false);
 
 // src at its advanced indices `adv` (through check_and_wrap) as a new tensor. Recorded as `name`: the
 // gradient is added at the same positions of zeros, so repeated indices accumulate.
@@ -512,17 +512,18 @@ Tensor gather_advanced(const Tensor& src, const Advanced& adv, const char* name)
   return rec.finish(out, [kept = without_indices(adv), sizes = src.sizes().vec()](autograd::FunctionNode& node,
                                                                                  const autograd::tensor_list& g) {
     const ResolvedIndex at{{}, with_saved_indices(kept, node), true};
-    return autograd::tensor_list{put_resolved(detail::zeros_as(g[0], sizes), at, &g[0], std::nullopt, true)};
+    return autograd::tensor_list{put_resolved(detail::zeros_as(g[0], sizes), at, &g[0], std::nullopt, true, true)};
   });
 }
 
 // A copy of self with `value` (or `scalar`) written or added at `at`: index_put_'s out-of-place form.
 // The gradient of self is zero where values were written over; the value's gradient is the output
-// gradient at `at`, summed over the value's broadcast.
+// gradient at `at`, summed over the value's broadcast. A self that nothing else sees (zeros made for a
+// gradient) is written in place instead of copied, unless recording (the output must be a new tensor).
 Tensor put_resolved(const Tensor& self, const ResolvedIndex& at, const Tensor* value, std::optional<Scalar> scalar,
-                    bool accumulate) {
+                    bool accumulate, bool self_is_scratch) {
   autograd::Record rec("IndexPutBackward0", {&self, value});
-  Tensor out = self.clone();
+  Tensor out = self_is_scratch && !rec ? self : self.clone();
   write_at(out, at, value, scalar, accumulate);
   if (!rec) return out;
   if (at.advanced) {
@@ -796,7 +797,8 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
     // A 0-dim input gives a 0-dim output: its one element.
     if (in_sizes.empty()) return autograd::tensor_list{g[0]};
     detail::TrustedIndices trusted;
-    return autograd::tensor_list{index_add_copy(detail::zeros_as(g[0], in_sizes), dim, node.saved(0), g[0], 1)};
+    // In place on fresh zeros: recorded (as a copy) only under create_graph.
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).index_add_(dim, node.saved(0), g[0])};
   });
 }
 
@@ -832,7 +834,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return rec.finish(out, [dim, in_sizes = this->sizes().vec()](autograd::FunctionNode& node,
                                                                const autograd::tensor_list& g) {
     detail::TrustedIndices trusted;
-    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).scatter_add(dim, node.saved(0), g[0])};
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).scatter_add_(dim, node.saved(0), g[0])};
   });
 }
 
@@ -856,7 +858,7 @@ Tensor Tensor::take(const Tensor& index) const {
   rec.save(index);
   return rec.finish(out, [in_sizes = sizes().vec()](autograd::FunctionNode& node, const autograd::tensor_list& g) {
     detail::TrustedIndices trusted;
-    return autograd::tensor_list{put_copy(detail::zeros_as(g[0], in_sizes), node.saved(0), g[0], true)};
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).put_(node.saved(0), g[0], true)};
   });
 }
 

@@ -51,7 +51,8 @@ Tensor accumulate_through_view(const Tensor& grad, IntArrayRef input_sizes, cons
   const int64_t count = detail::product(input_sizes);
   const Tensor positions = view_of(int64_range(count, grad).view(input_sizes)).reshape({-1});
   detail::TrustedIndices trusted;  // positions are in range by construction
-  return detail::zeros_as(grad, {count}).scatter_add(0, positions, grad.reshape({-1})).view(input_sizes);
+  // In place on fresh zeros: recorded (as a copy) only under create_graph.
+  return detail::zeros_as(grad, {count}).scatter_add_(0, positions, grad.reshape({-1})).view(input_sizes);
 }
 
 struct Geometry {
@@ -94,10 +95,10 @@ Tensor as_strided_backward(const Tensor& grad, const Geometry& in, const Geometr
   const Tensor out_cells = cells.as_strided(out.sizes, out.strides, out.offset - first).reshape({-1});
   const Tensor in_cells = cells.as_strided(in.sizes, in.strides, in.offset - first);
   detail::TrustedIndices trusted;  // positions are in range by construction
-  Tensor result = detail::zeros_as(grad, {span}).scatter_add(0, out_cells, grad.reshape({-1})).take(in_cells);
+  Tensor result = detail::zeros_as(grad, {span}).scatter_add_(0, out_cells, grad.reshape({-1})).take(in_cells);
   if (in.may_overlap()) {
     const Tensor flat_in = in_cells.reshape({-1});
-    const Tensor sharing = detail::zeros_as(grad, {span}).scatter_add(0, flat_in, ones_like(flat_in, grad.dtype()));
+    const Tensor sharing = detail::zeros_as(grad, {span}).scatter_add_(0, flat_in, ones_like(flat_in, grad.dtype()));
     result = result / sharing.take(in_cells);
   }
   return result;
@@ -260,7 +261,9 @@ Tensor Tensor::squeeze() const {
   return squeeze_marked(*this, drop, "SqueezeBackward0");
 }
 
-Tensor Tensor::squeeze(int64_t d) const { return squeeze_marked(*this, size_one_dims(*this, IntArrayRef(d)), "SqueezeBackward1"); }
+Tensor Tensor::squeeze(int64_t d) const {
+  return squeeze_marked(*this, size_one_dims(*this, IntArrayRef(d)), "SqueezeBackward1");
+}
 
 Tensor Tensor::squeeze(IntArrayRef dims) const {
   return squeeze_marked(*this, size_one_dims(*this, dims), "SqueezeBackward2");
@@ -385,7 +388,9 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   Geometry in{this->sizes().vec(), this->strides().vec(), storage_offset()};
   Geometry out{sizes.vec(), strides.vec(), start};
   return finish_view(rec, make_view(*this, sizes.vec(), strides.vec(), start),
-                     [in = std::move(in), out = std::move(out)](const Tensor& g) { return as_strided_backward(g, in, out); });
+                     [in = std::move(in), out = std::move(out)](const Tensor& g) {
+                       return as_strided_backward(g, in, out);
+                     });
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {

@@ -126,6 +126,18 @@ TEST_P(AutogradIndexingTest, IndexPutInPlaceOnANonLeaf) {
           return b * v[1];
         },
         {1});
+  check({x, c, rand({2}, 10), longs({3, 1})}, "index_put_ on a view of a non-leaf (CopySlices)",
+        [](const Ins& v) {
+          Tensor b = v[0] * v[1];
+          b.select(0, 2).index_put_({v[3]}, v[2]);
+          return b * v[1];
+        },
+        [](const TIns& v) {
+          at::Tensor b = v[0] * v[1];
+          b.select(0, 2).index_put_({v[3]}, v[2]);
+          return b * v[1];
+        },
+        {1});
   check({x, c, rand({2, 4}, 9)}, "index_put_ with basic indices only",
         [](const Ins& v) {
           Tensor b = v[0] * v[1];
@@ -354,19 +366,28 @@ TEST_P(AutogradIndexingTest, BackwardDoesNotWaitOnTheDevice) {
   const at::Tensor mt = bools({1, 0, 1, 1, 0});
   const Tensor x = from_torch(xt, device).requires_grad_(true);
   const Tensor i = from_torch(it, device), g = from_torch(gt, device), m = from_torch(mt, device);
+  Tensor b = x * x;  // in-place ops on a non-leaf
+  b.index_add_(0, i, x.slice(0, 0, 3)).index_copy_(1, i.remainder(4).slice(0, 0, 2), x.slice(1, 0, 2));
+  b.index_fill_(0, i, 1.0).put_(i, x.select(1, 2).slice(0, 0, 3)).index_put_({i}, x.select(0, 1), true);
+  b.scatter_(0, g, x.slice(0, 0, 3).slice(1, 0, 2));
   const Tensor loss = x.gather(0, g).sum() + x.index_select(0, i).sum() + x.index({i, Slice(1, 3)}).sum() +
                       x.index({m}).sum() + x.take(i).sum() + x.masked_select(m.unsqueeze(1)).sum() +
                       x.as_strided({3, 3}, {1, 1}).sum() + x.unfold(0, 2, 1).sum() +
-                      x.scatter_add(0, g, x.slice(0, 0, 3).slice(1, 0, 2)).sum();
+                      x.scatter_add(0, g, x.slice(0, 0, 3).slice(1, 0, 2)).sum() + (b * b).sum();
   const uint64_t waits = stream->stats().host_waits;
   loss.backward();
   EXPECT_EQ(stream->stats().host_waits, waits);
 
   at::Tensor t = xt.clone().requires_grad_(true);
+  at::Tensor bt = t * t;
+  bt.index_add_(0, it, t.slice(0, 0, 3)).index_copy_(1, it.remainder(4).slice(0, 0, 2), t.slice(1, 0, 2));
+  bt.index_fill_(0, it, 1.0).put_(it, t.select(1, 2).slice(0, 0, 3)).index_put_({it}, t.select(0, 1), true);
+  bt.scatter_(0, gt, t.slice(0, 0, 3).slice(1, 0, 2));
   const at::Tensor expected = t.gather(0, gt).sum() + t.index_select(0, it).sum() +
                               t.index({it, ti::Slice(1, 3)}).sum() + t.index({mt}).sum() + t.take(it).sum() +
                               t.masked_select(mt.unsqueeze(1)).sum() + t.as_strided({3, 3}, {1, 1}).sum() +
-                              t.unfold(0, 2, 1).sum() + t.scatter_add(0, gt, t.slice(0, 0, 3).slice(1, 0, 2)).sum();
+                              t.unfold(0, 2, 1).sum() + t.scatter_add(0, gt, t.slice(0, 0, 3).slice(1, 0, 2)).sum() +
+                              (bt * bt).sum();
   expected.backward();
   expect_tensor_eq(x.grad(), t.grad(), 1e-5, 1e-5, "gradient");
 }

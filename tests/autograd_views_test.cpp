@@ -255,14 +255,17 @@ TEST_P(AutogradViewsTest, ZeroDimInputs) {
 TEST_P(AutogradViewsTest, SecondOrder) {
   // Products of two views, so that the gradients depend on the input.
   const at::Tensor x = rand({4, 6}, 37);
-  check_second_order({x}, "slice * select", [](const Ins& v) { return v[0].slice(1, 0, 4) * v[0].select(1, 5).unsqueeze(1); },
-                     [](const TIns& v) { return v[0].slice(1, 0, 4) * v[0].select(1, 5).unsqueeze(1); });
+  check_second_order(
+      {x}, "slice * select", [](const Ins& v) { return v[0].slice(1, 0, 4) * v[0].select(1, 5).unsqueeze(1); },
+      [](const TIns& v) { return v[0].slice(1, 0, 4) * v[0].select(1, 5).unsqueeze(1); });
   check_second_order({x}, "diagonal * diagonal", [](const Ins& v) { return v[0].diagonal() * v[0].diagonal(2); },
                      [](const TIns& v) { return v[0].diagonal() * v[0].diagonal(2); });
   check_second_order({x}, "unfold * unfold", [](const Ins& v) { return v[0].unfold(1, 3, 1) * v[0].unfold(1, 3, 1); },
                      [](const TIns& v) { return v[0].unfold(1, 3, 1) * v[0].unfold(1, 3, 1); });
-  check_second_order({x}, "as_strided * t", [](const Ins& v) { return v[0].as_strided({3, 4}, {1, 2}) * v[0].t().slice(0, 0, 3).slice(1, 0, 4); },
-                     [](const TIns& v) { return v[0].as_strided({3, 4}, {1, 2}) * v[0].t().slice(0, 0, 3).slice(1, 0, 4); });
+  check_second_order(
+      {x}, "as_strided * t",
+      [](const Ins& v) { return v[0].as_strided({3, 4}, {1, 2}) * v[0].t().slice(0, 0, 3).slice(1, 0, 4); },
+      [](const TIns& v) { return v[0].as_strided({3, 4}, {1, 2}) * v[0].t().slice(0, 0, 3).slice(1, 0, 4); });
   check_second_order({x}, "split * expand", [](const Ins& v) {
                        auto p = v[0].split(3, 1);
                        return p[0] * p[1].sum({0}, true).expand({4, 3});
@@ -275,7 +278,8 @@ TEST_P(AutogradViewsTest, SecondOrder) {
                        return cat({v[0], v[1]}, 0).view({2, 4, 6}) * stack({v[1], v[0]}, 0);
                      },
                      [](const TIns& v) { return at::cat({v[0], v[1]}, 0).view({2, 4, 6}) * at::stack({v[1], v[0]}, 0); });
-  check_second_order({x}, "unbind * permute", [](const Ins& v) { return v[0].unbind(0)[1] * v[0].permute({1, 0}).select(1, 2); },
+  check_second_order({x}, "unbind * permute",
+                     [](const Ins& v) { return v[0].unbind(0)[1] * v[0].permute({1, 0}).select(1, 2); },
                      [](const TIns& v) { return v[0].unbind(0)[1] * v[0].permute({1, 0}).select(1, 2); });
 }
 
