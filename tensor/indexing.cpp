@@ -10,6 +10,12 @@
 // Bounds: indices outside a dim raise PyTorch's IndexError before anything is launched. The min and
 // max of every index tensor of a call are reduced on the device and read back together: one host
 // synchronisation per call (nonzero, masks and one_hot with inferred classes read back too).
+//
+// Autograd: PyTorch's nodes and formulas. Gradients of gathers are scatter-adds (and the other way
+// round), so repeated indices accumulate. The forward saves its checked indices (masks as positions,
+// negative ones wrapped), and backward formulas run under detail::TrustedIndices, so backward never
+// reads indices back. In-place ops that must be recorded run their out-of-place form on a copy
+// (autograd::record_inplace).
 #include <algorithm>
 
 #include "autograd/record.h"
