@@ -102,6 +102,7 @@ bool Tensor::retains_grad() const {
 }
 
 Tensor Tensor::detach() const {
+  autograd::AutoGradMode untracked(false);  // alias() records otherwise
   Tensor out = alias();
   out.impl().view_base = nullptr;
   return out;

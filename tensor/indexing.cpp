@@ -10,12 +10,27 @@
 // Bounds: indices outside a dim raise PyTorch's IndexError before anything is launched. The min and
 // max of every index tensor of a call are reduced on the device and read back together: one host
 // synchronisation per call (nonzero, masks and one_hot with inferred classes read back too).
+//
+// Autograd: PyTorch's nodes and formulas. Gradients of gathers are scatter-adds (and the other way
+// round), so repeated indices accumulate. The forward saves its checked indices (masks as positions,
+// negative ones wrapped), and backward formulas run under detail::TrustedIndices, so backward never
+// reads indices back. In-place ops that must be recorded run their out-of-place form on a copy
+// (autograd::record_inplace).
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "tensor/indexing.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
+
+namespace {
+thread_local int trusted_index_scopes = 0;
+}  // namespace
+
+detail::TrustedIndices::TrustedIndices() { ++trusted_index_scopes; }
+detail::TrustedIndices::~TrustedIndices() { --trusted_index_scopes; }
+bool detail::TrustedIndices::active() { return trusted_index_scopes > 0; }
 
 TensorIndex::TensorIndex(const char* ellipsis) : value_(indexing::Ellipsis) {
   if (std::string_view(ellipsis) != "...") {
@@ -40,9 +55,10 @@ struct IndexRange {
 bool has_elements(const Tensor& t) { return t.defined() && t.numel() > 0; }
 
 // The min and max of each index tensor (nullopt for undefined and empty ones), read back in one
-// synchronisation.
+// synchronisation; all nullopt, without reading, under detail::TrustedIndices.
 std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices) {
   std::vector<std::optional<IndexRange>> ranges(indices.size());
+  if (detail::TrustedIndices::active()) return ranges;
   const Tensor* first = nullptr;
   int64_t count = 0;
   for (const Tensor& index : indices) {
@@ -211,21 +227,31 @@ AdvancedLayout advanced_layout(const Tensor& src, const Advanced& adv) {
   return layout;
 }
 
-// Element offsets of the indexed positions from src's first element, with the index shape; checks bounds.
-Tensor element_offsets(const Tensor& src, const Advanced& adv) {
+// Checks every index against its dim (one read-back for all of them) and makes negative ones count
+// from the end. Every index is trusted afterwards: offsets and backward formulas need no check.
+void check_and_wrap(const Tensor& src, Advanced& adv) {
   std::vector<Tensor> checked;  // indices the library made are in range by construction
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     checked.push_back(adv.trusted[k] ? Tensor() : adv.indices[k]);
   }
   const auto ranges = index_ranges(checked);
-  Tensor offsets;
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     const int64_t size = src.size(adv.dims[k]);
     if (auto bad = out_of_bounds(ranges[k], size, true)) {
       if (size == 0) throw IndexError("index is out of bounds for dimension with size 0");
       throw IndexError(bounds_message(*bad, static_cast<int64_t>(k), size));
     }
-    const Tensor index = wrap_negative(adv.indices[k], ranges[k], size);
+    adv.indices[k] = wrap_negative(adv.indices[k], ranges[k], size);
+    adv.trusted[k] = true;
+  }
+}
+
+// Element offsets of the indexed positions from src's first element, with the index shape. The
+// indices must have been through check_and_wrap.
+Tensor element_offsets(const Tensor& src, const Advanced& adv) {
+  Tensor offsets;
+  for (size_t k = 0; k < adv.indices.size(); ++k) {
+    const Tensor& index = adv.indices[k];
     const int64_t stride = src.stride(adv.dims[k]);
     if (!offsets.defined()) {
       offsets = stride == 1 ? index : index.mul(stride);
@@ -256,52 +282,37 @@ Tensor kernel_order(const Tensor& result_shaped, const AdvancedLayout& layout) {
   return result_shaped.reshape(layout.merged).movedim(layout.front, 0);
 }
 
-Tensor advanced_index(const Tensor& src, const std::vector<IndexEntry>& list) {
-  const Advanced adv = prepare_advanced(src, list);
-  const AdvancedLayout layout = advanced_layout(src, adv);
-  Tensor out = detail::empty_on(layout.result, src.dtype(), src.device());
-  const Tensor offsets = element_offsets(src, adv);
-  if (out.numel() == 0) return out;
-  const Tensor target = kernel_order(out, layout);
-  const Tensor index = along_dim(offsets, 0, target.dim());
-  kernels(src).gather(stream(src), target.ref(), offset_view(src, adv, layout), 0, index.ref(target.sizes()));
-  return out;
-}
-
 IntArrayRef strip_leading_ones(IntArrayRef sizes) {
   size_t first = 0;
   while (first < sizes.size() && sizes[first] == 1) ++first;
   return IntArrayRef(sizes.data() + first, sizes.size() - first);
 }
 
-void advanced_put(const Tensor& dst, const std::vector<IndexEntry>& list, const Tensor* value,
-                  std::optional<Scalar> scalar, bool accumulate) {
-  if (value && value->dtype() != dst.dtype()) {
-    throw Error("Index put requires the source and destination dtypes match, got " + type_name(dst.dtype()) +
-                " for the destination and " + type_name(value->dtype()) + " for the source.");
+// PyTorch's checks of an index_put_ value against the indexing result's shape (after its leading 1s).
+void check_put_value(const Tensor& dst, const Tensor& value, const AdvancedLayout& layout) {
+  detail::check_same_device({&dst, &value});
+  const IntArrayRef stripped = strip_leading_ones(value.sizes());
+  bool fits = stripped.size() <= layout.result.size();
+  for (size_t i = 0; fits && i < stripped.size(); ++i) {
+    const int64_t want = layout.result[layout.result.size() - stripped.size() + i];
+    fits = stripped[i] == want || stripped[i] == 1;
   }
-  const Advanced adv = prepare_advanced(dst, list);
+  if (!fits) {
+    throw Error("shape mismatch: value tensor of shape " + to_string(value.sizes()) +
+                " cannot be broadcast to indexing result of shape " + to_string(layout.result));
+  }
+}
+
+// Writes (or adds) `value`, or `scalar`, at dst's advanced indices: `adv` went through check_and_wrap
+// and the value through check_put_value.
+void advanced_put(const Tensor& dst, const Advanced& adv, const Tensor* value, std::optional<Scalar> scalar,
+                  bool accumulate) {
   const AdvancedLayout layout = advanced_layout(dst, adv);
-  Tensor source;
-  if (value) {
-    detail::check_same_device({&dst, value});
-    const IntArrayRef stripped = strip_leading_ones(value->sizes());
-    bool fits = stripped.size() <= layout.result.size();
-    for (size_t i = 0; fits && i < stripped.size(); ++i) {
-      const int64_t want = layout.result[layout.result.size() - stripped.size() + i];
-      fits = stripped[i] == want || stripped[i] == 1;
-    }
-    if (!fits) {
-      throw Error("shape mismatch: value tensor of shape " + to_string(value->sizes()) +
-                  " cannot be broadcast to indexing result of shape " + to_string(layout.result));
-    }
-    source = value->view(stripped.vec()).expand(layout.result);
-  }
-  const Tensor offsets = element_offsets(dst, adv);
   if (detail::product(layout.result) == 0) return;
+  const Tensor source = value ? value->view(strip_leading_ones(value->sizes()).vec()).expand(layout.result) : Tensor();
   std::vector<int64_t> kernel_sizes{layout.count};
   for (int64_t d : layout.rest) kernel_sizes.push_back(dst.size(d));
-  const Tensor index = along_dim(offsets, 0, kernel_sizes.size());
+  const Tensor index = along_dim(element_offsets(dst, adv), 0, kernel_sizes.size());
   const Tensor ordered = source.defined() ? kernel_order(source, layout) : Tensor();  // may be a copy
   const Operand src = ordered.defined() ? Operand(ordered.ref()) : Operand(*scalar);
   kernels(dst).scatter(stream(dst), accumulate ? ScatterMode::Add : ScatterMode::Assign,
@@ -311,10 +322,37 @@ void advanced_put(const Tensor& dst, const std::vector<IndexEntry>& list, const 
 
 // ---- basic indexing (at::indexing::applySlicing) ----
 
+// One view apply_slicing took; replaying the steps on a tensor of the same sizes (a gradient) takes
+// the same views.
+struct BasicStep {
+  enum Kind { Select, Slice, Unsqueeze } kind;
+  int64_t dim = 0;
+  int64_t index = 0;  // Select
+  std::optional<int64_t> start, stop;  // Slice
+  int64_t step = 1;
+};
+
+Tensor replay(Tensor t, const std::vector<BasicStep>& steps) {
+  for (const BasicStep& s : steps) {
+    switch (s.kind) {
+      case BasicStep::Select: t = t.select(s.dim, s.index); break;
+      case BasicStep::Slice: t = t.slice(s.dim, s.start, s.stop, s.step); break;
+      case BasicStep::Unsqueeze: t = t.unsqueeze(s.dim); break;
+    }
+  }
+  return t;
+}
+
 struct Sliced {
   Tensor view;
+  std::vector<BasicStep> steps;  // how view was taken from the indexed tensor
   std::vector<IndexEntry> list;  // by dim of the view
   bool advanced = false;
+  // Takes a basic view and remembers it.
+  void take(BasicStep step) {
+    view = replay(view, {step});
+    steps.push_back(step);
+  }
 };
 
 void record(Sliced& s, int64_t& dim, IndexEntry entry) {
@@ -324,14 +362,15 @@ void record(Sliced& s, int64_t& dim, IndexEntry entry) {
   ++dim;
 }
 
-Tensor select_checked(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
+void select_checked(Sliced& s, int64_t dim, int64_t index, int64_t real_dim) {
+  const Tensor& t = s.view;
   if (t.dim() == 0) {
     throw IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                      "C++ to convert a 0-dim tensor to a number");
   }
   const int64_t size = t.size(dim);
   if (index < -size || index >= size) throw IndexError(bounds_message(index, real_dim, size));
-  return t.select(dim, index);
+  s.take({BasicStep::Select, dim, index});
 }
 
 // An int64 index of the one position 0 (true) or of none (false), as boolToIndexingTensor makes.
@@ -355,7 +394,7 @@ Sliced apply_slicing(const Tensor& self, const std::vector<TensorIndex>& indices
   s.view = self;
   // One integer alone selects directly, as at::indexing::get_item does.
   if (indices.size() == 1 && std::holds_alternative<int64_t>(indices[0].value())) {
-    s.view = select_checked(self, 0, std::get<int64_t>(indices[0].value()), 0);
+    select_checked(s, 0, std::get<int64_t>(indices[0].value()), 0);
     return s;
   }
   if (specified > self.dim()) {
@@ -366,19 +405,19 @@ Sliced apply_slicing(const Tensor& self, const std::vector<TensorIndex>& indices
     const V& v = indices[i].value();
     const auto real_dim = static_cast<int64_t>(i);
     if (const int64_t* integer = std::get_if<int64_t>(&v)) {
-      s.view = select_checked(s.view, dim, *integer, real_dim);
+      select_checked(s, dim, *integer, real_dim);
     } else if (const indexing::Slice* slice = std::get_if<indexing::Slice>(&v)) {
       if (slice->step() == 0) throw Error("slice step cannot be zero");
       if (slice->step() < 0) throw Error("step must be greater than zero");
-      s.view = s.view.slice(dim, slice->start(), slice->stop(), slice->step());
+      s.take({BasicStep::Slice, dim, 0, slice->start(), slice->stop(), slice->step()});
       ++dim;
     } else if (std::holds_alternative<indexing::EllipsisIndex>(v)) {
       dim += self.dim() - specified;
     } else if (std::holds_alternative<indexing::NoneIndex>(v)) {
-      s.view = s.view.unsqueeze(dim);
+      s.take({BasicStep::Unsqueeze, dim});
       ++dim;
     } else if (const bool* flag = std::get_if<bool>(&v)) {
-      s.view = s.view.unsqueeze(dim);
+      s.take({BasicStep::Unsqueeze, dim});
       record(s, dim, bool_index(*flag, self.device()));
     } else {
       const Tensor& t = std::get<Tensor>(v);
@@ -386,9 +425,9 @@ Sliced apply_slicing(const Tensor& self, const std::vector<TensorIndex>& indices
       if (t.dim() == 0 && !t.is_floating_point()) {
         // A 0-dim integer tensor selects (reading it back); a 0-dim bool adds a dim of size 1 or 0.
         if (t.dtype() != DType::Bool && t.dtype() != DType::UInt8) {
-          s.view = select_checked(s.view, dim, t.item<int64_t>(), real_dim);
+          select_checked(s, dim, t.item<int64_t>(), real_dim);
         } else {
-          s.view = s.view.unsqueeze(dim);
+          s.take({BasicStep::Unsqueeze, dim});
           record(s, dim, bool_index(t.item<int64_t>() != 0, self.device()));
         }
       } else {
@@ -407,6 +446,120 @@ void copy_to(Tensor dst, const Tensor& value) {
   }
   const Tensor stripped = value.view(strip_leading_ones(value.sizes()).vec());
   dst.copy_(stripped.expand(dst.sizes()));
+}
+
+// ---- indexing with autograd ----
+
+// Where an index_put_ writes, checked: the basic views, then (when there are advanced indices) the
+// advanced indices of the view, wrapped and trusted.
+struct ResolvedIndex {
+  std::vector<BasicStep> steps;
+  Advanced adv;
+  bool advanced = false;
+};
+
+ResolvedIndex resolve_put_index(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor* value) {
+  autograd::AutoGradMode untracked(false);  // only positions are wanted here, not views with history
+  Sliced s = apply_slicing(self, indices);
+  ResolvedIndex at{std::move(s.steps), {}, s.advanced};
+  if (!s.advanced) return at;
+  if (value && value->dtype() != self.dtype()) {
+    throw Error("Index put requires the source and destination dtypes match, got " + type_name(self.dtype()) +
+                " for the destination and " + type_name(value->dtype()) + " for the source.");
+  }
+  at.adv = prepare_advanced(s.view, s.list);
+  if (value) check_put_value(s.view, *value, advanced_layout(s.view, at.adv));
+  check_and_wrap(s.view, at.adv);
+  return at;
+}
+
+// Writes (or adds) `value`, or `scalar`, at `at` of `target` in place, without autograd.
+void write_at(const Tensor& target, const ResolvedIndex& at, const Tensor* value, std::optional<Scalar> scalar,
+              bool accumulate) {
+  Tensor region = replay(target, at.steps);
+  if (at.advanced) {
+    advanced_put(region, at.adv, value, scalar, accumulate);
+  } else if (!value) {
+    region.fill_(*scalar);
+  } else if (accumulate) {
+    region.add_(*value);
+  } else {
+    copy_to(region, *value);
+  }
+}
+
+// What a backward closure may keep of an Advanced: all but the index tensors, which the node saves.
+Advanced without_indices(Advanced adv) {
+  adv.indices.clear();
+  return adv;
+}
+
+Advanced with_saved_indices(Advanced adv, autograd::FunctionNode& node) {
+  for (size_t k = 0; k < adv.dims.size(); ++k) adv.indices.push_back(node.saved(k));
+  return adv;
+}
+
+Tensor put_resolved(const Tensor& self, const ResolvedIndex& at, const Tensor* value, std::optional<Scalar> scalar,
+                    bool accumulate, bool self_is_scratch = false);
+
+// src at its advanced indices `adv` (through check_and_wrap) as a new tensor. Recorded as `name`: the
+// gradient is added at the same positions of zeros, so repeated indices accumulate.
+Tensor gather_advanced(const Tensor& src, const Advanced& adv, const char* name) {
+  autograd::Record rec(name, {&src});
+  const AdvancedLayout layout = advanced_layout(src, adv);
+  Tensor out = detail::empty_on(layout.result, src.dtype(), src.device());
+  if (out.numel() > 0) {
+    const Tensor target = kernel_order(out, layout);
+    const Tensor index = along_dim(element_offsets(src, adv), 0, target.dim());
+    kernels(src).gather(stream(src), target.ref(), offset_view(src, adv, layout), 0, index.ref(target.sizes()));
+  }
+  if (!rec) return out;
+  for (const Tensor& index : adv.indices) rec.save(index);
+  return rec.finish(out, [kept = without_indices(adv), sizes = src.sizes().vec()](autograd::FunctionNode& node,
+                                                                                 const autograd::tensor_list& g) {
+    const ResolvedIndex at{{}, with_saved_indices(kept, node), true};
+    return autograd::tensor_list{put_resolved(detail::zeros_as(g[0], sizes), at, &g[0], std::nullopt, true, true)};
+  });
+}
+
+// A copy of self with `value` (or `scalar`) written or added at `at`: index_put_'s out-of-place form.
+// The gradient of self is zero where values were written over; the value's gradient is the output
+// gradient at `at`, summed over the value's broadcast. A self that nothing else sees (zeros made for a
+// gradient) is written in place instead of copied, unless recording (the output must be a new tensor).
+Tensor put_resolved(const Tensor& self, const ResolvedIndex& at, const Tensor* value, std::optional<Scalar> scalar,
+                    bool accumulate, bool self_is_scratch) {
+  autograd::Record rec("IndexPutBackward0", {&self, value});
+  Tensor out = self_is_scratch && !rec ? self : self.clone();
+  write_at(out, at, value, scalar, accumulate);
+  if (!rec) return out;
+  if (at.advanced) {
+    for (const Tensor& index : at.adv.indices) rec.save(index);
+  }
+  std::optional<std::vector<int64_t>> value_sizes;
+  if (value) value_sizes = value->sizes().vec();
+  return rec.finish(out, [steps = at.steps, kept = without_indices(at.adv), advanced = at.advanced, accumulate,
+                          value_sizes](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const ResolvedIndex where{steps, advanced ? with_saved_indices(kept, node) : kept, advanced};
+    autograd::tensor_list grads(2);
+    if (node.needs_input_grad(0)) {
+      grads[0] = accumulate ? g[0] : put_resolved(g[0], where, nullptr, Scalar(0), false);
+    }
+    if (value_sizes && node.needs_input_grad(1)) {
+      Tensor picked = replay(g[0], where.steps);
+      if (advanced) picked = gather_advanced(picked, where.adv, "IndexBackward0");
+      grads[1] = autograd::sum_to(picked, strip_leading_ones(*value_sizes)).reshape(*value_sizes);
+    }
+    return grads;
+  });
+}
+
+// Tensor::index with the node named `name`. Basic indices are views that record themselves.
+Tensor index_recorded(const Tensor& self, const std::vector<TensorIndex>& indices, const char* name) {
+  Sliced s = apply_slicing(self, indices);
+  if (!s.advanced) return s.view;
+  Advanced adv = prepare_advanced(s.view, s.list);
+  check_and_wrap(s.view, adv);
+  return gather_advanced(s.view, adv, name);
 }
 
 // ---- dim-wise gather and scatter ----
@@ -511,9 +664,7 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 }
 
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
-  Sliced s = apply_slicing(*this, indices);
-  if (!s.advanced) return s.view;
-  return advanced_index(s.view, s.list);
+  return index_recorded(*this, indices, "IndexBackward0");
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate) {
@@ -525,28 +676,107 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar va
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate) {
-  Sliced s = apply_slicing(*this, indices);
-  if (!s.advanced) {
-    if (accumulate) {
-      s.view.add_(value);
-    } else {
-      copy_to(s.view, value);
-    }
-    return *this;
+  if (autograd::inplace_needs_record(*this, {&value})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) {
+      return put_resolved(old, resolve_put_index(old, indices, &value), &value, std::nullopt, accumulate);
+    });
   }
-  advanced_put(s.view, s.list, &value, std::nullopt, accumulate);
+  write_at(*this, resolve_put_index(*this, indices, &value), &value, std::nullopt, accumulate);
   return *this;
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
-  Sliced s = apply_slicing(*this, indices);
-  if (!s.advanced) {
-    s.view.fill_(value);
-    return *this;
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) {
+      return put_resolved(old, resolve_put_index(old, indices, nullptr), nullptr, value, false);
+    });
   }
-  advanced_put(s.view, s.list, nullptr, value, false);
+  write_at(*this, resolve_put_index(*this, indices, nullptr), nullptr, value, false);
   return *this;
 }
+
+// ---- out-of-place forms of the in-place index ops, with their gradients ----
+//
+// In-place ops that must be recorded run these on a copy (autograd::record_inplace). Gradient formulas
+// run under detail::TrustedIndices: the forward checked the indices, and the engine must not wait on
+// the device.
+
+namespace {
+
+// A gradient computed for an input of `sizes` that may come out 0-dim where the input has one element
+// in a dim (or the other way round), or in the index's shape (put_).
+Tensor shaped(const Tensor& grad, IntArrayRef sizes) {
+  return grad.sizes() == sizes ? grad : grad.reshape(sizes);
+}
+
+Tensor index_fill_copy(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  autograd::Record rec("IndexFillBackward0", {&self});
+  Tensor out = self.clone();
+  out.index_fill_(dim, index, value);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    return autograd::tensor_list{index_fill_copy(g[0], dim, node.saved(0), 0)};
+  });
+}
+
+Tensor index_add_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
+  autograd::Record rec("IndexAddBackward0", {&self, &source});
+  Tensor out = self.clone();
+  out.index_add_(dim, index, source, alpha);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim = wrap_dim(dim, self.dim()), alpha, source_sizes = source.sizes().vec()](
+                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    Tensor grad_source;
+    if (node.needs_input_grad(1)) {
+      grad_source = g[0].index_select(dim, node.saved(0));
+      if (alpha.to_double() != 1.0) grad_source = grad_source.mul(alpha);
+      if (source_sizes.empty()) grad_source = grad_source.reshape({});
+    }
+    return autograd::tensor_list{g[0], grad_source};
+  });
+}
+
+Tensor index_copy_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  autograd::Record rec("IndexCopyBackward0", {&self, &source});
+  Tensor out = self.clone();
+  out.index_copy_(dim, index, source);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim = wrap_dim(dim, self.dim()), source_sizes = source.sizes().vec()](
+                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    const Tensor index = node.saved(0);
+    Tensor grad_self, grad_source;
+    if (node.needs_input_grad(0)) grad_self = index_fill_copy(g[0], dim, index, 0);
+    if (node.needs_input_grad(1)) grad_source = shaped(g[0].index_select(dim, index), source_sizes);
+    return autograd::tensor_list{grad_self, grad_source};
+  });
+}
+
+Tensor put_copy(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  autograd::Record rec("PutBackward0", {&self, &source});
+  Tensor out = self.clone();
+  out.put_(index, source, accumulate);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [accumulate, source_sizes = source.sizes().vec()](autograd::FunctionNode& node,
+                                                                           const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    const Tensor index = node.saved(0);
+    Tensor grad_self, grad_source;
+    if (node.needs_input_grad(0)) {
+      grad_self = accumulate ? g[0] : put_copy(g[0], index, detail::zeros_as(g[0], source_sizes), false);
+    }
+    if (node.needs_input_grad(1)) grad_source = shaped(g[0].take(index), source_sizes);
+    return autograd::tensor_list{grad_self, grad_source};
+  });
+}
+
+}  // namespace
 
 // ---- gather family ----
 
@@ -555,6 +785,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   check_index_dtype(index, true, "index_select(): Expected dtype int32 or int64 for index");
   if (index.dim() > 1) throw IndexError("index_select(): Index is supposed to be a vector");
   detail::check_same_device({this, &index});
+  autograd::Record rec("IndexSelectBackward0", {this});
   const Tensor in = at_least_1d(*this);
   if (out_of_bounds(index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
   std::vector<int64_t> sizes = this->sizes().vec();
@@ -565,7 +796,16 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
     kernels(*this).gather(stream(*this), target.ref(), in.ref(), static_cast<int>(dim),
                           along_dim(index.to(DType::Int64), dim, target.dim()).ref(target.sizes()));
   }
-  return out;
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim, in_sizes = this->sizes().vec()](autograd::FunctionNode& node,
+                                                               const autograd::tensor_list& g) {
+    // A 0-dim input gives a 0-dim output: its one element.
+    if (in_sizes.empty()) return autograd::tensor_list{g[0]};
+    detail::TrustedIndices trusted;
+    // In place on fresh zeros: recorded (as a copy) only under create_graph.
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).index_add_(dim, node.saved(0), g[0])};
+  });
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
@@ -582,6 +822,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
                   " apart from dimension " + std::to_string(dim));
     }
   }
+  autograd::Record rec("GatherBackward0", {this});
   const Tensor in = at_least_1d(*this);
   if (auto bad = out_of_bounds(index_range(index), in.size(dim), false)) {
     throw Error(bounds_message(*bad, dim, in.size(dim)));
@@ -594,7 +835,13 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
     kernels(*this).gather(stream(*this), target.ref(), narrowed_to(in, in_sizes).ref(), static_cast<int>(dim),
                           at_least_1d(index).ref());
   }
-  return out;
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim, in_sizes = this->sizes().vec()](autograd::FunctionNode& node,
+                                                               const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).scatter_add_(dim, node.saved(0), g[0])};
+  });
 }
 
 Tensor Tensor::take(const Tensor& index) const {
@@ -602,6 +849,7 @@ Tensor Tensor::take(const Tensor& index) const {
     throw Error("take(): Expected a long tensor for index, but got " + type_name(index.dtype()));
   }
   detail::check_same_device({this, &index});
+  autograd::Record rec("TakeBackward0", {this});
   if (auto bad = out_of_bounds(index_range(index), numel(), true)) {
     throw IndexError("out of range: tried to access index " + std::to_string(*bad) + " on a tensor of " +
                      std::to_string(numel()) + " elements.");
@@ -612,7 +860,12 @@ Tensor Tensor::take(const Tensor& index) const {
     kernels(*this).gather(stream(*this), out.reshape({-1}).ref(), reshape({-1}).ref(), 0,
                           index.reshape({-1}).ref());
   }
-  return out;
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [in_sizes = sizes().vec()](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).put_(node.saved(0), g[0], true)};
+  });
 }
 
 Tensor Tensor::masked_select(const Tensor& mask) const {
@@ -620,7 +873,7 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
     throw Error("masked_select: expected BoolTensor or ByteTensor for mask");
   }
   const std::vector<int64_t> shape = broadcast_shapes(sizes(), mask.sizes());
-  return expand(shape).index({mask.expand(shape)});
+  return index_recorded(expand(shape), {mask.expand(shape)}, "MaskedSelectBackward0");
 }
 
 Tensor Tensor::nonzero() const { return nonzero_of(*this); }
@@ -629,25 +882,61 @@ Tensor Tensor::argwhere() const { return nonzero_of(*this); }
 // ---- scatter family ----
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return clone().scatter_(dim, index, src);
+  autograd::Record rec("ScatterBackward0", {this, &src});
+  Tensor out = clone().scatter_(dim, index, src);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    const Tensor index = node.saved(0);
+    return autograd::tensor_list{node.needs_input_grad(0) ? g[0].scatter(dim, index, 0) : Tensor(),
+                                 node.needs_input_grad(1) ? g[0].gather(dim, index) : Tensor()};
+  });
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
-  return clone().scatter_(dim, index, value);
+  autograd::Record rec("ScatterBackward1", {this});
+  Tensor out = clone().scatter_(dim, index, value);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    return autograd::tensor_list{g[0].scatter(dim, node.saved(0), 0)};
+  });
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::inplace_needs_record(*this, {&src})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter(dim, index, src); });
+  }
   return scatter_impl(*this, ScatterMode::Assign, dim, index, &src, std::nullopt);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter(dim, index, value); });
+  }
   return scatter_impl(*this, ScatterMode::Assign, dim, index, nullptr, value);
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return clone().scatter_add_(dim, index, src);
+  autograd::Record rec("ScatterAddBackward0", {this, &src});
+  Tensor out = clone().scatter_add_(dim, index, src);
+  if (!rec) return out;
+  rec.save(index);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    return autograd::tensor_list{g[0], node.needs_input_grad(1) ? g[0].gather(dim, node.saved(0)) : Tensor()};
+  });
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::inplace_needs_record(*this, {&src})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter_add(dim, index, src); });
+  }
   return scatter_impl(*this, ScatterMode::Add, dim, index, &src, std::nullopt);
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
+  if (autograd::inplace_needs_record(*this, {&source})) {
+    return autograd::record_inplace(
+        *this, [&](const Tensor& old) { return index_add_copy(old, dim, index, source, alpha); });
+  }
   dim = wrap_dim(dim, this->dim());
   check_index_dtype(index, true,
                     "index_add_(): Expected dtype int32/int64 for index but got: " + type_name(index.dtype()));
@@ -677,6 +966,10 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
 }
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::inplace_needs_record(*this, {&source})) {
+    return autograd::record_inplace(*this,
+                                    [&](const Tensor& old) { return index_copy_copy(old, dim, index, source); });
+  }
   dim = wrap_dim(dim, this->dim());
   if (index.dim() > 1) {
     throw IndexError("index_copy_(): Index should have dimension 1 or 0 (got " + std::to_string(index.dim()) + ")");
@@ -721,6 +1014,9 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return index_fill_copy(old, dim, index, value); });
+  }
   dim = wrap_dim(dim, this->dim());
   if (index.dtype() != DType::Int64) throw IndexError("index_fill_(): Expected dtype int64 for index.");
   if (index.dim() > 1) throw Error("Index has to be a vector/scalar");
@@ -735,6 +1031,9 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
 }
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
+  if (autograd::inplace_needs_record(*this, {&source})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return put_copy(old, index, source, accumulate); });
+  }
   if (index.dtype() != DType::Int64) {
     throw Error("put_(): Expected a long tensor for index, but got " + type_name(index.dtype()));
   }
@@ -777,20 +1076,36 @@ Tensor& triangle_into(Tensor& out, const Tensor& in, int64_t diagonal, bool uppe
 }  // namespace
 
 Tensor Tensor::tril(int64_t diagonal) const {
+  autograd::Record rec("TrilBackward0", {this});
   Tensor out = detail::empty_on(sizes(), dtype(), device());
-  return triangle_into(out, *this, diagonal, false);
+  triangle_into(out, *this, diagonal, false);
+  if (!rec) return out;
+  return rec.finish(out, [diagonal](autograd::FunctionNode&, const autograd::tensor_list& g) {
+    return autograd::tensor_list{g[0].tril(diagonal)};
+  });
 }
 Tensor Tensor::triu(int64_t diagonal) const {
+  autograd::Record rec("TriuBackward0", {this});
   Tensor out = detail::empty_on(sizes(), dtype(), device());
-  return triangle_into(out, *this, diagonal, true);
+  triangle_into(out, *this, diagonal, true);
+  if (!rec) return out;
+  return rec.finish(out, [diagonal](autograd::FunctionNode&, const autograd::tensor_list& g) {
+    return autograd::tensor_list{g[0].triu(diagonal)};
+  });
 }
 Tensor& Tensor::tril_(int64_t diagonal) {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.tril(diagonal); });
+  }
   detail::check_no_internal_overlap(*this);
   triangle_into(*this, *this, diagonal, false);
   detail::bump_version(*this);
   return *this;
 }
 Tensor& Tensor::triu_(int64_t diagonal) {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.triu(diagonal); });
+  }
   detail::check_no_internal_overlap(*this);
   triangle_into(*this, *this, diagonal, true);
   detail::bump_version(*this);

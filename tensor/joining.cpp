@@ -1,5 +1,7 @@
 // Joining: cat and the stacks built on it. The result is allocated once in the promoted dtype of all
 // inputs, and each input is copied (or cast) into its narrow()ed slice: one dispatch per input.
+// Autograd: cat gives each input its slice of the gradient, stack each input its select().
+#include "autograd/record.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -51,15 +53,28 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     shape[dim] += t.size(dim);
   }
+  autograd::Record rec("CatBackward0", tensors);
   Tensor out = detail::empty_on(shape, dtype, reference->device());
+  std::vector<int64_t> lengths;  // along dim, per input; -1 for the skipped ones
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
+    lengths.push_back(legacy_empty(t) ? -1 : t.size(dim));
     if (legacy_empty(t)) continue;
     const int64_t length = t.size(dim);
     if (length > 0 && out.numel() > 0) out.narrow(dim, offset, length).copy_(t);
     offset += length;
   }
-  return out;
+  if (!rec) return out;
+  return rec.finish(out, [dim, lengths](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    autograd::tensor_list grads(lengths.size());
+    int64_t start = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      if (lengths[i] < 0) continue;
+      if (node.needs_input_grad(i)) grads[i] = g[0].narrow(dim, start, lengths[i]);
+      start += lengths[i];
+    }
+    return grads;
+  });
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -71,10 +86,19 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
     }
   }
   dim = detail::wrap_dim(dim, tensors[0].dim(), 1);
+  autograd::Record rec("StackBackward0", tensors);
   std::vector<Tensor> expanded;
   expanded.reserve(tensors.size());
   for (const Tensor& t : tensors) expanded.push_back(t.unsqueeze(dim));
-  return cat(expanded, dim);
+  Tensor out = cat(expanded, dim);
+  if (!rec) return out;
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    autograd::tensor_list grads(node.num_outputs());
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (node.needs_input_grad(i)) grads[i] = g[0].select(dim, static_cast<int64_t>(i));
+    }
+    return grads;
+  });
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors) {

@@ -135,6 +135,10 @@ Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& d
   return Tensor(std::move(impl));
 }
 
+Tensor zeros_as(const Tensor& like, IntArrayRef sizes) {
+  return zeros(sizes, TensorOptions().dtype(like.dtype()).device(like.device()));
+}
+
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                  int64_t storage_offset) {
   auto impl = std::make_shared<TensorImpl>();

@@ -33,6 +33,8 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel);
 
 // A new contiguous tensor on `device`.
 Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& device);
+// Zeros of `sizes` with `like`'s dtype and device.
+Tensor zeros_as(const Tensor& like, IntArrayRef sizes);
 // A tensor that shares `base`'s storage with new geometry.
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                  int64_t storage_offset);
@@ -40,6 +42,18 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
 void bump_version(const Tensor& tensor);
 // PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
 void check_no_internal_overlap(const Tensor& out);
+
+// While one is alive on this thread, index ops trust their indices to be in range and skip the bounds
+// check, which reads the indices' min and max back to the host. For backward formulas, whose indices
+// the forward already checked: the engine must not wait on the device. Defined in indexing.cpp.
+class TrustedIndices {
+ public:
+  TrustedIndices();
+  ~TrustedIndices();
+  TrustedIndices(const TrustedIndices&) = delete;
+  TrustedIndices& operator=(const TrustedIndices&) = delete;
+  static bool active();
+};
 
 // PyTorch's ScalarType names ("Float", "Long"), which its error messages use.
 std::string type_name(DType dtype);

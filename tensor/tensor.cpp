@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "autograd/record.h"
 #include "runtime/half.h"
 #include "tensor/ops_support.h"
 
@@ -67,14 +68,21 @@ Tensor Tensor::to(std::shared_ptr<Device> target, std::optional<DType> dtype, bo
 }
 
 Tensor Tensor::clone() const {
+  autograd::Record rec("CloneBackward0", {this});
   Tensor out = detail::empty_on(sizes(), dtype(), device());
   out.copy_(*this);
-  return out;
+  if (!rec) return out;
+  return rec.finish(out, [](autograd::FunctionNode&, const autograd::tensor_list& g) { return g; });
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
-Tensor Tensor::alias() const { return detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset()); }
+Tensor Tensor::alias() const {
+  autograd::Record rec("AliasBackward0", {this});
+  Tensor out = detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset());
+  if (!rec) return out;
+  return rec.finish(out, [](autograd::FunctionNode&, const autograd::tensor_list& g) { return g; });
+}
 
 namespace {
 

@@ -1,13 +1,110 @@
 // Views: new sizes, strides and storage offset over the same storage.
+//
+// Autograd: each view records its node (PyTorch's name) and the gradient goes back through the inverse
+// view or reshape. Views that pick part of the input (slice, select, diagonal) write the gradient into
+// zeros through the same view; those that may see an element twice (unfold, as_strided) add it up with
+// scatter_add over flat positions. Outputs keep view_base, which in-place writes on views rely on.
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
+#include "autograd/record.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
 
+using autograd::Record;
+using autograd::tensor_list;
 using detail::make_view;
 using detail::wrap_dim;
+
+namespace {
+
+// Maps a gradient (or any tensor) through a view or its inverse; captures sizes and dims only.
+using TensorMap = std::function<Tensor(const Tensor&)>;
+
+// Finishes the record of a view whose input gradient is a function of the output gradient alone.
+Tensor finish_view(Record& rec, Tensor out, TensorMap to_input) {
+  if (!rec) return out;
+  return rec.finish(std::move(out), [to_input = std::move(to_input)](autograd::FunctionNode&, const tensor_list& g) {
+    return tensor_list{to_input(g[0])};
+  });
+}
+
+// The gradient of an input that `view_of` picks part of (without overlap): zeros of the input's sizes
+// with `grad` written through the same view. Recorded as `name`, with the view as its own gradient,
+// so higher orders work.
+Tensor scatter_through_view(const char* name, const Tensor& grad, IntArrayRef input_sizes, const TensorMap& view_of) {
+  Record rec(name, {&grad});
+  Tensor out = detail::zeros_as(grad, input_sizes);
+  view_of(out).copy_(grad);
+  return finish_view(rec, out, view_of);
+}
+
+Tensor int64_range(int64_t count, const Tensor& like) {
+  return arange(count, TensorOptions().dtype(DType::Int64).device(like.device()));
+}
+
+// The gradient of an input that `view_of` may see elements of more than once (unfold windows that
+// overlap): every output element's gradient is added at its element's flat position.
+Tensor accumulate_through_view(const Tensor& grad, IntArrayRef input_sizes, const TensorMap& view_of) {
+  const int64_t count = detail::product(input_sizes);
+  const Tensor positions = view_of(int64_range(count, grad).view(input_sizes)).reshape({-1});
+  detail::TrustedIndices trusted;  // positions are in range by construction
+  // In place on fresh zeros: recorded (as a copy) only under create_graph.
+  return detail::zeros_as(grad, {count}).scatter_add_(0, positions, grad.reshape({-1})).view(input_sizes);
+}
+
+struct Geometry {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  bool empty() const { return detail::product(sizes) == 0; }
+  // The last storage element it reaches (strides are never negative).
+  int64_t last() const {
+    int64_t end = offset;
+    for (size_t d = 0; d < sizes.size(); ++d) end += (sizes[d] - 1) * strides[d];
+    return end;
+  }
+  // False only when no two elements can share a storage element (checked dim by dim, smallest
+  // stride first: each stride must step past everything the smaller dims reach).
+  bool may_overlap() const {
+    std::vector<size_t> order;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] > 1) order.push_back(d);
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+    int64_t reach = 1;
+    for (size_t d : order) {
+      if (strides[d] < reach) return true;
+      reach += (sizes[d] - 1) * strides[d];
+    }
+    return false;
+  }
+};
+
+// as_strided's gradient for any input geometry: the output gradient is added up per storage element
+// (so output elements that share one sum), then each input element reads its storage element's sum.
+// Input elements that share a storage element split it evenly, so their total is the storage element's
+// gradient, as in PyTorch.
+Tensor as_strided_backward(const Tensor& grad, const Geometry& in, const Geometry& out) {
+  if (in.empty() || out.empty()) return detail::zeros_as(grad, in.sizes);
+  const int64_t first = std::min(in.offset, out.offset);
+  const int64_t span = std::max(in.last(), out.last()) - first + 1;
+  // Storage positions (from `first`) of the output's and the input's elements.
+  const Tensor cells = int64_range(span, grad);
+  const Tensor out_cells = cells.as_strided(out.sizes, out.strides, out.offset - first).reshape({-1});
+  const Tensor in_cells = cells.as_strided(in.sizes, in.strides, in.offset - first);
+  detail::TrustedIndices trusted;  // positions are in range by construction
+  Tensor result = detail::zeros_as(grad, {span}).scatter_add_(0, out_cells, grad.reshape({-1})).take(in_cells);
+  if (in.may_overlap()) {
+    const Tensor flat_in = in_cells.reshape({-1});
+    const Tensor sharing = detail::zeros_as(grad, {span}).scatter_add_(0, flat_in, ones_like(flat_in, grad.dtype()));
+    result = result / sharing.take(in_cells);
+  }
+  return result;
+}
+
+}  // namespace
 
 Tensor Tensor::view(IntArrayRef shape) const {
   const std::vector<int64_t> sizes = detail::infer_size(shape, numel());
@@ -16,15 +113,23 @@ Tensor Tensor::view(IntArrayRef shape) const {
     throw Error("view size is not compatible with input tensor's size and stride (at least one dimension "
                 "spans across two contiguous subspaces). Use .reshape(...) instead.");
   }
-  return make_view(*this, sizes, *strides, storage_offset());
+  Record rec("ViewBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, *strides, storage_offset()),
+                     [in = this->sizes().vec()](const Tensor& g) { return g.reshape(in); });
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   const std::vector<int64_t> sizes = detail::infer_size(shape, numel());
+  const TensorMap back = [in = this->sizes().vec()](const Tensor& g) { return g.reshape(in); };
   if (auto strides = detail::view_strides(this->sizes(), this->strides(), sizes)) {
-    return make_view(*this, sizes, *strides, storage_offset());
+    Record rec("ReshapeAliasBackward0", {this});
+    return finish_view(rec, make_view(*this, sizes, *strides, storage_offset()), back);
   }
-  return clone().view(sizes);
+  // A copy, as PyTorch's _unsafe_view of a clone: the result owns its memory and is no view.
+  Record rec("UnsafeViewBackward0", {this});
+  Tensor out = clone().view(sizes);
+  out.impl().view_base = nullptr;
+  return finish_view(rec, out, back);
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
@@ -42,26 +147,30 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     sizes[i] = size(d);
     strides[i] = stride(d);
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  std::vector<int64_t> inverse(dim());
+  for (int64_t i = 0; i < dim(); ++i) inverse[wrap_dim(dims[i], dim())] = i;
+  Record rec("PermuteBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset()),
+                     [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  dim0 = wrap_dim(dim0, dim());
+  dim1 = wrap_dim(dim1, dim());
+  Record rec("TransposeBackward0", {this});
   std::vector<int64_t> order(dim());
   std::iota(order.begin(), order.end(), 0);
-  if (dim() == 0) {
-    wrap_dim(dim0, 0);
-    wrap_dim(dim1, 0);
-    return alias();
-  }
-  std::swap(order[wrap_dim(dim0, dim())], order[wrap_dim(dim1, dim())]);
-  return permute(order);
+  if (dim() > 0) std::swap(order[dim0], order[dim1]);
+  return finish_view(rec, dim() == 0 ? alias() : permute(order),
+                     [dim0, dim1](const Tensor& g) { return g.transpose(dim0, dim1); });
 }
 
 Tensor Tensor::t() const {
   if (dim() > 2) {
     throw Error("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D");
   }
-  return dim() < 2 ? alias() : transpose(0, 1);
+  Record rec("TBackward0", {this});
+  return finish_view(rec, dim() < 2 ? alias() : transpose(0, 1), [](const Tensor& g) { return g.t(); });
 }
 
 Tensor Tensor::mT() const {
@@ -114,36 +223,50 @@ Tensor Tensor::expand(IntArrayRef target) const {
       strides[i] = 0;
     }
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  Record rec("ExpandBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset()),
+                     [in = this->sizes().vec()](const Tensor& g) { return autograd::sum_to(g, in); });
 }
+
+namespace {
+
+// The view of `t` without the dims marked in `drop`, each of size 1; records `name`.
+Tensor squeeze_marked(const Tensor& t, const std::vector<bool>& drop, const char* name) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (!drop[d]) {
+      sizes.push_back(t.size(d));
+      strides.push_back(t.stride(d));
+    }
+  }
+  Record rec(name, {&t});
+  return finish_view(rec, make_view(t, sizes, strides, t.storage_offset()),
+                     [in = t.sizes().vec()](const Tensor& g) { return g.reshape(in); });
+}
+
+std::vector<bool> size_one_dims(const Tensor& t, IntArrayRef dims) {
+  std::vector<bool> drop(t.dim(), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, t.dim());
+    if (t.dim() > 0 && t.size(w) == 1) drop[w] = true;
+  }
+  return drop;
+}
+
+}  // namespace
 
 Tensor Tensor::squeeze() const {
-  std::vector<int64_t> sizes, strides;
-  for (int64_t d = 0; d < dim(); ++d) {
-    if (size(d) != 1) {
-      sizes.push_back(size(d));
-      strides.push_back(stride(d));
-    }
-  }
-  return make_view(*this, sizes, strides, storage_offset());
+  std::vector<bool> drop(dim());
+  for (int64_t d = 0; d < dim(); ++d) drop[d] = size(d) == 1;
+  return squeeze_marked(*this, drop, "SqueezeBackward0");
 }
 
-Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef(d)); }
+Tensor Tensor::squeeze(int64_t d) const {
+  return squeeze_marked(*this, size_one_dims(*this, IntArrayRef(d)), "SqueezeBackward1");
+}
 
 Tensor Tensor::squeeze(IntArrayRef dims) const {
-  std::vector<bool> drop(dim(), false);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, dim());
-    if (dim() > 0 && size(w) == 1) drop[w] = true;
-  }
-  std::vector<int64_t> sizes, strides;
-  for (int64_t d = 0; d < dim(); ++d) {
-    if (!drop[d]) {
-      sizes.push_back(size(d));
-      strides.push_back(stride(d));
-    }
-  }
-  return make_view(*this, sizes, strides, storage_offset());
+  return squeeze_marked(*this, size_one_dims(*this, dims), "SqueezeBackward2");
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -152,7 +275,9 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t stride = d < dim() ? this->stride(d) * size(d) : 1;
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
-  return make_view(*this, sizes, strides, storage_offset());
+  Record rec("UnsqueezeBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset()),
+                     [d](const Tensor& g) { return g.squeeze(d); });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -186,7 +311,13 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
   sizes[d] = (end - start + step - 1) / step;
   strides[d] = stride(d) * step;
-  return make_view(*this, sizes, strides, storage_offset() + start * stride(d));
+  Record rec("SliceBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset() + start * stride(d)),
+                     [in = this->sizes().vec(), d, start, end, step](const Tensor& g) {
+                       return scatter_through_view("SliceBackwardBackward0", g, in, [=](const Tensor& t) {
+                         return t.slice(d, start, end, step);
+                       });
+                     });
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -201,7 +332,12 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return make_view(*this, sizes, strides, storage_offset() + index * stride(d));
+  Record rec("SelectBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset() + index * stride(d)),
+                     [in = this->sizes().vec(), d, index](const Tensor& g) {
+                       return scatter_through_view("SelectBackwardBackward0", g, in,
+                                                   [=](const Tensor& t) { return t.select(d, index); });
+                     });
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -248,7 +384,13 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                 std::to_string((last + 1) * static_cast<int64_t>(element_size())) +
                 " are out of bounds for storage of size " + std::to_string(storage()->nbytes));
   }
-  return make_view(*this, sizes.vec(), strides.vec(), start);
+  Record rec("AsStridedBackward0", {this});
+  Geometry in{this->sizes().vec(), this->strides().vec(), storage_offset()};
+  Geometry out{sizes.vec(), strides.vec(), start};
+  return finish_view(rec, make_view(*this, sizes.vec(), strides.vec(), start),
+                     [in = std::move(in), out = std::move(out)](const Tensor& g) {
+                       return as_strided_backward(g, in, out);
+                     });
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
@@ -296,8 +438,24 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   }
   sizes.push_back(size);
   strides.push_back(stride);
-  return make_view(*this, sizes, strides, storage_offset());
+  Record rec("UnfoldBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, storage_offset()),
+                     [in = this->sizes().vec(), d, size, step](const Tensor& g) {
+                       return accumulate_through_view(g, in, [=](const Tensor& t) { return t.unfold(d, size, step); });
+                     });
 }
+
+namespace {
+
+// Records the parts of a split along `dim`: their gradients (zeros for unused parts) concatenate.
+std::vector<Tensor> finish_split(Record& rec, std::vector<Tensor> parts, int64_t dim) {
+  if (!rec) return parts;
+  return rec.finish(std::move(parts), [dim](autograd::FunctionNode&, const tensor_list& g) {
+    return tensor_list{cat(g, dim)};
+  });
+}
+
+}  // namespace
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   if (dim() == 0) throw Error("split expects at least a 1-dimensional tensor");
@@ -307,12 +465,13 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   if (split_size == 0 && cur != 0) {
     throw Error("split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(cur));
   }
+  Record rec("SplitBackward0", {this});
   std::vector<Tensor> parts;
-  if (cur == 0) return {alias()};
+  if (cur == 0) parts.push_back(alias());
   for (int64_t start = 0; start < cur; start += split_size) {
     parts.push_back(narrow(d, start, std::min(split_size, cur - start)));
   }
-  return parts;
+  return finish_split(rec, std::move(parts), d);
 }
 
 std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
@@ -328,13 +487,14 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
                 " (input tensor's size at dimension " + std::to_string(d) + "), but got split_sizes=" +
                 to_string(split_sizes));
   }
+  Record rec("SplitWithSizesBackward0", {this});
   std::vector<Tensor> parts;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
     parts.push_back(narrow(d, start, s));
     start += s;
   }
-  return parts;
+  return finish_split(rec, std::move(parts), d);
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
@@ -352,9 +512,14 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   if (dim() == 0) throw Error("Dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim());
+  Record rec("UnbindBackward0", {this});
   std::vector<Tensor> parts;
   for (int64_t i = 0; i < size(d); ++i) parts.push_back(select(d, i));
-  return parts;
+  if (!rec) return parts;
+  return rec.finish(std::move(parts), [d](autograd::FunctionNode&, const tensor_list& g) {
+    // stack() needs at least one tensor: a dim of size 0 has no parts, and its gradient is empty.
+    return tensor_list{g.empty() ? Tensor() : stack(g, d)};
+  });
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -379,7 +544,13 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   }
   sizes.push_back(length);
   strides.push_back(stride(dim1) + stride(dim2));
-  return make_view(*this, sizes, strides, start);
+  Record rec("DiagonalBackward0", {this});
+  return finish_view(rec, make_view(*this, sizes, strides, start),
+                     [in = this->sizes().vec(), offset, dim1, dim2](const Tensor& g) {
+                       return scatter_through_view("DiagonalBackwardBackward0", g, in, [=](const Tensor& t) {
+                         return t.diagonal(offset, dim1, dim2);
+                       });
+                     });
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
