@@ -4,6 +4,7 @@
 #include "autograd/function_node.h"
 #include "autograd/grad_mode.h"
 #include "runtime/error.h"
+#include "tensor/ops_support.h"
 
 namespace ember {
 
@@ -102,9 +103,8 @@ bool Tensor::retains_grad() const {
 }
 
 Tensor Tensor::detach() const {
-  autograd::AutoGradMode untracked(false);  // alias() records otherwise
-  Tensor out = alias();
-  out.impl().view_base = nullptr;
+  Tensor out = detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset());
+  out.impl().view_base = nullptr;  // not a view autograd tracks
   return out;
 }
 
