@@ -50,7 +50,10 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output, uint32_t output_nr
   }
   defined_ = true;
   is_output_ = is_output;
-  requires_grad_ = t.requires_grad();
+  // An op saves its own output before Record::finish makes the node its grad_fn, so a differentiable
+  // output counts as requiring grad already; otherwise its unpacked value would have no history and
+  // gradients taken under create_graph would miss its dependence on the inputs.
+  requires_grad_ = is_output ? is_floating_point(t.dtype()) : t.requires_grad();
   saved_version_ = t._version();
   storage_ = t.storage();
   output_nr_ = is_output ? output_nr : static_cast<uint32_t>(t.output_nr());
