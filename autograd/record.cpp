@@ -97,7 +97,7 @@ void rebase_view(const Tensor& base, const Tensor& view, const Tensor& written) 
   const std::vector<int64_t> sizes = view.sizes().vec();
   const std::vector<int64_t> strides = view.strides().vec();
   const int64_t offset = view.storage_offset() - base.storage_offset();
-  auto node = std::make_shared<FunctionNode>("CopySlices");
+  auto node = std::make_shared<FunctionNode>("torch::autograd::CopySlices");
   node->add_next_edge(gradient_edge(base));
   node->add_next_edge(gradient_edge(written));
   node->set_backward([sizes, strides, offset](FunctionNode& fn, const tensor_list& grads) {

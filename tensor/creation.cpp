@@ -14,6 +14,10 @@ DType dtype_of_value(Scalar value) {
   return DType::Int64;
 }
 
+// Memory to fill before finish() applies requires_grad: writing into a leaf that already requires grad
+// would be the in-place error.
+Tensor blank(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options.requires_grad(false)); }
+
 Tensor finish(Tensor t, const TensorOptions& options) {
   if (options.requires_grad()) t.requires_grad_(true);
   return t;
@@ -35,7 +39,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
   if (extent) {
     for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
   }
-  Tensor base = empty({extent}, options);
+  Tensor base = blank({extent}, options);
   return finish(base.as_strided(sizes, strides, 0), options);
 }
 
@@ -44,7 +48,7 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return full(size
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1, options.dtype(options.dtype_or(get_default_dtype()))); }
 
 Tensor full(IntArrayRef sizes, Scalar value, const TensorOptions& options) {
-  Tensor t = empty(sizes, options.dtype(options.dtype_or(dtype_of_value(value))));
+  Tensor t = blank(sizes, options.dtype(options.dtype_or(dtype_of_value(value))));
   t.fill_(value);
   return finish(t, options);
 }
@@ -86,7 +90,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
     throw Error("upper bound and larger bound inconsistent with step sign");
   }
   const auto count = static_cast<int64_t>(std::ceil((e - s) / st));
-  Tensor t = empty({count}, options.dtype(dtype));
+  Tensor t = blank({count}, options.dtype(dtype));
   if (count > 0) {
     detail::kernels_for(*t.device()).sequence(*detail::stream_for(*t.device()), t.ref(), start, step);
   }
@@ -95,7 +99,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
 
 Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& options) {
   if (steps < 0) throw Error("number of steps must be non-negative");
-  Tensor t = empty({steps}, options.dtype(options.dtype_or(get_default_dtype())));
+  Tensor t = blank({steps}, options.dtype(options.dtype_or(get_default_dtype())));
   if (steps == 1) {
     t.fill_(start);
   } else if (steps > 1) {
@@ -117,7 +121,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
 }
 
 Tensor from_blob(const void* data, IntArrayRef sizes, const TensorOptions& options) {
-  Tensor t = empty(sizes, options);
+  Tensor t = blank(sizes, options);
   if (t.nbytes() > 0) {
     detail::stream_for(*t.device())->copy_from_host(*t.storage()->allocation, 0, data, t.nbytes());
   }

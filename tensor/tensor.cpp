@@ -62,9 +62,15 @@ Tensor Tensor::to(const TensorOptions& options, bool copy) const {
 Tensor Tensor::to(std::shared_ptr<Device> target, std::optional<DType> dtype, bool copy) const {
   const DType out_dtype = dtype.value_or(this->dtype());
   if (!copy && target == device() && out_dtype == this->dtype()) return *this;
+  autograd::Record rec("ToCopyBackward0", {this});
   Tensor out = detail::empty_on(sizes(), out_dtype, target);
   out.copy_(*this);
-  return out;
+  if (!rec) return out;
+  // The gradient goes back to this tensor's dtype and device.
+  return rec.finish(out, [dtype = this->dtype(), device = device()](autograd::FunctionNode&,
+                                                                    const autograd::tensor_list& g) {
+    return autograd::tensor_list{g[0].to(device, dtype)};
+  });
 }
 
 Tensor Tensor::clone() const {
@@ -156,7 +162,35 @@ EMBER_INSTANTIATE_HOST_ACCESS(int64_t)
 EMBER_INSTANTIATE_HOST_ACCESS(bool)
 #undef EMBER_INSTANTIATE_HOST_ACCESS
 
+namespace {
+
+// A new tensor like `like` holding `source` (a tensor that broadcasts to it) or else `value`, recorded
+// as the node `name` of an in-place write that replaces `like`: the old values get a zero gradient, the
+// source the gradient of where it went.
+Tensor overwritten(const char* name, const Tensor& like, const Tensor* source, Scalar value = 0) {
+  autograd::Record rec(name, {&like, source});
+  Tensor out = detail::empty_on(like.sizes(), like.dtype(), like.device());
+  if (source) {
+    out.copy_(*source);
+  } else {
+    out.fill_(value);
+  }
+  if (!rec) return out;
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    // The engine sums the source's gradient down to its shape and casts it to its dtype and device.
+    return autograd::tensor_list{node.needs_input_grad(0) ? zeros_like(g[0]) : Tensor(),
+                                 node.needs_input_grad(1) ? g[0] : Tensor()};
+  });
+}
+
+}  // namespace
+
 Tensor& Tensor::copy_(const Tensor& src) {
+  if (autograd::inplace_needs_record(*this, {&src})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) {
+      return overwritten("torch::autograd::CopyBackwards", old, &src);
+    });
+  }
   Tensor source = src;
   if (src.device() != device()) {
     // Between devices the bytes travel through the host.
@@ -182,6 +216,11 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::fill_(Scalar value) {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) {
+      return overwritten("FillBackward2", old, nullptr, value);
+    });
+  }
   detail::check_no_internal_overlap(*this);
   if (numel() > 0) detail::kernels_for(*device()).fill(*detail::stream_for(*device()), ref(), value);
   detail::bump_version(*this);
@@ -193,9 +232,21 @@ Tensor& Tensor::fill_(const Tensor& value) {
     throw Error("fill_ only supports 0-dimension value tensor but got tensor with " +
                 std::to_string(value.dim()) + " dimensions.");
   }
+  if (autograd::inplace_needs_record(*this, {&value})) {
+    return autograd::record_inplace(*this, [&](const Tensor& old) {
+      return overwritten("FillBackward3", old, &value);
+    });
+  }
   return copy_(value);
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::zero_() {
+  if (autograd::inplace_needs_record(*this, {})) {
+    return autograd::record_inplace(*this, [](const Tensor& old) {
+      return overwritten("ZeroBackward0", old, nullptr);
+    });
+  }
+  return fill_(0);
+}
 
 }  // namespace ember

@@ -297,8 +297,8 @@ class Tensor {
                     std::optional<double> neginf = std::nullopt) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const;
-  Tensor clamp_min(Scalar min) const { return clamp(min, std::nullopt); }
-  Tensor clamp_max(Scalar max) const { return clamp(std::nullopt, max); }
+  Tensor clamp_min(Scalar min) const;
+  Tensor clamp_max(Scalar max) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
