@@ -179,9 +179,10 @@ Tensor to_index(const Tensor& g, const Tensor& indices, IntArrayRef sizes, IntAr
   return positions.eq(unreduced(indices, keepdim_sizes)) * unreduced(g, keepdim_sizes);
 }
 
-// prod's gradient, exact at zeros: the product of the other elements of each reduced group is out / x
-// where x != 0; for the one zero of a group that has exactly one, the product of the group's nonzero
-// elements; 0 otherwise. (Second-order terms between two zeros of one group are not reproduced.)
+// prod's gradient, exact at zeros: the product of the other elements of a reduced group is out / x where
+// x != 0 (which keeps its derivative in a zero through out); for the one zero of a group that has
+// exactly one, the product of the group's nonzero elements; 0 otherwise. Second order is exact for
+// groups with at most one zero (the cross term of two zeros is not reproduced).
 Tensor prod_backward(const Tensor& g, const Tensor& x, const Tensor& out, std::optional<int64_t> dim,
                      IntArrayRef keepdim_sizes) {
   const Tensor is_zero = x.eq(0);
@@ -198,20 +199,22 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, const Tensor& out, std::o
 // against the total.
 Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return t.sum(IntArrayRef(dim), true) - t.cumsum(dim) + t; }
 
-// cumprod's gradient: d out_j / d x_i is the product of x_k for k <= j, k != i. Before a row's first
-// zero that is out_j / x_i; at the first zero it is the cumprod with that zero taken as 1; after it,
-// every such product holds the first zero, so 0.
+// cumprod's gradient: d out_j / d x_i is the product of x_k for k <= j, k != i. Before a row's first zero
+// that sums to reverse_cumsum(g out)_i / x_i. From the first zero z on, it is written with y', the
+// cumprod with x_z taken as 1: at z, reverse_cumsum(g y')_z; after z, x_z reverse_cumsum(g y')_i / x_i,
+// which is 0 but keeps its derivative in x_z, so second order is exact for rows with at most one zero
+// (a later zero's cross term with the first is not reproduced).
 Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& out, int64_t dim) {
   const Tensor is_zero = x.eq(0);
   const Tensor zeros_so_far = is_zero.cumsum(dim);
-  const Tensor before = zeros_so_far.eq(0);
   const Tensor first_zero = is_zero.logical_and(zeros_so_far.eq(1));
-  const Tensor at_before = reverse_cumsum(g * out, dim) / where(is_zero, 1, x);
-  const Tensor at_first = reverse_cumsum(g * where(first_zero, 1, x).cumprod(dim), dim);
-  return where(before, at_before, where(first_zero, at_first, 0));
+  const Tensor x_safe = where(is_zero, 1, x);
+  const Tensor before = reverse_cumsum(g * out, dim) / x_safe;
+  const Tensor from_first = reverse_cumsum(g * where(first_zero, 1, x).cumprod(dim), dim);
+  const Tensor first_value = where(first_zero, x, 0).sum(IntArrayRef(dim), true);
+  return where(zeros_so_far.eq(0), before, where(first_zero, from_first, first_value * from_first / x_safe));
 }
 
-// amax, amin, max() and min(): the gradient is split evenly among the elements equal to the result.
 Tensor extreme(ReduceOp op, const char* name, const char* node_name, const Tensor& x, IntArrayRef dims,
                bool keepdim) {
   const ReductionDims rd = reduction_dims(x, dims);

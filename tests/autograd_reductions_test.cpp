@@ -93,10 +93,13 @@ TEST_P(AutogradReductionsTest, ProdWithAndWithoutZeros) {
   zeros.index_put_({4, 5}, 0);
   check(zeros, "prod(1) with zeros", [](const Tensor& a) { return a.prod(1); }, [](const at::Tensor& a) { return a.prod(1); });
   check(zeros, "prod(0) with zeros", [](const Tensor& a) { return a.prod(0); }, [](const at::Tensor& a) { return a.prod(0); });
+  // Second order is exact for groups with at most one zero.
+  check(zeros.slice(0, 0, 3), "prod(1) with one zero a row", [](const Tensor& a) { return a.prod(1); },
+        [](const at::Tensor& a) { return a.prod(1); }, true);
   at::Tensor one_zero = x.clone();
   one_zero.index_put_({2, 3}, 0);
   check(one_zero, "prod() with one zero", [](const Tensor& a) { return a.prod(); },
-        [](const at::Tensor& a) { return a.prod(); });
+        [](const at::Tensor& a) { return a.prod(); }, true);
   check(zeros, "prod() with zeros", [](const Tensor& a) { return a.prod(); }, [](const at::Tensor& a) { return a.prod(); });
   check(uniform({}, 13), "prod 0-dim", [](const Tensor& a) { return a.prod(0); }, [](const at::Tensor& a) { return a.prod(0); });
   check(uniform({3, 0}, 14), "prod of empty rows", [](const Tensor& a) { return a.prod(1); },
@@ -221,6 +224,9 @@ TEST_P(AutogradReductionsTest, CumsumAndCumprod) {
   zeros.index_put_({3, 1}, 0);
   zeros.index_put_({3, 4}, 0);
   check(zeros, "cumprod(1) with zeros", [](const Tensor& a) { return a.cumprod(1); },
+        [](const at::Tensor& a) { return a.cumprod(1); });
+  // Second order is exact for rows with at most one zero.
+  check(zeros.slice(0, 0, 3), "cumprod(1) with one zero a row", [](const Tensor& a) { return a.cumprod(1); },
         [](const at::Tensor& a) { return a.cumprod(1); }, true);
   check(zeros, "cumprod(0) with zeros", [](const Tensor& a) { return a.cumprod(0); },
         [](const at::Tensor& a) { return a.cumprod(0); });
