@@ -1,7 +1,10 @@
 // Matrix products: matmul's dispatch (at::native::matmul: dot, mv, mm, folding a batch into rows, and
 // batched products with broadcast batch dims), mm, bmm, mv, dot, addmm and baddbmm. Each becomes one
 // Kernels::matmul call on (batch, rows, columns) views: operands keep their strides, and a broadcast
-// batch reads with stride 0. Only batch dims that cannot be one strided dim are copied.
+// batch reads with stride 0. Only batch dims that cannot be one strided dim are copied. Each records its
+// PyTorch node; the gradients are products with the other operand transposed (mT), so they are
+// differentiable again.
+#include "autograd/record.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -139,18 +142,108 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// matmul for the rank combinations that are not one dot, mv or mm (at::native::matmul's dispatch).
+Tensor composed_matmul(const Tensor& self, const Tensor& other) {
+  const int64_t d1 = self.dim(), d2 = other.dim();
+  if (d1 == 1 && d2 == 2) return self.unsqueeze(0).mm(other).squeeze(0);
+  if ((d1 >= 3 && d2 <= 2) || (d2 >= 3 && d1 <= 2)) {
+    // Fold the batch of the many-dim operand into matrix rows: one mm (or mv). With the many-dim operand
+    // second, compute (b^T a^T)^T.
+    const bool transpose = d2 > d1;
+    const Tensor t1 = transpose ? other.mT() : self;
+    const Tensor t2 = !transpose ? other : (d1 == 2 ? self.t() : self);
+    std::vector<int64_t> out_shape(t1.sizes().begin(), t1.sizes().end() - 1);
+    const Tensor folded = t1.reshape({-1, t1.size(-1)});
+    Tensor out;
+    if (t2.dim() == 2) {
+      out_shape.push_back(t2.size(1));
+      out = folded.mm(t2).view(out_shape);
+    } else {
+      out = folded.mv(t2).view(out_shape);
+    }
+    return transpose && d1 == 2 ? out.mT() : out;
+  }
+  // Batched: a 1-D operand gains a dim, removed again from the result.
+  const Tensor a = d1 == 1 ? self.unsqueeze(0) : self;
+  const Tensor b = d2 == 1 ? other.unsqueeze(-1) : other;
+  detail::check_same_device({&a, &b});
+  Tensor out = batched_matmul(a, b);
+  if (d1 == 1) out = out.squeeze(-2);
+  if (d2 == 1) out = out.squeeze(-1);
+  return out;
+}
+
+// PyTorch composes these cases of views and one product; here they are one node, named as PyTorch's
+// outermost node for the case, which is what grad_fn()->name() shows.
+const char* matmul_node_name(int64_t d1, int64_t d2) {
+  if (d1 == 1 && d2 == 2) return "SqueezeBackward3";
+  if (d1 == 2 && d2 >= 3) return "CloneBackward0";
+  return "UnsafeViewBackward0";
+}
+
+// matmul's gradients for any ranks: a 1-D first operand is a row, a 1-D second operand a column, and
+// the gradient of an operand whose batch dims were broadcast is summed back over them. `a` is defined
+// when b needs a gradient, `b` when a does.
+autograd::tensor_list matmul_backward(const Tensor& g, const Tensor& a, const Tensor& b, IntArrayRef a_sizes,
+                                      IntArrayRef b_sizes) {
+  const bool a_vector = a_sizes.size() == 1, b_vector = b_sizes.size() == 1;
+  Tensor grad = b_vector ? g.unsqueeze(-1) : g;
+  if (a_vector) grad = grad.unsqueeze(-2);
+  Tensor grad_a, grad_b;
+  if (b.defined()) {
+    const Tensor b2 = b_vector ? b.unsqueeze(-1) : b;
+    const std::vector<int64_t> a2_sizes = a_vector ? std::vector<int64_t>{1, a_sizes[0]} : a_sizes.vec();
+    grad_a = autograd::sum_to(grad.matmul(b2.mT()), a2_sizes).reshape(a_sizes);
+  }
+  if (a.defined()) {
+    const Tensor a2 = a_vector ? a.unsqueeze(0) : a;
+    const std::vector<int64_t> b2_sizes = b_vector ? std::vector<int64_t>{b_sizes[0], 1} : b_sizes.vec();
+    if (b2_sizes.size() == 2 && a2.dim() > 2) {
+      // A matrix shared by the whole batch: its gradient is one mm over the batch folded into rows.
+      grad_b = a2.reshape({-1, a2.size(-1)}).mT().mm(grad.reshape({-1, grad.size(-1)})).reshape(b_sizes);
+    } else {
+      grad_b = autograd::sum_to(a2.mT().matmul(grad), b2_sizes).reshape(b_sizes);
+    }
+  }
+  return {grad_a, grad_b};
+}
+
+// What a product's backward needs: each operand only for the other's gradient (as PyTorch saves them,
+// so an in-place change to an operand whose partner needs no gradient is no error).
+void save_operands(autograd::Record& rec, const Tensor& a, const Tensor& b) {
+  rec.save(b.requires_grad() ? a : Tensor());
+  rec.save(a.requires_grad() ? b : Tensor());
+}
+
+// t * s, skipping the multiply for s == 1.
+Tensor scaled(const Tensor& t, Scalar s) { return s.to_double() == 1.0 ? t : t.mul(s); }
+
 }  // namespace
 
 Tensor Tensor::mm(const Tensor& mat2) const {
   check_mm(*this, mat2);
-  return mm_into(*this, mat2, nullptr, 0, 1);
+  autograd::Record rec("MmBackward0", {this, &mat2});
+  Tensor out = mm_into(*this, mat2, nullptr, 0, 1);
+  if (!rec) return out;
+  save_operands(rec, *this, mat2);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor a = node.saved(0), b = node.saved(1);
+    return autograd::tensor_list{b.defined() ? g[0].mm(b.mT()) : Tensor(), a.defined() ? a.mT().mm(g[0]) : Tensor()};
+  });
 }
 
 Tensor Tensor::bmm(const Tensor& mat2) const {
   check_bmm(*this, mat2);
+  autograd::Record rec("BmmBackward0", {this, &mat2});
   Tensor out = detail::empty_on({size(0), size(1), mat2.size(2)}, dtype(), device());
   run_matmul(out, *this, mat2, nullptr, 0, 1);
-  return out;
+  if (!rec) return out;
+  save_operands(rec, *this, mat2);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor a = node.saved(0), b = node.saved(1);
+    return autograd::tensor_list{b.defined() ? g[0].bmm(b.mT()) : Tensor(),
+                                 a.defined() ? a.mT().bmm(g[0]) : Tensor()};
+  });
 }
 
 Tensor Tensor::mv(const Tensor& vec) const {
@@ -165,7 +258,15 @@ Tensor Tensor::mv(const Tensor& vec) const {
   }
   check_same_dtype(*this, vec);
   check_float(dtype());
-  return mm_into(*this, vec.unsqueeze(1), nullptr, 0, 1).squeeze(1);
+  autograd::Record rec("MvBackward0", {this, &vec});
+  Tensor out = mm_into(*this, vec.unsqueeze(1), nullptr, 0, 1).squeeze(1);
+  if (!rec) return out;
+  save_operands(rec, *this, vec);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor a = node.saved(0), v = node.saved(1);
+    // d/dA is the outer product g v^T; d/dv is A^T g.
+    return autograd::tensor_list{v.defined() ? g[0].unsqueeze(1) * v : Tensor(), a.defined() ? a.mT().mv(g[0]) : Tensor()};
+  });
 }
 
 Tensor Tensor::dot(const Tensor& other) const {
@@ -184,7 +285,14 @@ Tensor Tensor::dot(const Tensor& other) const {
                 std::to_string(numel()) + " and " + std::to_string(other.numel()) + " elements respectively");
   }
   check_float(dtype());
-  return mm_into(unsqueeze(0), other.unsqueeze(1), nullptr, 0, 1).reshape({});
+  autograd::Record rec("DotBackward0", {this, &other});
+  Tensor out = mm_into(unsqueeze(0), other.unsqueeze(1), nullptr, 0, 1).reshape({});
+  if (!rec) return out;
+  save_operands(rec, *this, other);
+  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor a = node.saved(0), b = node.saved(1);
+    return autograd::tensor_list{b.defined() ? g[0] * b : Tensor(), a.defined() ? g[0] * a : Tensor()};
+  });
 }
 
 Tensor Tensor::matmul(const Tensor& other) const {
@@ -195,52 +303,52 @@ Tensor Tensor::matmul(const Tensor& other) const {
   }
   if (d1 == 1 && d2 == 1) return dot(other);
   if (d1 == 2 && d2 == 1) return mv(other);
-  if (d1 == 1 && d2 == 2) return unsqueeze(0).mm(other).squeeze(0);
   if (d1 == 2 && d2 == 2) return mm(other);
-  if ((d1 >= 3 && d2 <= 2) || (d2 >= 3 && d1 <= 2)) {
-    // Fold the batch of the many-dim operand into matrix rows: one mm (or mv). With the many-dim operand
-    // second, compute (b^T a^T)^T.
-    const bool transpose = d2 > d1;
-    const Tensor t1 = transpose ? other.mT() : *this;
-    const Tensor t2 = !transpose ? other : (d1 == 2 ? t() : *this);
-    std::vector<int64_t> out_shape(t1.sizes().begin(), t1.sizes().end() - 1);
-    const Tensor folded = t1.reshape({-1, t1.size(-1)});
-    Tensor out;
-    if (t2.dim() == 2) {
-      out_shape.push_back(t2.size(1));
-      out = folded.mm(t2).view(out_shape);
-    } else {
-      out = folded.mv(t2).view(out_shape);
-    }
-    return transpose && d1 == 2 ? out.mT() : out;
-  }
-  // Batched: a 1-D operand gains a dim, removed again from the result.
-  const Tensor a = d1 == 1 ? unsqueeze(0) : *this;
-  const Tensor b = d2 == 1 ? other.unsqueeze(-1) : other;
-  detail::check_same_device({&a, &b});
-  Tensor out = batched_matmul(a, b);
-  if (d1 == 1) out = out.squeeze(-2);
-  if (d2 == 1) out = out.squeeze(-1);
-  return out;
+  autograd::Record rec(matmul_node_name(d1, d2), {this, &other});
+  Tensor out = composed_matmul(*this, other);
+  if (!rec) return out;
+  save_operands(rec, *this, other);
+  return rec.finish(out, [a_sizes = sizes().vec(), b_sizes = other.sizes().vec()](autograd::FunctionNode& node,
+                                                                               const autograd::tensor_list& g) {
+    return matmul_backward(g[0], node.saved(0), node.saved(1), a_sizes, b_sizes);
+  });
 }
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
   check_mm(mat1, mat2);
   detail::check_same_device({this, &mat1});
-  const Tensor bias = expand({mat1.size(0), mat2.size(1)});
   if (dtype() != mat1.dtype()) throw Error("self and mat2 must have the same dtype");
-  return mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double());
+  autograd::Record rec("AddmmBackward0", {this, &mat1, &mat2});
+  const Tensor bias = expand({mat1.size(0), mat2.size(1)});
+  Tensor out = mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double());
+  if (!rec) return out;
+  save_operands(rec, mat1, mat2);
+  // The engine sums the input's gradient back over the dims its expand broadcast.
+  return rec.finish(out, [beta, alpha](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor m1 = node.saved(0), m2 = node.saved(1);
+    return autograd::tensor_list{node.needs_input_grad(0) ? scaled(g[0], beta) : Tensor(),
+                                 m2.defined() ? scaled(g[0].mm(m2.mT()), alpha) : Tensor(),
+                                 m1.defined() ? scaled(m1.mT().mm(g[0]), alpha) : Tensor()};
+  });
 }
 
 Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) const {
   check_bmm(batch1, batch2);
   detail::check_same_device({this, &batch1});
+  autograd::Record rec("BaddbmmBackward0", {this, &batch1, &batch2});
   const std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
   // PyTorch accepts another float dtype for the input here and converts it.
   const Tensor bias = expand(shape).to(batch1.dtype());
   Tensor out = detail::empty_on(shape, batch1.dtype(), batch1.device());
   run_matmul(out, batch1, batch2, &bias, beta.to_double(), alpha.to_double());
-  return out;
+  if (!rec) return out;
+  save_operands(rec, batch1, batch2);
+  return rec.finish(out, [beta, alpha](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor b1 = node.saved(0), b2 = node.saved(1);
+    return autograd::tensor_list{node.needs_input_grad(0) ? scaled(g[0], beta) : Tensor(),
+                                 b2.defined() ? scaled(g[0].bmm(b2.mT()), alpha) : Tensor(),
+                                 b1.defined() ? scaled(b1.mT().bmm(g[0]), alpha) : Tensor()};
+  });
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }

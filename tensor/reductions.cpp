@@ -2,7 +2,10 @@
 // (PyTorch's: integral sums widen to int64, mean needs a floating dtype, all/any give bool), PyTorch's
 // errors for empty inputs, and one Kernels::reduce or Kernels::scan call. The kernel writes a contiguous
 // result holding the kept dims in order; keepdim is a view of it with the reduced dims as size 1.
-// softmax, log_softmax are composed of amax, sub, exp, sum and log.
+// softmax, log_softmax are composed of amax, sub, exp, sum and log. Each differentiable op records one
+// node named as PyTorch's (SumBackward1, MaxBackward0, ...); the formulas follow the kernels' section.
+#include <cmath>
+
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
 
@@ -144,19 +147,108 @@ void check_floating(const Tensor& x, const std::string& message) {
   if (!x.is_floating_point()) throw Error(message);
 }
 
-Tensor amax_amin(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
+// ---- backward formulas ----
+// They use the public ops, so under create_graph they record their own graph, and none reads a value
+// back to the host (the engine must not synchronise). Ties and zeros are told apart with masks.
+
+// `g` (a reduction's output gradient) with the reduced dims as size 1, so it broadcasts over the input.
+Tensor unreduced(const Tensor& g, IntArrayRef keepdim_sizes) { return g.reshape(keepdim_sizes); }
+
+// num / den, and 0 where den is 0 (a zero norm or std has subgradient 0, as in PyTorch). The division
+// never sees a zero, so no NaN reaches a higher-order gradient through the unselected branch.
+Tensor div_or_zero(const Tensor& num, const Tensor& den) {
+  const Tensor zero = den.eq(0);
+  return where(zero, 0, num / where(zero, 1, den));
+}
+
+// The gradient of an extreme value (max, amax, the inf-norms) split evenly among the elements that
+// attain it, as PyTorch does.
+Tensor evenly_to_ties(const Tensor& g_kept, const Tensor& attains, IntArrayRef dims) {
+  return g_kept / attains.sum(dims, /*keepdim=*/true) * attains;
+}
+
+// max(dim)/min(dim): the whole gradient goes to the element at the saved index, through a one-hot mask
+// (positions along `dim` compared with the index) rather than a scatter, which would check the indices
+// on the host. No `dim`: a 0-dim input, whose one element takes it all.
+Tensor to_index(const Tensor& g, const Tensor& indices, IntArrayRef sizes, IntArrayRef keepdim_sizes,
+                std::optional<int64_t> dim) {
+  if (!dim) return g;
+  std::vector<int64_t> along(sizes.size(), 1);
+  along[*dim] = sizes[*dim];
+  const Tensor positions = arange(sizes[*dim], TensorOptions(DType::Int64).device(g.device())).view(along);
+  return positions.eq(unreduced(indices, keepdim_sizes)) * unreduced(g, keepdim_sizes);
+}
+
+// prod's gradient, exact at zeros: the product of the other elements of a reduced group is out / x where
+// x != 0 (which keeps its derivative in a zero through out); for the one zero of a group that has
+// exactly one, the product of the group's nonzero elements; 0 otherwise. Second order is exact for
+// groups with at most one zero (the cross term of two zeros is not reproduced).
+Tensor prod_backward(const Tensor& g, const Tensor& x, const Tensor& out, std::optional<int64_t> dim,
+                     IntArrayRef keepdim_sizes) {
+  const Tensor is_zero = x.eq(0);
+  const IntArrayRef dims = dim ? IntArrayRef(*dim) : IntArrayRef{};
+  const Tensor x_safe = where(is_zero, 1, x);
+  const Tensor nonzero_prod = dim ? x_safe.prod(*dim, true) : x_safe.prod().reshape(keepdim_sizes);
+  const Tensor single_zero = is_zero.sum(dims, true).eq(1);
+  const Tensor others = where(is_zero, where(single_zero, nonzero_prod, 0), unreduced(out, keepdim_sizes) / x_safe);
+  return unreduced(g, keepdim_sizes) * others;
+}
+
+// Sum of t over positions >= i along dim. Without a flip op (and with no negative strides) it is the
+// total minus the inclusive cumsum plus t itself; this loses some precision when the tail is small
+// against the total.
+Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return t.sum(IntArrayRef(dim), true) - t.cumsum(dim) + t; }
+
+// cumprod's gradient: d out_j / d x_i is the product of x_k for k <= j, k != i. Before a row's first zero
+// that sums to reverse_cumsum(g out)_i / x_i. From the first zero z on, it is written with y', the
+// cumprod with x_z taken as 1: at z, reverse_cumsum(g y')_z; after z, x_z reverse_cumsum(g y')_i / x_i,
+// which is 0 but keeps its derivative in x_z, so second order is exact for rows with at most one zero
+// (a later zero's cross term with the first is not reproduced).
+Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& out, int64_t dim) {
+  const Tensor is_zero = x.eq(0);
+  const Tensor zeros_so_far = is_zero.cumsum(dim);
+  const Tensor first_zero = is_zero.logical_and(zeros_so_far.eq(1));
+  const Tensor x_safe = where(is_zero, 1, x);
+  const Tensor before = reverse_cumsum(g * out, dim) / x_safe;
+  const Tensor from_first = reverse_cumsum(g * where(first_zero, 1, x).cumprod(dim), dim);
+  const Tensor first_value = where(first_zero, x, 0).sum(IntArrayRef(dim), true);
+  return where(zeros_so_far.eq(0), before, where(first_zero, from_first, first_value * from_first / x_safe));
+}
+
+Tensor extreme(ReduceOp op, const char* name, const char* node_name, const Tensor& x, IntArrayRef dims,
+               bool keepdim) {
   const ReductionDims rd = reduction_dims(x, dims);
   if (dims.empty()) check_nonempty_all(x, name);
   check_nonempty_dims(x, rd, name);
-  return reduce_values(op, x, rd, keepdim, x.dtype(), x.dtype());
+  autograd::Record rec(node_name, {&x});
+  Tensor out = reduce_values(op, x, rd, keepdim, x.dtype(), x.dtype());
+  if (!rec) return out;
+  rec.save(x);
+  rec.save_output(out);
+  return rec.finish(out, [kept = rd.keepdim, dims = rd.listed](autograd::FunctionNode& node,
+                                                              const autograd::tensor_list& g) {
+    const Tensor attains = node.saved(0).eq(unreduced(node.saved(1), kept));
+    return autograd::tensor_list{evenly_to_ties(unreduced(g[0], kept), attains, dims)};
+  });
 }
 
-std::tuple<Tensor, Tensor> max_min_dim(ReduceOp op, const char* name, const Tensor& x, int64_t dim,
-                                       bool keepdim) {
+// max(dim), min(dim): the gradient goes to the element the index names; the indices have none.
+std::tuple<Tensor, Tensor> max_min_dim(ReduceOp op, const char* name, const char* node_name, const Tensor& x,
+                                       int64_t dim, bool keepdim) {
   const ReductionDims rd = one_dim(x, dim);
   check_nonempty_dims(x, rd, name);
+  autograd::Record rec(node_name, {&x});
   Reduced r = run_reduce(op, x, rd, keepdim, x.dtype(), x.dtype(), true);
-  return {r.values, r.indices};
+  if (!rec) return {r.values, r.indices};
+  rec.save_output(r.indices, 1);
+  // A 0-dim input lists no dim: its one element takes the whole gradient.
+  const std::optional<int64_t> along = rd.listed.empty() ? std::nullopt : std::optional<int64_t>(rd.listed[0]);
+  autograd::tensor_list outs = rec.finish(
+      {r.values, r.indices}, [sizes = x.sizes().vec(), kept = rd.keepdim, along](autograd::FunctionNode& node,
+                                                                                const autograd::tensor_list& g) {
+        return autograd::tensor_list{to_index(g[0], node.saved(0), sizes, kept, along)};
+      });
+  return {outs[0], outs[1]};
 }
 
 Tensor arg_reduce(ReduceOp op, const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -175,8 +267,22 @@ Tensor arg_reduce(ReduceOp op, const char* name, const Tensor& x, std::optional<
 
 Tensor var_std(ReduceOp op, const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
   check_floating(x, "std and var only support floating point and complex dtypes");
-  return reduce_values(op, x, reduction_dims(x, dims), keepdim, x.dtype(), x.dtype(),
-                       static_cast<double>(correction));
+  const ReductionDims rd = reduction_dims(x, dims);
+  const bool is_std = op == ReduceOp::Std;
+  autograd::Record rec(is_std ? "StdBackward0" : "VarBackward0", {&x});
+  Tensor out = reduce_values(op, x, rd, keepdim, x.dtype(), x.dtype(), static_cast<double>(correction));
+  if (!rec) return out;
+  rec.save(x);
+  if (is_std) rec.save_output(out);
+  const double divisor = static_cast<double>(reduced_numel(x, rd) - correction);
+  return rec.finish(out, [is_std, divisor, kept = rd.keepdim, dims = rd.listed](autograd::FunctionNode& node,
+                                                                               const autograd::tensor_list& g) {
+    // d var / dx = 2 (x - mean) / (N - correction); std = sqrt(var) adds 1 / (2 std), 0 where std is 0.
+    Tensor grad = unreduced(g[0], kept);
+    if (is_std) grad = div_or_zero(grad, unreduced(node.saved(1), kept) * 2);
+    const Tensor x = node.saved(0);
+    return autograd::tensor_list{grad * (2.0 / divisor) * (x - x.mean(dims, true))};
+  });
 }
 
 Tensor all_any(ReduceOp op, const Tensor& x, const ReductionDims& rd, bool keepdim) {
@@ -225,7 +331,36 @@ DType softmax_compute(DType dtype) {
   return dtype == DType::Float16 || dtype == DType::BFloat16 ? DType::Float32 : dtype;
 }
 
+// norm's gradient for each p (PyTorch's subgradients: 0 where the norm is 0, and for p = 0).
+Tensor norm_backward(const Tensor& g, const Tensor& x, const Tensor& out, double p, IntArrayRef kept,
+                     IntArrayRef dims) {
+  const Tensor g_kept = unreduced(g, kept);
+  const Tensor norm = unreduced(out, kept);
+  if (p == 0) return Tensor();
+  if (p == 1) return g_kept * x.sign();
+  if (p == 2) return g_kept * div_or_zero(x, norm);
+  if (std::isinf(p)) return evenly_to_ties(g_kept, x.abs().eq(norm), dims) * x.sign();
+  // d/dx_i (sum |x|^p)^(1/p) = x_i |x_i|^(p-2) / norm^(p-1).
+  return x * x.abs().pow(p - 2) * div_or_zero(g_kept, norm.pow(p - 1));
+}
+
+Tensor norm_of(const Tensor& x, Scalar p, IntArrayRef dims, bool keepdim, const char* node_name) {
+  check_floating(x, "norm(): input dtype should be either floating point or complex. Got " + type_name(x.dtype()) +
+                        " instead.");
+  const ReductionDims rd = reduction_dims(x, dims);
+  autograd::Record rec(node_name, {&x});
+  Tensor out = reduce_values(ReduceOp::Norm, x, rd, keepdim, x.dtype(), x.dtype(), p.to_double());
+  if (!rec) return out;
+  rec.save(x);
+  rec.save_output(out);
+  return rec.finish(out, [p = p.to_double(), kept = rd.keepdim, dims = rd.listed](autograd::FunctionNode& node,
+                                                                                const autograd::tensor_list& g) {
+    return autograd::tensor_list{norm_backward(g[0], node.saved(0), node.saved(1), p, kept, dims)};
+  });
+}
+
 }  // namespace
+
 
 // ---- sums and means ----
 Tensor Tensor::sum(std::optional<DType> dtype) const { return sum({}, false, dtype); }
@@ -238,64 +373,99 @@ Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) c
   if (!rec) return result;
   return rec.finish(result, [sizes = sizes().vec(), kept = reduced.keepdim](autograd::FunctionNode&,
                                                                            const autograd::tensor_list& g) {
-    return autograd::tensor_list{g[0].reshape(kept).expand(sizes)};
+    return autograd::tensor_list{unreduced(g[0], kept).expand(sizes)};
   });
 }
 
 Tensor Tensor::nansum(IntArrayRef dims, bool keepdim) const {
+  autograd::Record rec("NansumBackward0", {this});
   const DType out = widened_dtype(*this, std::nullopt);
+  const ReductionDims reduced = reduction_dims(*this, dims);
   // Integers have no NaN: their nansum is the sum.
   const ReduceOp op = is_floating_point() ? ReduceOp::NanSum : ReduceOp::Sum;
-  return reduce_values(op, *this, reduction_dims(*this, dims), keepdim, out, out);
+  Tensor result = reduce_values(op, *this, reduced, keepdim, out, out);
+  if (!rec) return result;
+  rec.save(*this);
+  return rec.finish(result, [kept = reduced.keepdim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{unreduced(g[0], kept) * node.saved(0).isnan().logical_not()};
+  });
 }
 
 Tensor Tensor::mean(std::optional<DType> dtype) const { return mean({}, false, dtype); }
 
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
   const DType out = mean_dtype(*this, dtype);
-  return reduce_values(ReduceOp::Mean, *this, reduction_dims(*this, dims), keepdim, out, out);
+  autograd::Record rec(dims.empty() ? "MeanBackward0" : "MeanBackward1", {this});
+  const ReductionDims reduced = reduction_dims(*this, dims);
+  Tensor result = reduce_values(ReduceOp::Mean, *this, reduced, keepdim, out, out);
+  if (!rec) return result;
+  return rec.finish(result, [sizes = sizes().vec(), kept = reduced.keepdim, n = reduced_numel(*this, reduced)](
+                                autograd::FunctionNode&, const autograd::tensor_list& g) {
+    return autograd::tensor_list{unreduced(g[0], kept).div(n).expand(sizes)};
+  });
 }
 
 Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim) const {
   check_floating(*this, "nanmean(): expected input to have floating point dtype but got " + type_name(dtype()));
-  return reduce_values(ReduceOp::NanMean, *this, reduction_dims(*this, dims), keepdim, dtype(), dtype());
+  // PyTorch composes nanmean as nansum / (count of non-NaN), so its grad_fn is named DivBackward0.
+  autograd::Record rec("DivBackward0", {this});
+  const ReductionDims reduced = reduction_dims(*this, dims);
+  Tensor result = reduce_values(ReduceOp::NanMean, *this, reduced, keepdim, dtype(), dtype());
+  if (!rec) return result;
+  rec.save(*this);
+  return rec.finish(result, [kept = reduced.keepdim, dims = reduced.listed](autograd::FunctionNode& node,
+                                                                           const autograd::tensor_list& g) {
+    const Tensor counted = node.saved(0).isnan().logical_not();
+    return autograd::tensor_list{unreduced(g[0], kept) / counted.sum(dims, true) * counted};
+  });
 }
 
 Tensor Tensor::prod(std::optional<DType> dtype) const {
+  autograd::Record rec("ProdBackward0", {this});
   const DType out = widened_dtype(*this, dtype);
-  return reduce_values(ReduceOp::Prod, *this, reduction_dims(*this, {}), false, out, out);
+  const ReductionDims reduced = reduction_dims(*this, {});
+  Tensor result = reduce_values(ReduceOp::Prod, *this, reduced, false, out, out);
+  if (!rec) return result;
+  rec.save(*this);
+  rec.save_output(result);
+  return rec.finish(result, [kept = reduced.keepdim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{prod_backward(g[0], node.saved(0), node.saved(1), std::nullopt, kept)};
+  });
 }
 
 Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<DType> dtype) const {
+  autograd::Record rec("ProdBackward1", {this});
   const DType out = widened_dtype(*this, dtype);
-  return reduce_values(ReduceOp::Prod, *this, one_dim(*this, dim), keepdim, out, out);
+  const ReductionDims reduced = one_dim(*this, dim);
+  Tensor result = reduce_values(ReduceOp::Prod, *this, reduced, keepdim, out, out);
+  if (!rec) return result;
+  rec.save(*this);
+  rec.save_output(result);
+  // A 0-dim input reduces its one element, as the all-reduce does.
+  const std::optional<int64_t> along = reduced.listed.empty() ? std::nullopt : std::optional<int64_t>(reduced.listed[0]);
+  return rec.finish(result, [kept = reduced.keepdim, along](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{prod_backward(g[0], node.saved(0), node.saved(1), along, kept)};
+  });
 }
 
 // ---- extremes ----
-Tensor Tensor::max() const {
-  check_nonempty_all(*this, "max");
-  return reduce_values(ReduceOp::Amax, *this, reduction_dims(*this, {}), false, dtype(), dtype());
-}
-
-Tensor Tensor::min() const {
-  check_nonempty_all(*this, "min");
-  return reduce_values(ReduceOp::Amin, *this, reduction_dims(*this, {}), false, dtype(), dtype());
-}
+Tensor Tensor::max() const { return extreme(ReduceOp::Amax, "max", "MaxBackward1", *this, {}, false); }
+Tensor Tensor::min() const { return extreme(ReduceOp::Amin, "min", "MinBackward1", *this, {}, false); }
 
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  return max_min_dim(ReduceOp::Max, "max", *this, dim, keepdim);
+  return max_min_dim(ReduceOp::Max, "max", "MaxBackward0", *this, dim, keepdim);
 }
 
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  return max_min_dim(ReduceOp::Min, "min", *this, dim, keepdim);
+  return max_min_dim(ReduceOp::Min, "min", "MinBackward0", *this, dim, keepdim);
 }
 
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
-  return amax_amin(ReduceOp::Amax, "amax", *this, dims, keepdim);
+  return extreme(ReduceOp::Amax, "amax", "AmaxBackward0", *this, dims, keepdim);
 }
 
 Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
-  return amax_amin(ReduceOp::Amin, "amin", *this, dims, keepdim);
+  return extreme(ReduceOp::Amin, "amin", "AminBackward0", *this, dims, keepdim);
 }
 
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
@@ -315,19 +485,26 @@ Tensor Tensor::std(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return var_std(ReduceOp::Std, *this, dims, correction, keepdim);
 }
 
-Tensor Tensor::norm(Scalar p) const { return norm(p, {}, false); }
+// LibTorch names norm(p) NormBackward0 and norm(p, dims) NormBackward1.
+Tensor Tensor::norm(Scalar p) const { return norm_of(*this, p, {}, false, "NormBackward0"); }
 
 Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
-  check_floating(*this, "norm(): input dtype should be either floating point or complex. Got " +
-                            type_name(dtype()) + " instead.");
-  return reduce_values(ReduceOp::Norm, *this, reduction_dims(*this, dims), keepdim, dtype(), dtype(),
-                       p.to_double());
+  return norm_of(*this, p, dims, keepdim, "NormBackward1");
 }
 
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
+  autograd::Record rec("LogsumexpBackward0", {this});
   // Integral inputs give the default float dtype.
   const DType out = is_floating_point() ? dtype() : get_default_dtype();
-  return reduce_values(ReduceOp::LogSumExp, *this, reduction_dims(*this, dims), keepdim, out, out);
+  const ReductionDims reduced = reduction_dims(*this, dims);
+  Tensor result = reduce_values(ReduceOp::LogSumExp, *this, reduced, keepdim, out, out);
+  if (!rec) return result;
+  rec.save(*this);
+  rec.save_output(result);
+  return rec.finish(result, [kept = reduced.keepdim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    // d/dx_i log sum exp(x) = exp(x_i - logsumexp(x)).
+    return autograd::tensor_list{unreduced(g[0], kept) * (node.saved(0) - unreduced(node.saved(1), kept)).exp()};
+  });
 }
 
 // ---- logic and counting ----
@@ -347,30 +524,66 @@ Tensor Tensor::count_nonzero(IntArrayRef dims) const {
 
 // ---- scans ----
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
-  return scan(ScanOp::CumSum, "cumsum", *this, dim, dtype);
+  autograd::Record rec("CumsumBackward0", {this});
+  Tensor out = scan(ScanOp::CumSum, "cumsum", *this, dim, dtype);
+  if (!rec) return out;
+  // Each input element reaches every output at or after it. A 0-dim input scans as one element.
+  const std::optional<int64_t> along = this->dim() == 0 ? std::nullopt : std::optional<int64_t>(wrap_dim(dim, this->dim()));
+  return rec.finish(out, [along](autograd::FunctionNode&, const autograd::tensor_list& g) {
+    return autograd::tensor_list{along ? reverse_cumsum(g[0], *along) : g[0]};
+  });
 }
 
 Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
-  return scan(ScanOp::CumProd, "cumprod", *this, dim, dtype);
+  autograd::Record rec("CumprodBackward0", {this});
+  Tensor out = scan(ScanOp::CumProd, "cumprod", *this, dim, dtype);
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save_output(out);
+  const std::optional<int64_t> along = this->dim() == 0 ? std::nullopt : std::optional<int64_t>(wrap_dim(dim, this->dim()));
+  return rec.finish(out, [along](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    return autograd::tensor_list{along ? cumprod_backward(g[0], node.saved(0), node.saved(1), *along) : g[0]};
+  });
 }
 
 // ---- softmax ----
 Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
+  autograd::Record rec("SoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "softmax");
-  if (in.numel() == 0) return empty_like(in);
-  const DType compute = softmax_compute(in.dtype());
-  const Tensor x = in.to(compute);
-  const Tensor shifted_exp = x.sub(x.amax(IntArrayRef(dim), true)).exp();
-  return shifted_exp.div(shifted_exp.sum(IntArrayRef(dim), true)).to(in.dtype());
+  Tensor out;
+  if (in.numel() == 0) {
+    out = empty_like(in);
+  } else {
+    const Tensor x = in.to(softmax_compute(in.dtype()));
+    const Tensor shifted_exp = x.sub(x.amax(IntArrayRef(dim), true)).exp();
+    out = shifted_exp.div(shifted_exp.sum(IntArrayRef(dim), true)).to(in.dtype());
+  }
+  if (!rec) return out;
+  rec.save_output(out);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    // y_i (g_i - sum_j g_j y_j)
+    const Tensor y = node.saved(0);
+    return autograd::tensor_list{(g[0] - (g[0] * y).sum(IntArrayRef(dim), true)) * y};
+  });
 }
 
 Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const {
+  autograd::Record rec("LogSoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "log_softmax");
-  if (in.numel() == 0) return empty_like(in);
-  const DType compute = softmax_compute(in.dtype());
-  const Tensor x = in.to(compute);
-  const Tensor shifted = x.sub(x.amax(IntArrayRef(dim), true));
-  return shifted.sub(shifted.exp().sum(IntArrayRef(dim), true).log()).to(in.dtype());
+  Tensor out;
+  if (in.numel() == 0) {
+    out = empty_like(in);
+  } else {
+    const Tensor x = in.to(softmax_compute(in.dtype()));
+    const Tensor shifted = x.sub(x.amax(IntArrayRef(dim), true));
+    out = shifted.sub(shifted.exp().sum(IntArrayRef(dim), true).log()).to(in.dtype());
+  }
+  if (!rec) return out;
+  rec.save_output(out);
+  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    // g_i - softmax_i sum_j g_j
+    return autograd::tensor_list{g[0] - node.saved(0).exp() * g[0].sum(IntArrayRef(dim), true)};
+  });
 }
 
 }  // namespace ember
