@@ -89,9 +89,7 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
   return ranges;
 }
 
-IndexRange index_range(const Tensor& index) {
-  return index_ranges({index})[0].value_or(IndexRange{});
-}
+std::optional<IndexRange> index_range(const Tensor& index) { return index_ranges({index})[0]; }
 
 // The first bound an index range breaks, if any. Negative indices count from the end where allowed.
 std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative) {
@@ -1120,11 +1118,14 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
     throw Error("Can not infer total number of classes from empty tensor.");
   }
   if (indices.numel() > 0) {
-    const IndexRange range = index_range(indices);  // one read-back
-    if (range.min < 0) throw Error("Class values must be non-negative.");
-    if (num_classes == -1) {
-      num_classes = range.max + 1;
-    } else if (range.max >= num_classes) {
+    const std::optional<IndexRange> range = index_range(indices);  // one read-back, unless trusted
+    if (!range) {
+      if (num_classes == -1) throw Error("one_hot cannot infer num_classes under detail::TrustedIndices");
+    } else if (range->min < 0) {
+      throw Error("Class values must be non-negative.");
+    } else if (num_classes == -1) {
+      num_classes = range->max + 1;
+    } else if (range->max >= num_classes) {
       throw Error("Class values must be smaller than num_classes.");
     }
   }

@@ -194,10 +194,17 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, const Tensor& out, std::o
   return unreduced(g, keepdim_sizes) * others;
 }
 
-// Sum of t over positions >= i along dim. Without a flip op (and with no negative strides) it is the
-// total minus the inclusive cumsum plus t itself; this loses some precision when the tail is small
-// against the total.
-Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return t.sum(IntArrayRef(dim), true) - t.cumsum(dim) + t; }
+// `t` reversed along `dim`. The descending positions are in range by construction, so the gather
+// skips the bounds check (which would wait on the device).
+Tensor flip_dim(const Tensor& t, int64_t dim) {
+  if (t.dim() == 0) return t;
+  const Tensor descending = arange(t.size(dim) - 1, -1, -1, TensorOptions().dtype(DType::Int64).device(t.device()));
+  detail::TrustedIndices trusted;
+  return t.index_select(dim, descending);
+}
+
+// sum_{j >= i} t_j along `dim`: a cumsum of the reversed tensor, exact where total - cumsum would cancel.
+Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return flip_dim(flip_dim(t, dim).cumsum(dim), dim); }
 
 // cumprod's gradient: d out_j / d x_i is the product of x_k for k <= j, k != i. Before a row's first zero
 // that sums to reverse_cumsum(g out)_i / x_i. From the first zero z on, it is written with y', the
