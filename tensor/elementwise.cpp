@@ -446,38 +446,37 @@ Tensor Tensor::floor_divide(Scalar o) const {
   return rec ? rec.finish(out, floor_divide_backward) : out;
 }
 
+namespace {
+
 // remainder(a, b) = a - floor(a / b) b and fmod(a, b) = a - trunc(a / b) b: the rounded quotient is
 // locally constant, so a's gradient is g and b's is -g times that quotient.
+Tensor rounded_remainder(BinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
+  Record rec(name, {&a, &b});
+  Tensor out = binary(op, Kind::Arithmetic, a, b);
+  if (!rec) return out;
+  rec.save(if_needed(wants_grad(b), a));
+  rec.save(if_needed(wants_grad(b), b));
+  const bool floors = op == BinaryOp::Remainder;
+  return rec.finish(out, [floors](FunctionNode& node, const tensor_list& g) {
+    if (!node.needs_input_grad(1)) return tensor_list{g[0], Tensor()};
+    const Tensor quotient = node.saved(0) / node.saved(1);
+    return tensor_list{g[0], -(g[0] * (floors ? quotient.floor() : quotient.trunc()))};
+  });
+}
+Tensor rounded_remainder(BinaryOp op, const char* name, const Tensor& a, Scalar b) {
+  Record rec(name, {&a});
+  Tensor out = binary(op, Kind::Arithmetic, a, b);
+  return rec ? rec.finish(out, pass_through) : out;
+}
+
+}  // namespace
+
 Tensor Tensor::remainder(const Tensor& o) const {
-  Record rec("RemainderBackward1", {this, &o});
-  Tensor out = binary(BinaryOp::Remainder, Kind::Arithmetic, *this, o);
-  if (!rec) return out;
-  rec.save(if_needed(wants_grad(o), *this));
-  rec.save(if_needed(wants_grad(o), o));
-  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
-    return tensor_list{g[0], node.needs_input_grad(1) ? -(g[0] * (node.saved(0) / node.saved(1)).floor()) : Tensor()};
-  });
+  return rounded_remainder(BinaryOp::Remainder, "RemainderBackward1", *this, o);
 }
-Tensor Tensor::remainder(Scalar o) const {
-  Record rec("RemainderBackward0", {this});
-  Tensor out = binary(BinaryOp::Remainder, Kind::Arithmetic, *this, o);
-  return rec ? rec.finish(out, pass_through) : out;
-}
-Tensor Tensor::fmod(const Tensor& o) const {
-  Record rec("FmodBackward1", {this, &o});
-  Tensor out = binary(BinaryOp::Fmod, Kind::Arithmetic, *this, o);
-  if (!rec) return out;
-  rec.save(if_needed(wants_grad(o), *this));
-  rec.save(if_needed(wants_grad(o), o));
-  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
-    return tensor_list{g[0], node.needs_input_grad(1) ? -(g[0] * (node.saved(0) / node.saved(1)).trunc()) : Tensor()};
-  });
-}
-Tensor Tensor::fmod(Scalar o) const {
-  Record rec("FmodBackward0", {this});
-  Tensor out = binary(BinaryOp::Fmod, Kind::Arithmetic, *this, o);
-  return rec ? rec.finish(out, pass_through) : out;
-}
+Tensor Tensor::remainder(Scalar o) const { return rounded_remainder(BinaryOp::Remainder, "RemainderBackward0", *this, o); }
+Tensor Tensor::fmod(const Tensor& o) const { return rounded_remainder(BinaryOp::Fmod, "FmodBackward1", *this, o); }
+Tensor Tensor::fmod(Scalar o) const { return rounded_remainder(BinaryOp::Fmod, "FmodBackward0", *this, o); }
 
 // Powers. d/dx x^e = e x^(e-1), taken as 0 where e = 0 (x^0 is constant even at x = 0); d/de x^e =
 // x^e log x, taken as 0 where x = 0 and e >= 0 (the one-sided limit PyTorch uses).

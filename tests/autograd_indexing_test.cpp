@@ -14,26 +14,8 @@ using ember::indexing::None;
 using ember::indexing::Slice;
 namespace ti = at::indexing;
 
-class AutogradIndexingTest : public BackendTest {
+class AutogradIndexingTest : public GradTest {
  protected:
-  using Ins = std::vector<Tensor>;
-  using TIns = std::vector<at::Tensor>;
-
-  void check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
-             const TorchFn& torch_fn, std::vector<size_t> constant = {}) {
-    GradCase test;
-    test.inputs = std::move(inputs);
-    test.constant = std::move(constant);
-    test.context = context;
-    expect_grads_match(device, test, ember_fn, torch_fn);
-  }
-  void check_second_order(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
-                          const TorchFn& torch_fn) {
-    GradCase test;
-    test.inputs = std::move(inputs);
-    test.context = context;
-    expect_second_order_match(device, test, ember_fn, torch_fn);
-  }
   static at::Tensor rand(std::vector<int64_t> sizes, uint64_t seed, DType dtype = DType::Float32) {
     return random_torch(std::move(sizes), dtype, seed, -2, 2);
   }

@@ -157,4 +157,22 @@ void expect_second_order_match(const std::shared_ptr<Device>& device, const Grad
   }
 }
 
+void GradTest::check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
+                     const TorchFn& torch_fn, std::vector<size_t> constant, bool all_layouts) {
+  GradCase test;
+  test.inputs = std::move(inputs);
+  test.constant = std::move(constant);
+  test.context = context;
+  test.all_layouts = all_layouts;
+  expect_grads_match(device, test, ember_fn, torch_fn);
+}
+
+void GradTest::check_second_order(std::vector<at::Tensor> inputs, const std::string& context,
+                                  const EmberFn& ember_fn, const TorchFn& torch_fn) {
+  GradCase test;
+  test.inputs = std::move(inputs);
+  test.context = context;
+  expect_second_order_match(device, test, ember_fn, torch_fn);
+}
+
 }  // namespace ember::test

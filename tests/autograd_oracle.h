@@ -41,4 +41,16 @@ void expect_grads_match(const std::shared_ptr<Device>& device, const GradCase& t
 void expect_second_order_match(const std::shared_ptr<Device>& device, const GradCase& test,
                                const EmberFn& ember_fn, const TorchFn& torch_fn);
 
+// Base of the gradient suites: check() and check_second_order() build a GradCase from values.
+class GradTest : public BackendTest {
+ protected:
+  using Ins = std::vector<Tensor>;
+  using TIns = std::vector<at::Tensor>;
+
+  void check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
+             const TorchFn& torch_fn, std::vector<size_t> constant = {}, bool all_layouts = true);
+  void check_second_order(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
+                          const TorchFn& torch_fn);
+};
+
 }  // namespace ember::test

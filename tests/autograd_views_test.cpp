@@ -8,27 +8,8 @@
 namespace ember::test {
 namespace {
 
-class AutogradViewsTest : public BackendTest {
+class AutogradViewsTest : public GradTest {
  protected:
-  using Ins = std::vector<Tensor>;
-  using TIns = std::vector<at::Tensor>;
-
-  // First-order check of f over every layout of the inputs.
-  void check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
-             const TorchFn& torch_fn, bool all_layouts = true) {
-    GradCase test;
-    test.inputs = std::move(inputs);
-    test.context = context;
-    test.all_layouts = all_layouts;
-    expect_grads_match(device, test, ember_fn, torch_fn);
-  }
-  void check_second_order(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
-                          const TorchFn& torch_fn) {
-    GradCase test;
-    test.inputs = std::move(inputs);
-    test.context = context;
-    expect_second_order_match(device, test, ember_fn, torch_fn);
-  }
   // The output's node has PyTorch's name.
   void expect_node(const at::Tensor& input, const EmberFn& ember_fn, const TorchFn& torch_fn) {
     Tensor e = from_torch(input, device).requires_grad_(true);
@@ -136,17 +117,17 @@ TEST_P(AutogradViewsTest, AsStrided) {
   const at::Tensor x = rand({4, 5}, 20);
   // Contiguous inputs: the same storage geometry on both sides.
   check({x}, "as_strided, no overlap", [](const Ins& v) { return v[0].as_strided({3, 2}, {5, 2}, 1); },
-        [](const TIns& v) { return v[0].as_strided({3, 2}, {5, 2}, 1); }, false);
+        [](const TIns& v) { return v[0].as_strided({3, 2}, {5, 2}, 1); }, {}, false);
   check({x}, "as_strided, overlapping output", [](const Ins& v) { return v[0].as_strided({4, 3}, {2, 1}, 3); },
-        [](const TIns& v) { return v[0].as_strided({4, 3}, {2, 1}, 3); }, false);
+        [](const TIns& v) { return v[0].as_strided({4, 3}, {2, 1}, 3); }, {}, false);
   check({rand({3}, 21)}, "as_strided of an expanded (overlapping) input",
         [](const Ins& v) { return v[0].expand({4, 3}).as_strided({2, 2}, {1, 1}); },
-        [](const TIns& v) { return v[0].expand({4, 3}).as_strided({2, 2}, {1, 1}); }, false);
+        [](const TIns& v) { return v[0].expand({4, 3}).as_strided({2, 2}, {1, 1}); }, {}, false);
   check({rand({4, 5}, 22, DType::Float64)}, "float64 as_strided",
         [](const Ins& v) { return v[0].as_strided({2, 2, 2}, {7, 1, 3}, 2); },
-        [](const TIns& v) { return v[0].as_strided({2, 2, 2}, {7, 1, 3}, 2); }, false);
+        [](const TIns& v) { return v[0].as_strided({2, 2, 2}, {7, 1, 3}, 2); }, {}, false);
   check({x}, "as_strided, empty", [](const Ins& v) { return v[0].as_strided({0, 2}, {1, 1}); },
-        [](const TIns& v) { return v[0].as_strided({0, 2}, {1, 1}); }, false);
+        [](const TIns& v) { return v[0].as_strided({0, 2}, {1, 1}); }, {}, false);
 
   // Inputs of every layout: as_strided addresses the storage, so LibTorch's input is given the same
   // storage geometry as ember's (the ember side runs first and reports it).
