@@ -39,6 +39,9 @@ __host__ __device__ T binary_value(BinaryOp op, T a, T b, T alpha) {
       case BinaryOp::Atan2: return m_atan2(a, b);
       case BinaryOp::Hypot: return m_hypot(a, b);
       case BinaryOp::Copysign: return m_copysign(a, b);
+      case BinaryOp::TanhBackward: return a * (T(1) - b * b);
+      case BinaryOp::SigmoidBackward: return a * b * (T(1) - b);
+      case BinaryOp::ThresholdBackward: return b <= alpha ? T(0) : a;  // NaN keeps the gradient
       default: return a;
     }
   } else {
@@ -71,7 +74,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 }
 
 bool needs_floating_compute(BinaryOp op) {
-  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Copysign;
+  switch (op) {
+    case BinaryOp::Div: case BinaryOp::Atan2: case BinaryOp::Hypot: case BinaryOp::Copysign:
+    case BinaryOp::TanhBackward: case BinaryOp::SigmoidBackward: case BinaryOp::ThresholdBackward:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool needs_integral_compute(BinaryOp op) {

@@ -115,7 +115,7 @@ std::string_view binary_op_name(BinaryOp op) {
       "add", "sub", "mul", "div", "div_trunc", "floor_divide", "remainder", "fmod", "pow", "atan2",
       "maximum", "minimum", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
       "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-      "right_shift"};
+      "right_shift", "tanh_backward", "sigmoid_backward", "threshold_backward"};
   return name_of(op, names);
 }
 

@@ -81,6 +81,10 @@ enum class BinaryOp {
   Eq, Ne, Lt, Le, Gt, Ge,                // out is bool
   LogicalAnd, LogicalOr, LogicalXor,     // out is bool
   BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
+  // Activation gradients in one pass (a = incoming gradient, b = the activation's output):
+  TanhBackward,       // a (1 - b^2)
+  SigmoidBackward,    // a b (1 - b)
+  ThresholdBackward,  // b <= alpha ? 0 : a (relu's with alpha = 0)
 };
 
 // out = f(a, b, c); b or c may be a scalar.

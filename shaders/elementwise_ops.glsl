@@ -180,6 +180,9 @@ compute_t unary_op(int op, compute_t x, compute_t p0, compute_t p1, compute_t p2
 #define B_BITWISE_XOR 25
 #define B_LEFT_SHIFT 26
 #define B_RIGHT_SHIFT 27
+#define B_TANH_BACKWARD 28
+#define B_SIGMOID_BACKWARD 29
+#define B_THRESHOLD_BACKWARD 30
 
 #if !COMPUTE_IS_FLOAT
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1, as PyTorch.
@@ -239,6 +242,9 @@ compute_t binary_op(int op, compute_t a, compute_t b, compute_t alpha) {
     case B_ATAN2: return m_atan2(a, b);
     case B_HYPOT: return sqrt(a * a + b * b);
     case B_COPYSIGN: return sign_bit(b) ? -abs(a) : abs(a);
+    case B_TANH_BACKWARD: return a * (compute_t(1) - b * b);
+    case B_SIGMOID_BACKWARD: return a * b * (compute_t(1) - b);
+    case B_THRESHOLD_BACKWARD: return b <= alpha ? compute_t(0) : a;  // NaN keeps the gradient
 #else
     case B_DIV_TRUNC: return int_div(a, b);
     case B_DIV_FLOOR: {

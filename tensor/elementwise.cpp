@@ -246,6 +246,21 @@ Tensor& recorded_inplace(Tensor& self, const std::function<Tensor(const Tensor&)
   });
 }
 
+// The common activations' gradients are one fused kernel in plain backward; under create_graph they
+// are written with differentiable ops instead, so that they record their own graph.
+Tensor tanh_grad(const Tensor& g, const Tensor& y) {
+  if (autograd::GradMode::is_enabled()) return g * (1 - y * y);
+  return binary(BinaryOp::TanhBackward, Kind::Arithmetic, g, y);
+}
+Tensor sigmoid_grad(const Tensor& g, const Tensor& y) {
+  if (autograd::GradMode::is_enabled()) return g * y * (1 - y);
+  return binary(BinaryOp::SigmoidBackward, Kind::Arithmetic, g, y);
+}
+Tensor relu_grad(const Tensor& g, const Tensor& y) {
+  if (autograd::GradMode::is_enabled()) return g.masked_fill(y <= 0, 0);
+  return binary(BinaryOp::ThresholdBackward, Kind::Arithmetic, g, y, 0);
+}
+
 // A unary op's backward: g is the output's gradient, `s` the saved input x or output y (or nothing).
 enum class Saved { Nothing, Input, Output };
 struct UnaryGrad {
@@ -302,10 +317,10 @@ UnaryGrad unary_grad(UnaryOp op) {
     case UnaryOp::Atan: return {"AtanBackward0", Saved::Input, [](T g, T x) { return g / (x * x + 1); }};
     case UnaryOp::Sinh: return {"SinhBackward0", Saved::Input, [](T g, T x) { return g * x.cosh(); }};
     case UnaryOp::Cosh: return {"CoshBackward0", Saved::Input, [](T g, T x) { return g * x.sinh(); }};
-    case UnaryOp::Tanh: return {"TanhBackward0", Saved::Output, [](T g, T y) { return g * (1 - y * y); }};
-    case UnaryOp::Sigmoid: return {"SigmoidBackward0", Saved::Output, [](T g, T y) { return g * y * (1 - y); }};
+    case UnaryOp::Tanh: return {"TanhBackward0", Saved::Output, tanh_grad};
+    case UnaryOp::Sigmoid: return {"SigmoidBackward0", Saved::Output, sigmoid_grad};
     // Zero where the output is not positive, x = 0 included.
-    case UnaryOp::Relu: return {"ReluBackward0", Saved::Output, [](T g, T y) { return g.masked_fill(y <= 0, 0); }};
+    case UnaryOp::Relu: return {"ReluBackward0", Saved::Output, relu_grad};
     case UnaryOp::Gelu: return {"GeluBackward0", Saved::Input, gelu_grad};
     case UnaryOp::GeluTanh: return {"GeluBackward0", Saved::Input, gelu_tanh_grad};
     // silu = x s(x): s + x s (1 - s).

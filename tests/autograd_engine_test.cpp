@@ -187,7 +187,7 @@ TEST_P(AutogradEngineTest, SharedSubexpressionsRunInDependencyOrder) {
   };
   int b_node_runs = 0;
   const Tensor b_probe = (a * a).exp();
-  b_probe.grad_fn()->register_prehook([&](const autograd::tensor_list& g) {
+  b_probe.grad_fn()->register_prehook([&](const autograd::tensor_list&) {
     ++b_node_runs;
     return std::optional<autograd::tensor_list>();
   });
