@@ -75,6 +75,17 @@ TEST_P(AutogradEngineTest, LeavesGradFnAndRequiresGrad) {
                       "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
 }
 
+TEST_P(AutogradEngineTest, PrintingNamesTheGradFn) {
+  const Tensor w = ones({2}, f32().requires_grad(true));
+  const std::string leaf = w.toString(), product = (w * w).toString();
+  auto ends_with = [](const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  EXPECT_TRUE(ends_with(leaf, ", requires_grad=True)")) << leaf;
+  EXPECT_TRUE(ends_with(product, ", grad_fn=<MulBackward0>)")) << product;
+  EXPECT_EQ(product.find("requires_grad"), std::string::npos) << product;
+}
+
 TEST_P(AutogradEngineTest, GradientsAccumulateUntilZeroed) {
   Tensor w = tensor({1.0, 2.0}, f32()).requires_grad_(true);
   const Tensor three = full({2}, 3.0, f32());
