@@ -581,30 +581,23 @@ Tensor Tensor::atan2(const Tensor& o) const {
 
 // In place: when autograd must record the write, the op runs out of place and its result is written
 // back (recorded_inplace); otherwise the in-place kernel runs.
-Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  if (autograd::inplace_needs_record(*this, {&o})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.add(o, alpha); });
+// add_ and sub_, which take alpha.
+#define EMBER_ALPHA_INPLACE(name, OP)                                                                    \
+  Tensor& Tensor::name##_(const Tensor& o, Scalar alpha) {                                               \
+    if (autograd::inplace_needs_record(*this, {&o})) {                                                   \
+      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });             \
+    }                                                                                                    \
+    return binary_(BinaryOp::OP, Kind::Arithmetic, *this, o, alpha);                                     \
+  }                                                                                                      \
+  Tensor& Tensor::name##_(Scalar o, Scalar alpha) {                                                      \
+    if (autograd::inplace_needs_record(*this, {})) {                                                     \
+      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });             \
+    }                                                                                                    \
+    return binary_(BinaryOp::OP, Kind::Arithmetic, *this, o, alpha);                                     \
   }
-  return binary_(BinaryOp::Add, Kind::Arithmetic, *this, o, alpha);
-}
-Tensor& Tensor::add_(Scalar o, Scalar alpha) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.add(o, alpha); });
-  }
-  return binary_(BinaryOp::Add, Kind::Arithmetic, *this, o, alpha);
-}
-Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
-  if (autograd::inplace_needs_record(*this, {&o})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.sub(o, alpha); });
-  }
-  return binary_(BinaryOp::Sub, Kind::Arithmetic, *this, o, alpha);
-}
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.sub(o, alpha); });
-  }
-  return binary_(BinaryOp::Sub, Kind::Arithmetic, *this, o, alpha);
-}
+EMBER_ALPHA_INPLACE(add, Add)
+EMBER_ALPHA_INPLACE(sub, Sub)
+#undef EMBER_ALPHA_INPLACE
 
 // The in-place forms of the binary ops without alpha.
 #define EMBER_BINARY_INPLACE(name, OP, KIND)                                                             \
