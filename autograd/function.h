@@ -14,6 +14,7 @@
 //
 // forward runs with grad mode off. backward returns one entry per forward argument, undefined for
 // arguments that are not tensors or need no gradient.
+#include <algorithm>
 #include <any>
 #include <string>
 #include <type_traits>
@@ -96,8 +97,7 @@ struct Function {
     AutogradContext& ctx = node->ctx;
     tensor_list inputs;
     auto collect = [&](const auto& arg) {
-      if constexpr (std::is_convertible_v<std::decay_t<decltype(arg)>, Tensor> &&
-                    std::is_same_v<std::decay_t<decltype(arg)>, Tensor>) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, Tensor>) {
         ctx.argument_input_.push_back(static_cast<int>(inputs.size()));
         inputs.push_back(arg);
       } else {

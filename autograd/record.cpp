@@ -26,23 +26,22 @@ Tensor view_base(const Tensor& t) { return t.impl().view_base ? Tensor(t.impl().
 Record::Record(const char* name, std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled() || !any_requires_grad(inputs)) return;
   start(name);
-  for (const Tensor* t : inputs) {
-    const bool present = t && t->defined();
-    node_->add_next_edge(present ? gradient_edge(*t) : Edge{});
-    input_impls_.push_back(present ? &t->impl() : nullptr);
-  }
+  for (const Tensor* t : inputs) connect(t);
 }
 
 Record::Record(const char* name, const std::vector<Tensor>& inputs) {
-  if (!GradMode::is_enabled()) return;
-  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); })) {
+  if (!GradMode::is_enabled() ||
+      std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); })) {
     return;
   }
   start(name);
-  for (const Tensor& t : inputs) {
-    node_->add_next_edge(t.defined() ? gradient_edge(t) : Edge{});
-    input_impls_.push_back(t.defined() ? &t.impl() : nullptr);
-  }
+  for (const Tensor& t : inputs) connect(&t);
+}
+
+void Record::connect(const Tensor* input) {
+  const bool present = input && input->defined();
+  node_->add_next_edge(present ? gradient_edge(*input) : Edge{});
+  input_impls_.push_back(present ? &input->impl() : nullptr);
 }
 
 void Record::start(const char* name) {

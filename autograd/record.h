@@ -43,6 +43,7 @@ class Record {
 
  private:
   void start(const char* name);
+  void connect(const Tensor* input);  // the next edge toward `input` (none when absent)
   std::shared_ptr<FunctionNode> node_;
   std::vector<const TensorImpl*> input_impls_;
   std::optional<AutoGradMode> below_;
