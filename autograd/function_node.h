@@ -17,7 +17,8 @@ class FunctionNode : public Node {
   // forward input; an undefined result means no gradient.
   using Backward = std::function<tensor_list(FunctionNode& node, const tensor_list& grads)>;
 
-  explicit FunctionNode(std::string name) : name_(std::move(name)) {}
+  // `name` is a string literal (PyTorch's node name), kept without a copy.
+  explicit FunctionNode(const char* name) : name_(name) {}
   std::string name() const override { return name_; }
   tensor_list apply(tensor_list&& grads) override;
   void release_variables() override;
@@ -28,7 +29,7 @@ class FunctionNode : public Node {
   void set_backward(Backward backward) { backward_ = std::move(backward); }
 
  private:
-  std::string name_;
+  const char* name_;
   std::vector<SavedVariable> saved_;
   Backward backward_;
 };

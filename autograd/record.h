@@ -25,8 +25,8 @@ namespace ember::autograd {
 
 class Record {
  public:
-  // `inputs` are the op's tensor inputs, in the order its backward returns their gradients; null or
-  // undefined entries are allowed and get no gradient.
+  // `name` is a string literal (PyTorch's node name). `inputs` are the op's tensor inputs, in the order
+  // its backward returns their gradients; null or undefined entries are allowed and get no gradient.
   Record(const char* name, std::initializer_list<const Tensor*> inputs);
   Record(const char* name, const std::vector<Tensor>& inputs);
   explicit operator bool() const { return node_ != nullptr; }

@@ -40,6 +40,25 @@ DType result_dtype(Kind kind, DType common) {
   }
 }
 
+// PyTorch's error for an in-place result of dtype `result` that `out` cannot hold.
+void check_castable(DType result, DType out) {
+  if (!can_cast(result, out)) {
+    throw Error("result type " + type_name(result) + " can't be cast to the desired output type " + type_name(out));
+  }
+}
+
+// What an in-place destination of a broadcasting op must satisfy: it holds the result dtype, the
+// broadcast shape is its own shape, and no two of its elements share memory.
+void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape) {
+  check_castable(result, out.dtype());
+  const std::vector<int64_t> full = broadcast_shapes(out.sizes(), shape);
+  if (!(IntArrayRef(full) == out.sizes())) {
+    throw Error("output with shape " + to_string(out.sizes()) + " doesn't match the broadcast shape " +
+                to_string(full));
+  }
+  detail::check_no_internal_overlap(out);
+}
+
 void check_binary_dtypes(BinaryOp op, Kind kind, DType common) {
   if (kind == Kind::Bitwise && is_floating_point(common)) {
     throw Error("\"" + std::string(binary_op_name(op)) + "_cpu\" not implemented for '" + type_name(common) + "'");
@@ -72,16 +91,7 @@ Tensor run_binary(BinaryOp op, Kind kind, const Input& a, const Input& b, Scalar
   Tensor result;
   if (out) {
     check_same_device({out, &any});
-    if (!can_cast(result_dtype(kind, common), out->dtype())) {
-      throw Error("result type " + type_name(result_dtype(kind, common)) +
-                  " can't be cast to the desired output type " + type_name(out->dtype()));
-    }
-    const std::vector<int64_t> full = broadcast_shapes(out->sizes(), shape);
-    if (!(IntArrayRef(full) == out->sizes())) {
-      throw Error("output with shape " + to_string(out->sizes()) + " doesn't match the broadcast shape " +
-                  to_string(full));
-    }
-    detail::check_no_internal_overlap(*out);
+    check_inplace_target(*out, result_dtype(kind, common), shape);
     result = *out;
     shape = out->sizes().vec();
   } else {
@@ -140,11 +150,7 @@ Tensor run_unary(UnaryOp op, UnaryKind kind, const Tensor& x, Tensor* out, Scala
   }
   Tensor target;
   if (out) {
-    if (!can_cast(result, out->dtype())) {
-      throw Error("result type " + type_name(result) + " can't be cast to the desired output type " +
-                  type_name(out->dtype()));
-    }
-    detail::check_no_internal_overlap(*out);
+    check_inplace_target(*out, result, out->sizes());
     target = *out;
   } else {
     target = detail::empty_on(x.sizes(), result, x.device());
@@ -173,16 +179,7 @@ Tensor run_ternary(TernaryOp op, const Tensor& a, const Input& b, const Input& c
   check_same_device({&a, b.tensor ? b.tensor : &a, c.tensor ? c.tensor : &a});
   Tensor target;
   if (out) {
-    if (!can_cast(result, out->dtype())) {
-      throw Error("result type " + type_name(result) + " can't be cast to the desired output type " +
-                  type_name(out->dtype()));
-    }
-    const std::vector<int64_t> full = broadcast_shapes(out->sizes(), shape);
-    if (!(IntArrayRef(full) == out->sizes())) {
-      throw Error("output with shape " + to_string(out->sizes()) + " doesn't match the broadcast shape " +
-                  to_string(full));
-    }
-    detail::check_no_internal_overlap(*out);
+    check_inplace_target(*out, result, shape);
     target = *out;
     shape = out->sizes().vec();
   } else {
@@ -238,10 +235,7 @@ Tensor& recorded_inplace(Tensor& self, const std::function<Tensor(const Tensor&)
   const DType dtype = self.dtype();
   return autograd::record_inplace(self, [&](const Tensor& old) {
     Tensor result = out_of_place(old);
-    if (!can_cast(result.dtype(), dtype)) {
-      throw Error("result type " + type_name(result.dtype()) + " can't be cast to the desired output type " +
-                  type_name(dtype));
-    }
+    check_castable(result.dtype(), dtype);
     return result;
   });
 }

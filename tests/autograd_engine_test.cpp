@@ -9,10 +9,8 @@
 namespace ember::test {
 namespace {
 
-class AutogradEngineTest : public BackendTest {
+class AutogradEngineTest : public GradTest {
  protected:
-  TensorOptions f64() const { return TensorOptions().dtype(kFloat64).device(device); }
-  TensorOptions f32() const { return TensorOptions().dtype(kFloat32).device(device); }
   Tensor leaf(const at::Tensor& t) { return from_torch(t, device).requires_grad_(true); }
 };
 

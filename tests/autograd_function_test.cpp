@@ -7,11 +7,7 @@
 namespace ember::test {
 namespace {
 
-class AutogradFunctionTest : public BackendTest {
- protected:
-  TensorOptions f32() const { return TensorOptions().dtype(kFloat32).device(device); }
-  TensorOptions f64() const { return TensorOptions().dtype(kFloat64).device(device); }
-};
+class AutogradFunctionTest : public GradTest {};
 
 // exp, saving its output for backward.
 struct MyExp : autograd::Function<MyExp> {

@@ -8,10 +8,7 @@
 namespace ember::test {
 namespace {
 
-class AutogradHooksTest : public BackendTest {
- protected:
-  TensorOptions f32() const { return TensorOptions().dtype(kFloat32).device(device); }
-};
+class AutogradHooksTest : public GradTest {};
 
 TEST_P(AutogradHooksTest, TensorHooksReplaceGradientsAndCanBeRemoved) {
   // Same program in LibTorch: y = x*x, hook scales y's gradient, retain_grad before it.

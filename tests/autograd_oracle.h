@@ -41,11 +41,15 @@ void expect_grads_match(const std::shared_ptr<Device>& device, const GradCase& t
 void expect_second_order_match(const std::shared_ptr<Device>& device, const GradCase& test,
                                const EmberFn& ember_fn, const TorchFn& torch_fn);
 
-// Base of the gradient suites: check() and check_second_order() build a GradCase from values.
+// Base of the gradient suites: check() and check_second_order() build a GradCase from values;
+// f32() and f64() are options on the test's device.
 class GradTest : public BackendTest {
  protected:
   using Ins = std::vector<Tensor>;
   using TIns = std::vector<at::Tensor>;
+
+  TensorOptions f32() const { return TensorOptions().dtype(kFloat32).device(device); }
+  TensorOptions f64() const { return TensorOptions().dtype(kFloat64).device(device); }
 
   void check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
              const TorchFn& torch_fn, std::vector<size_t> constant = {}, bool all_layouts = true);
