@@ -53,7 +53,8 @@ class Record {
 // PyTorch's error for an in-place write to a leaf (or a view of one) that requires grad.
 bool inplace_needs_record(const Tensor& self, std::initializer_list<const Tensor*> others);
 // Records `self.op_()` as `self = out_of_place(old self)`, writing the result into self's memory, so
-// the op gets the out-of-place formula. A view's base gets the new history too.
+// the op gets the out-of-place formula. The result must fit self's dtype (PyTorch's cast error
+// otherwise). A view's base gets the new history too.
 Tensor& record_inplace(Tensor& self, const std::function<Tensor(const Tensor&)>& out_of_place);
 
 // `grad` summed over the dims broadcasting added, down to `sizes` (a no-op when they already match).

@@ -40,17 +40,10 @@ DType result_dtype(Kind kind, DType common) {
   }
 }
 
-// PyTorch's error for an in-place result of dtype `result` that `out` cannot hold.
-void check_castable(DType result, DType out) {
-  if (!can_cast(result, out)) {
-    throw Error("result type " + type_name(result) + " can't be cast to the desired output type " + type_name(out));
-  }
-}
-
 // What an in-place destination of a broadcasting op must satisfy: it holds the result dtype, the
 // broadcast shape is its own shape, and no two of its elements share memory.
 void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape) {
-  check_castable(result, out.dtype());
+  detail::check_castable(result, out.dtype());
   const std::vector<int64_t> full = broadcast_shapes(out.sizes(), shape);
   if (!(IntArrayRef(full) == out.sizes())) {
     throw Error("output with shape " + to_string(out.sizes()) + " doesn't match the broadcast shape " +
@@ -215,6 +208,7 @@ void check_condition(const Tensor& condition) {
 using autograd::FunctionNode;
 using autograd::Record;
 using autograd::tensor_list;
+using autograd::record_inplace;
 
 bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
@@ -228,17 +222,6 @@ Tensor scaled(const Tensor& g, Scalar s) { return s.to_double() == 1.0 ? g : g.m
 Scalar negated(Scalar s) { return s.is_floating_point() ? Scalar(-s.to_double()) : Scalar(-s.to_int64()); }
 
 tensor_list pass_through(FunctionNode&, const tensor_list& g) { return {g[0]}; }
-
-// The in-place form of a recorded op: `self` becomes `out_of_place(old self)` with that op's node. The
-// result must still fit self's dtype, as the unrecorded in-place kernels require.
-Tensor& recorded_inplace(Tensor& self, const std::function<Tensor(const Tensor&)>& out_of_place) {
-  const DType dtype = self.dtype();
-  return autograd::record_inplace(self, [&](const Tensor& old) {
-    Tensor result = out_of_place(old);
-    check_castable(result.dtype(), dtype);
-    return result;
-  });
-}
 
 // The common activations' gradients are one fused kernel in plain backward; under create_graph they
 // are written with differentiable ops instead, so that they record their own graph.
@@ -574,18 +557,18 @@ Tensor Tensor::atan2(const Tensor& o) const {
 }
 
 // In place: when autograd must record the write, the op runs out of place and its result is written
-// back (recorded_inplace); otherwise the in-place kernel runs.
+// back (record_inplace); otherwise the in-place kernel runs.
 // add_ and sub_, which take alpha.
 #define EMBER_ALPHA_INPLACE(name, OP)                                                                    \
   Tensor& Tensor::name##_(const Tensor& o, Scalar alpha) {                                               \
     if (autograd::inplace_needs_record(*this, {&o})) {                                                   \
-      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });             \
+      return record_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });               \
     }                                                                                                    \
     return binary_(BinaryOp::OP, Kind::Arithmetic, *this, o, alpha);                                     \
   }                                                                                                      \
   Tensor& Tensor::name##_(Scalar o, Scalar alpha) {                                                      \
     if (autograd::inplace_needs_record(*this, {})) {                                                     \
-      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });             \
+      return record_inplace(*this, [&](const Tensor& old) { return old.name(o, alpha); });               \
     }                                                                                                    \
     return binary_(BinaryOp::OP, Kind::Arithmetic, *this, o, alpha);                                     \
   }
@@ -597,13 +580,13 @@ EMBER_ALPHA_INPLACE(sub, Sub)
 #define EMBER_BINARY_INPLACE(name, OP, KIND)                                                             \
   Tensor& Tensor::name##_(const Tensor& o) {                                                             \
     if (autograd::inplace_needs_record(*this, {&o})) {                                                   \
-      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o); });                      \
+      return record_inplace(*this, [&](const Tensor& old) { return old.name(o); });                      \
     }                                                                                                    \
     return binary_(BinaryOp::OP, Kind::KIND, *this, o);                                                  \
   }                                                                                                      \
   Tensor& Tensor::name##_(Scalar o) {                                                                    \
     if (autograd::inplace_needs_record(*this, {})) {                                                     \
-      return recorded_inplace(*this, [&](const Tensor& old) { return old.name(o); });                      \
+      return record_inplace(*this, [&](const Tensor& old) { return old.name(o); });                      \
     }                                                                                                    \
     return binary_(BinaryOp::OP, Kind::KIND, *this, o);                                                  \
   }
@@ -778,7 +761,7 @@ Tensor Tensor::clamp_max(Scalar max) const {
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   if (!min && !max) throw Error("torch.clamp: At least one of 'min' or 'max' must not be None");
   if (autograd::inplace_needs_record(*this, {})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.clamp(min, max); });
+    return record_inplace(*this, [&](const Tensor& old) { return old.clamp(min, max); });
   }
   if (min && max) run_unary(UnaryOp::Clamp, UnaryKind::SameType, *this, this, *min, *max);
   else if (min) run_unary(UnaryOp::ClampMin, UnaryKind::SameType, *this, this, *min);
@@ -829,7 +812,7 @@ Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tenso
 #define EMBER_UNARY_INPLACE(name, OP, KIND)                                                              \
   Tensor& Tensor::name##_() {                                                                            \
     if (autograd::inplace_needs_record(*this, {})) {                                                     \
-      return recorded_inplace(*this, [](const Tensor& old) { return old.name(); });                        \
+      return record_inplace(*this, [](const Tensor& old) { return old.name(); });                        \
     }                                                                                                    \
     return unary_(UnaryOp::OP, UnaryKind::KIND, *this);                                                  \
   }
@@ -925,7 +908,7 @@ Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, Scalar value) const {
 }
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) {
   if (autograd::inplace_needs_record(*this, {&t1, &t2})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.addcmul(t1, t2, value); });
+    return record_inplace(*this, [&](const Tensor& old) { return old.addcmul(t1, t2, value); });
   }
   const DType result = addc_dtype(*this, t1, t2, false);
   run_ternary(TernaryOp::Addcmul, *this, {&t1, {}}, {&t2, {}}, result, result, value, this);
@@ -933,7 +916,7 @@ Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) {
 }
 Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value) {
   if (autograd::inplace_needs_record(*this, {&t1, &t2})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.addcdiv(t1, t2, value); });
+    return record_inplace(*this, [&](const Tensor& old) { return old.addcdiv(t1, t2, value); });
   }
   const DType result = addc_dtype(*this, t1, t2, true);
   run_ternary(TernaryOp::Addcdiv, *this, {&t1, {}}, {&t2, {}}, result, result, value, this);
@@ -1035,7 +1018,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
   check_mask(mask);
   if (autograd::inplace_needs_record(*this, {})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.masked_fill(mask, value); });
+    return record_inplace(*this, [&](const Tensor& old) { return old.masked_fill(mask, value); });
   }
   run_ternary(TernaryOp::Where, mask, {nullptr, value}, {this, {}}, dtype(), dtype(), 1, this);
   return *this;
@@ -1045,7 +1028,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   check_fill_value(value);
   check_mask(mask);
   if (autograd::inplace_needs_record(*this, {&value})) {
-    return recorded_inplace(*this, [&](const Tensor& old) { return old.masked_fill(mask, value); });
+    return record_inplace(*this, [&](const Tensor& old) { return old.masked_fill(mask, value); });
   }
   run_ternary(TernaryOp::Where, mask, {&value, {}}, {this, {}}, dtype(), dtype(), 1, this);
   return *this;

@@ -169,6 +169,12 @@ std::string type_name(DType dtype) {
 
 void bump_version(const Tensor& tensor) { ++tensor.storage()->version; }
 
+void check_castable(DType result, DType out) {
+  if (!can_cast(result, out)) {
+    throw Error("result type " + type_name(result) + " can't be cast to the desired output type " + type_name(out));
+  }
+}
+
 void check_no_internal_overlap(const Tensor& out) {
   for (int64_t d = 0; d < out.dim(); ++d) {
     if (out.size(d) > 1 && out.stride(d) == 0) {

@@ -40,6 +40,8 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
                  int64_t storage_offset);
 // Counts an in-place write (version counters, for autograd/).
 void bump_version(const Tensor& tensor);
+// PyTorch's error for an in-place result of dtype `result` that a destination of dtype `out` cannot hold.
+void check_castable(DType result, DType out);
 // PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
 void check_no_internal_overlap(const Tensor& out);
 
