@@ -1,13 +1,12 @@
 #pragma once
-// ember: the one header users include.
+// ember: the one header users include. It holds what programs call: tensors and their ops, autograd,
+// devices, streams and futures. The kernel interface (runtime/kernels/) and the Vulkan interop API
+// (ember/vulkan.h) are included on their own where they are wanted.
+#include "autograd/autograd.h"
 #include "runtime/device.h"
 #include "runtime/dtype.h"
 #include "runtime/error.h"
 #include "runtime/future.h"
-#include "runtime/kernels.h"
 #include "runtime/scalar.h"
 #include "runtime/stream.h"
-#include "runtime/vulkan/context.h"
-#include "runtime/vulkan/vulkan_device.h"
-#include "autograd/autograd.h"
 #include "tensor/tensor_api.h"

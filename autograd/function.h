@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "autograd/autograd_meta.h"
+#include "runtime/error.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_variable.h"
 

@@ -5,7 +5,6 @@
 #include "autograd/autograd_meta.h"
 #include "runtime/error.h"
 #include "tensor/functions.h"
-#include "tensor/ops_support.h"
 
 namespace ember::autograd {
 
@@ -117,7 +116,7 @@ void rebase_view(const Tensor& base, const Tensor& view, const Tensor& written) 
 Tensor& record_inplace(Tensor& self, const std::function<Tensor(const Tensor&)>& out_of_place) {
   // The old value is a copy, so what the formula saves is not overwritten below.
   const Tensor written = out_of_place(self.clone());
-  detail::check_castable(written.dtype(), self.dtype());  // as the unrecorded in-place kernels require
+  check_can_cast(written.dtype(), self.dtype());  // as the unrecorded in-place kernels require
   {
     AutoGradMode plain(false);
     self.copy_(written);

@@ -5,7 +5,6 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/grad_mode.h"
 #include "runtime/error.h"
-#include "tensor/ops_support.h"
 
 namespace ember::autograd {
 
@@ -24,7 +23,7 @@ Tensor without_autograd(const Tensor& t) {
 
 // "[torch.FloatTensor [2, 3]]", as PyTorch names a tensor in autograd errors.
 std::string describe(const Tensor& t) {
-  return "[torch." + detail::type_name(t.dtype()) + "Tensor " + to_string(t.sizes()) + "]";
+  return "[torch." + scalar_type_name(t.dtype()) + "Tensor " + to_string(t.sizes()) + "]";
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include "autograd/function_node.h"
 #include "autograd/grad_mode.h"
 #include "runtime/error.h"
-#include "tensor/ops_support.h"
+#include "tensor/functions.h"
 
 namespace ember {
 
@@ -102,10 +102,15 @@ bool Tensor::retains_grad() const {
   return meta && meta->retains_grad;
 }
 
+// A new handle on the same memory and geometry, with no history and not a view autograd tracks.
 Tensor Tensor::detach() const {
-  Tensor out = detail::make_view(*this, sizes().vec(), strides().vec(), storage_offset());
-  out.impl().view_base = nullptr;  // not a view autograd tracks
-  return out;
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = storage();
+  impl->sizes = sizes().vec();
+  impl->strides = strides().vec();
+  impl->storage_offset = storage_offset();
+  impl->dtype = dtype();
+  return Tensor(std::move(impl));
 }
 
 Tensor& Tensor::detach_() {

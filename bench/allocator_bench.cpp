@@ -6,6 +6,7 @@
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "runtime/vulkan/vulkan_device.h"
 
 namespace ember_bench {
 namespace {

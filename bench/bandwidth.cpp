@@ -13,7 +13,7 @@ int ops_per_sync(uint64_t bytes) {
 std::shared_ptr<ember::Allocation> ones_buffer(ember::Device& device, uint64_t bytes) {
   auto allocation = device.allocate(bytes);
   auto stream = device.default_stream();
-  device.kernels().fill(*stream, float_view(*allocation), 1.0);
+  device.kernels().get<ember::MemoryKernels>().fill(*stream, {float_view(*allocation), 1.0});
   stream->synchronize();
   return allocation;
 }

@@ -6,6 +6,9 @@
 #include <memory>
 
 #include "ember.h"
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/matmul.h"
+#include "runtime/kernels/memory.h"
 
 namespace ember_bench {
 

@@ -43,7 +43,7 @@ void BM_CopyKernel(benchmark::State& state) {
   const ember::TensorRef out_view = float_view(*out);
   auto stream = device.default_stream();
   const double rate = run_rounds(state, *stream, ops_per_sync(bytes), 2 * bytes, [&] {
-    device.kernels().copy(*stream, out_view, in_view);
+    device.kernels().get<ember::MemoryKernels>().copy(*stream, {out_view, in_view});
   });
   state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, bytes);
 }
@@ -60,7 +60,7 @@ void BM_AddKernel(benchmark::State& state) {
   auto stream = device.default_stream();
   // Two arrays read and one written; the add moves 1.5 times the bytes of a copy of the same size.
   const double rate = run_rounds(state, *stream, ops_per_sync(bytes), 3 * bytes, [&] {
-    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view, ember::DType::Float32);
+    device.kernels().get<ember::ElementwiseKernels>().binary(*stream, {.op = ember::BinaryOp::Add, .out = out_view, .a = a_view, .b = b_view, .compute = ember::DType::Float32});
   });
   state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, bytes);
 }

@@ -50,7 +50,7 @@ void BM_RecordFill(benchmark::State& state) {
   auto out = device.allocate(kTinyElements * sizeof(float));
   const ember::TensorRef view = float_view(*out);
   auto stream = device.default_stream();
-  record_loop(state, *stream, [&] { device.kernels().fill(*stream, view, 2.0); });
+  record_loop(state, *stream, [&] { device.kernels().get<ember::MemoryKernels>().fill(*stream, {view, 2.0}); });
 }
 
 void BM_RecordAdd(benchmark::State& state) {
@@ -63,7 +63,7 @@ void BM_RecordAdd(benchmark::State& state) {
   const ember::TensorRef out_view = float_view(*out);
   auto stream = device.default_stream();
   record_loop(state, *stream, [&] {
-    device.kernels().binary(*stream, ember::BinaryOp::Add, out_view, a_view, b_view, ember::DType::Float32);
+    device.kernels().get<ember::ElementwiseKernels>().binary(*stream, {.op = ember::BinaryOp::Add, .out = out_view, .a = a_view, .b = b_view, .compute = ember::DType::Float32});
   });
 }
 
@@ -77,10 +77,11 @@ void BM_DependentAddChain(benchmark::State& state) {
   const ember::TensorRef x_view = float_view(*x);
   const ember::TensorRef y_view = float_view(*y);
   auto stream = device.default_stream();
-  ember::Kernels& kernels = device.kernels();
+  ember::MemoryKernels& memory = device.kernels().get<ember::MemoryKernels>();
+  ember::ElementwiseKernels& elementwise = device.kernels().get<ember::ElementwiseKernels>();
   // Small values keep x far from overflow however many chains run.
-  kernels.fill(*stream, x_view, 0.0);
-  kernels.fill(*stream, y_view, 1e-3);
+  memory.fill(*stream, {x_view, 0.0});
+  memory.fill(*stream, {y_view, 1e-3});
   stream->synchronize();
 
   const ember::StreamStats before = stream->stats();
@@ -88,7 +89,8 @@ void BM_DependentAddChain(benchmark::State& state) {
   for (auto _ : state) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < kChainLength; ++i) {
-      kernels.binary(*stream, ember::BinaryOp::Add, x_view, x_view, y_view, ember::DType::Float32);
+      elementwise.binary(*stream, {.op = ember::BinaryOp::Add, .out = x_view, .a = x_view, .b = y_view,
+                                   .compute = ember::DType::Float32});
     }
     stream->synchronize();
     chained += Clock::now() - start;

@@ -12,7 +12,7 @@
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
-#include "shaders/matmul_variant.h"
+#include "shaders/matmul/matmul_variant.h"
 
 namespace ember_bench {
 namespace {
@@ -66,7 +66,7 @@ void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
   // product with K cut to 1 or 2 (same parity, so the same paired loads) picks the same pipeline.
   ember::MatmulArgs warm = args;
   warm.a.sizes[2] = warm.b.sizes[1] = K % 2 == 0 ? 2 : 1;
-  device.kernels().matmul(*stream, warm);
+  device.kernels().get<ember::MatmulKernels>().matmul(*stream, warm);
   stream->synchronize();
 
   const double flops_per_op = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -74,7 +74,7 @@ void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
   double seconds = 0;
   const double cpu_start = process_cpu_seconds();
   for (auto _ : state) {
-    const double round = time_synchronized(*stream, ops, [&] { device.kernels().matmul(*stream, args); });
+    const double round = time_synchronized(*stream, ops, [&] { device.kernels().get<ember::MatmulKernels>().matmul(*stream, args); });
     state.SetIterationTime(round);
     seconds += round;
   }

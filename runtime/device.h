@@ -8,7 +8,7 @@
 
 #include "runtime/allocator.h"
 #include "runtime/dtype.h"
-#include "runtime/kernels.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/stream.h"
 
 namespace ember {

@@ -34,6 +34,22 @@ std::string_view dtype_name(DType dtype) {
   return "unknown";
 }
 
+std::string scalar_type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
+    case DType::Int8: return "Char";
+    case DType::UInt8: return "Byte";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
+    case DType::Int64: return "Long";
+    case DType::Bool: return "Bool";
+  }
+  return "Unknown";
+}
+
 bool is_floating_point(DType dtype) {
   return dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||
          dtype == DType::Float64;

@@ -3,6 +3,7 @@
 // type promotion and the rest of the semantics live in tensor/.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ember {
@@ -16,6 +17,8 @@ inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float16, DType::BF
 size_t element_size(DType dtype);
 // PyTorch's spelling without the "torch." prefix: "float32", "int64", "bool".
 std::string_view dtype_name(DType dtype);
+// PyTorch's ScalarType names ("Float", "Long", "Bool"), which its error messages use.
+std::string scalar_type_name(DType dtype);
 bool is_floating_point(DType dtype);
 // Int8 through Int64 and UInt8; Bool is not integral, as in PyTorch's isIntegralType(t, false).
 bool is_integral(DType dtype);

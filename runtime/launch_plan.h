@@ -7,7 +7,7 @@
 #include <functional>
 #include <initializer_list>
 
-#include "runtime/kernels.h"
+#include "runtime/kernels/tensor_ref.h"
 
 namespace ember {
 

@@ -9,6 +9,7 @@ namespace ember {
 
 class Scalar {
  public:
+  Scalar() : value_(int64_t{0}) {}
   Scalar(double v) : value_(v) {}
   Scalar(float v) : value_(static_cast<double>(v)) {}
   Scalar(int64_t v) : value_(v) {}

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/kernels/elementwise.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -92,7 +93,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
   const auto count = static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor t = blank({count}, options.dtype(dtype));
   if (count > 0) {
-    detail::kernels_for(*t.device()).sequence(*detail::stream_for(*t.device()), t.ref(), start, step);
+    detail::kernels_for<ElementwiseKernels>(*t.device())
+        .sequence(*detail::stream_for(*t.device()), {.out = t.ref(), .start = start, .step = step});
   }
   return finish(t, options);
 }
@@ -104,8 +106,9 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& op
     t.fill_(start);
   } else if (steps > 1) {
     const double step = (end.to_double() - start.to_double()) / static_cast<double>(steps - 1);
-    detail::kernels_for(*t.device()).sequence(*detail::stream_for(*t.device()), t.ref(), start.to_double(),
-                                              step, end.to_double());
+    detail::kernels_for<ElementwiseKernels>(*t.device())
+        .sequence(*detail::stream_for(*t.device()),
+                  {.out = t.ref(), .start = start.to_double(), .step = step, .end = end.to_double()});
   }
   return finish(t, options);
 }

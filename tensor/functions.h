@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/kernels/random.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -66,6 +67,9 @@ DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, Scalar b);
 DType result_type(Scalar a, const Tensor& b);
 bool can_cast(DType from, DType to);
+// Throws PyTorch's error when an op's result of dtype `result` cannot be written into a tensor of dtype
+// `out` (an in-place op or copy-back), as can_cast() says.
+void check_can_cast(DType result, DType out);
 
 // ---- functional forms ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
@@ -82,6 +86,10 @@ Tensor where(const Tensor& condition, Scalar a, Scalar b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
 Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
@@ -96,6 +104,12 @@ Tensor cos(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
+// x where x > 0, negative_slope * x elsewhere (torch.nn.functional.leaky_relu).
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);
+// value where x <= threshold, x elsewhere (torch.threshold).
+Tensor threshold(const Tensor& x, Scalar threshold, Scalar value);
+Tensor& threshold_(Tensor& x, Scalar threshold, Scalar value);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 bool equal(const Tensor& a, const Tensor& b);  // same sizes and elements
@@ -109,6 +123,12 @@ Tensor hstack(const std::vector<Tensor>& tensors);
 Tensor vstack(const std::vector<Tensor>& tensors);
 Tensor column_stack(const std::vector<Tensor>& tensors);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+
+// ---- out-of-place forms of the in-place index ops ----
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 Tensor broadcast_to(const Tensor& x, IntArrayRef sizes);
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 

@@ -1,5 +1,4 @@
-// Indexing: Tensor::index and index_put_ (LibTorch's TensorIndex semantics), the gather/scatter family,
-// masks, nonzero, take/put_, tril/triu and one_hot.
+// Tensor::index and index_put_ with LibTorch's TensorIndex semantics.
 //
 // Basic indices (integers, slices, None, Ellipsis) become a view, as at::indexing::applySlicing does;
 // integer tensors and masks that remain are advanced indices. Their element offsets within the view,
@@ -9,28 +8,17 @@
 //
 // Bounds: indices outside a dim raise PyTorch's IndexError before anything is launched. The min and
 // max of every index tensor of a call are reduced on the device and read back together: one host
-// synchronisation per call (nonzero, masks and one_hot with inferred classes read back too).
+// synchronisation per call (masks read back their count of nonzeros too).
 //
-// Autograd: PyTorch's nodes and formulas. Gradients of gathers are scatter-adds (and the other way
-// round), so repeated indices accumulate. The forward saves its checked indices (masks as positions,
-// negative ones wrapped), and backward formulas run under detail::TrustedIndices, so backward never
-// reads indices back. In-place ops that must be recorded run their out-of-place form on a copy
-// (autograd::record_inplace).
+// Autograd: IndexBackward0 and IndexPutBackward0. The gradient of a gather is a scatter-add, so repeated
+// indices accumulate. The forward saves its checked indices (masks as positions, negative ones wrapped),
+// and backward formulas run under detail::TrustedIndices, so backward never reads indices back.
 #include <algorithm>
 
 #include "autograd/record.h"
-#include "tensor/indexing.h"
-#include "tensor/ops_support.h"
+#include "tensor/indexing_support.h"
 
 namespace ember {
-
-namespace {
-thread_local int trusted_index_scopes = 0;
-}  // namespace
-
-detail::TrustedIndices::TrustedIndices() { ++trusted_index_scopes; }
-detail::TrustedIndices::~TrustedIndices() { --trusted_index_scopes; }
-bool detail::TrustedIndices::active() { return trusted_index_scopes > 0; }
 
 TensorIndex::TensorIndex(const char* ellipsis) : value_(indexing::Ellipsis) {
   if (std::string_view(ellipsis) != "...") {
@@ -40,94 +28,12 @@ TensorIndex::TensorIndex(const char* ellipsis) : value_(indexing::Ellipsis) {
 
 namespace {
 
-using detail::type_name;
-using detail::wrap_dim;
-
-Kernels& kernels(const Tensor& t) { return detail::kernels_for(*t.device()); }
-Stream& stream(const Tensor& t) { return *detail::stream_for(*t.device()); }
-
-// ---- bounds ----
-
-struct IndexRange {
-  int64_t min = 0, max = 0;
-};
-
-bool has_elements(const Tensor& t) { return t.defined() && t.numel() > 0; }
-
-// The min and max of each index tensor (nullopt for undefined and empty ones), read back in one
-// synchronisation; all nullopt, without reading, under detail::TrustedIndices.
-std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices) {
-  std::vector<std::optional<IndexRange>> ranges(indices.size());
-  if (detail::TrustedIndices::active()) return ranges;
-  const Tensor* first = nullptr;
-  int64_t count = 0;
-  for (const Tensor& index : indices) {
-    if (has_elements(index)) {
-      if (!first) first = &index;
-      ++count;
-    }
-  }
-  if (count == 0) return ranges;
-  Tensor stats = detail::empty_on({2 * count}, DType::Int64, first->device());
-  int64_t slot = 0;
-  for (const Tensor& index : indices) {
-    if (!has_elements(index)) continue;
-    detail::check_same_device({first, &index});
-    const uint32_t all = index.dim() >= 32 ? ~0u : (1u << index.dim()) - 1;
-    for (ReduceOp op : {ReduceOp::Amin, ReduceOp::Amax}) {
-      const TensorRef out = stats.narrow(0, slot++, 1).ref();
-      kernels(index).reduce(stream(index), op, &out, nullptr, index.ref(), all, index.dtype());
-    }
-  }
-  const std::vector<int64_t> values = stats.to_vector<int64_t>();
-  slot = 0;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (!has_elements(indices[i])) continue;
-    ranges[i] = IndexRange{values[2 * slot], values[2 * slot + 1]};
-    ++slot;
-  }
-  return ranges;
-}
-
-std::optional<IndexRange> index_range(const Tensor& index) { return index_ranges({index})[0]; }
-
-// The first bound an index range breaks, if any. Negative indices count from the end where allowed.
-std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative) {
-  if (!range) return std::nullopt;
-  const int64_t low = negative ? -size : 0;
-  if (range->min < low) return range->min;
-  if (range->max >= size) return range->max;
-  return std::nullopt;
-}
-
-std::string bounds_message(int64_t index, int64_t dim, int64_t size) {
-  return "index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) +
-         " with size " + std::to_string(size);
-}
-
-// Indices in [-size, size) made non-negative: one remainder launch, only when some index is negative.
-Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range, int64_t size) {
-  if (!range || range->min >= 0) return index;
-  return index.remainder(size);
-}
-
-// A 1-D index (or any index, flattened) with every dim of size 1 except `dim`, which holds its n
-// elements: its ref(shape) reads the index along one dim of `shape`. It may be a copy: keep it alive
-// until the kernel call that reads it has been recorded.
-Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim) {
-  std::vector<int64_t> sizes(ndim, 1);
-  sizes[dim] = index.numel();
-  return index.reshape(sizes);
-}
-
-std::string join_sizes(IntArrayRef sizes) {
-  std::string s;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (i > 0) s += ' ';
-    s += std::to_string(sizes[i]);
-  }
-  return s;
-}
+using detail::along_dim;
+using detail::bounds_message;
+using detail::index_ranges;
+using detail::IndexRange;
+using detail::out_of_bounds;
+using detail::wrap_negative;
 
 // ---- advanced indexing ----
 
@@ -143,8 +49,6 @@ struct Advanced {
   std::vector<int64_t> shape;  // the indices broadcast together
   bool adjacent = true;        // indexed dims are consecutive: the result keeps them in place
 };
-
-Tensor nonzero_of(const Tensor& x);
 
 // at::index's preparation: dtype checks, masks expanded into one int64 index per mask dim, broadcast.
 Advanced prepare_advanced(const Tensor& src, const std::vector<IndexEntry>& list) {
@@ -165,7 +69,7 @@ Advanced prepare_advanced(const Tensor& src, const std::vector<IndexEntry>& list
                            " at index " + std::to_string(at + j));
         }
       }
-      const Tensor positions = nonzero_of(t);
+      const Tensor positions = detail::nonzero_of(t);
       for (int64_t j = 0; j < t.dim(); ++j) expanded.push_back({positions.select(1, j), true});
     } else if (t.dtype() == DType::Int64) {
       expanded.push_back(entry);
@@ -313,8 +217,9 @@ void advanced_put(const Tensor& dst, const Advanced& adv, const Tensor* value, s
   const Tensor index = along_dim(element_offsets(dst, adv), 0, kernel_sizes.size());
   const Tensor ordered = source.defined() ? kernel_order(source, layout) : Tensor();  // may be a copy
   const Operand src = ordered.defined() ? Operand(ordered.ref()) : Operand(*scalar);
-  kernels(dst).scatter(stream(dst), accumulate ? ScatterMode::Add : ScatterMode::Assign,
-                       offset_view(dst, adv, layout), 0, index.ref(kernel_sizes), src);
+  detail::index_kernels(dst).scatter(detail::stream_of(dst), {.mode = accumulate ? ScatterMode::Add : ScatterMode::Assign,
+                                     .out = offset_view(dst, adv, layout), .dim = 0,
+                                     .index = index.ref(kernel_sizes), .src = src});
   detail::bump_version(dst);
 }
 
@@ -462,8 +367,8 @@ ResolvedIndex resolve_put_index(const Tensor& self, const std::vector<TensorInde
   ResolvedIndex at{std::move(s.steps), {}, s.advanced};
   if (!s.advanced) return at;
   if (value && value->dtype() != self.dtype()) {
-    throw Error("Index put requires the source and destination dtypes match, got " + type_name(self.dtype()) +
-                " for the destination and " + type_name(value->dtype()) + " for the source.");
+    throw Error("Index put requires the source and destination dtypes match, got " + scalar_type_name(self.dtype()) +
+                " for the destination and " + scalar_type_name(value->dtype()) + " for the source.");
   }
   at.adv = prepare_advanced(s.view, s.list);
   if (value) check_put_value(s.view, *value, advanced_layout(s.view, at.adv));
@@ -509,7 +414,7 @@ Tensor gather_advanced(const Tensor& src, const Advanced& adv, const char* name)
   if (out.numel() > 0) {
     const Tensor target = kernel_order(out, layout);
     const Tensor index = along_dim(element_offsets(src, adv), 0, target.dim());
-    kernels(src).gather(stream(src), target.ref(), offset_view(src, adv, layout), 0, index.ref(target.sizes()));
+    detail::index_kernels(src).gather(detail::stream_of(src), {target.ref(), offset_view(src, adv, layout), 0, index.ref(target.sizes())});
   }
   if (!rec) return out;
   for (const Tensor& index : adv.indices) rec.save(index);
@@ -551,109 +456,16 @@ Tensor put_resolved(const Tensor& self, const ResolvedIndex& at, const Tensor* v
   });
 }
 
-// Tensor::index with the node named `name`. Basic indices are views that record themselves.
-Tensor index_recorded(const Tensor& self, const std::vector<TensorIndex>& indices, const char* name) {
+}  // namespace
+
+// Basic indices are views that record themselves.
+Tensor detail::index_recorded(const Tensor& self, const std::vector<TensorIndex>& indices, const char* name) {
   Sliced s = apply_slicing(self, indices);
   if (!s.advanced) return s.view;
   Advanced adv = prepare_advanced(s.view, s.list);
   check_and_wrap(s.view, adv);
   return gather_advanced(s.view, adv, name);
 }
-
-// ---- dim-wise gather and scatter ----
-
-void check_index_dtype(const Tensor& index, bool allow_int32, const std::string& message) {
-  if (index.dtype() == DType::Int64 || (allow_int32 && index.dtype() == DType::Int32)) return;
-  throw Error(message);
-}
-
-// scatter and scatter_add checks; returns src narrowed to the index's sizes when it is a tensor.
-void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  check_index_dtype(index, false, "scatter(): Expected dtype int64 for index");
-  if (src && src->dtype() != self.dtype()) throw Error("scatter(): Expected self.dtype to be equal to src.dtype");
-  detail::check_same_device({&self, &index, src ? src : &self});
-  if (index.dim() != self.dim() && !(index.dim() <= 1 && self.dim() <= 1)) {
-    throw Error("Index tensor must have the same number of dimensions as self tensor");
-  }
-  if (src && index.dim() != src->dim() && !(index.dim() <= 1 && src->dim() <= 1)) {
-    throw Error("Index tensor must have the same number of dimensions as src tensor");
-  }
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    const bool self_ok = d == dim || self.dim() == 0 || index.size(d) <= self.size(d);
-    const bool src_ok = !src || src->dim() == 0 || index.size(d) <= src->size(d);
-    if (!self_ok || !src_ok) {
-      throw Error("Expected index " + to_string(index.sizes()) + " to be smaller than self " +
-                  to_string(self.sizes()) + " apart from dimension " + std::to_string(dim) +
-                  (src ? " and to be smaller size than src " + to_string(src->sizes()) : std::string()));
-    }
-  }
-}
-
-// A tensor with at least one dim (0-dim tensors gather and scatter as one element).
-Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
-
-// t narrowed to `sizes` (its leading elements in every dim).
-Tensor narrowed_to(const Tensor& t, IntArrayRef sizes) {
-  Tensor v = t;
-  for (size_t d = 0; d < sizes.size(); ++d) v = v.narrow(static_cast<int64_t>(d), 0, sizes[d]);
-  return v;
-}
-
-Tensor& scatter_impl(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& index, const Tensor* src,
-                     std::optional<Scalar> value) {
-  dim = wrap_dim(dim, self.dim());
-  check_scatter(self, dim, index, src);
-  detail::check_no_internal_overlap(self);
-  const Tensor out = at_least_1d(self);
-  const int64_t size = out.size(dim);
-  if (auto bad = out_of_bounds(index_range(index), size, false)) {
-    throw Error(bounds_message(*bad, dim, size));
-  }
-  if (index.numel() > 0) {
-    const Tensor idx = at_least_1d(index);
-    const Operand source = src ? Operand(narrowed_to(at_least_1d(*src), idx.sizes()).ref()) : Operand(*value);
-    kernels(self).scatter(stream(self), mode, out.ref(), static_cast<int>(dim), idx.ref(), source);
-  }
-  detail::bump_version(self);
-  return self;
-}
-
-// index_add_/index_copy_/index_fill_: a 1-D index along `dim` becomes a scatter with the index
-// broadcast over `shape` (self's sizes with dim replaced by the index count).
-void scatter_along(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& index, const Operand& src,
-                   IntArrayRef shape, Scalar alpha = 1) {
-  if (detail::product(shape) > 0) {
-    const Tensor out = at_least_1d(self);
-    const Tensor idx = index.to(DType::Int64);
-    kernels(self).scatter(stream(self), mode, out.ref(), static_cast<int>(dim),
-                          along_dim(idx, dim, shape.size()).ref(shape), src, alpha);
-  }
-  detail::bump_version(self);
-}
-
-std::vector<int64_t> with_dim_size(const Tensor& self, int64_t dim, int64_t size) {
-  std::vector<int64_t> shape = at_least_1d(self).sizes().vec();
-  shape[dim] = size;
-  return shape;
-}
-
-// ---- nonzero ----
-
-// Coordinates of the nonzero elements: a cumulative count over (x != 0) gives each its row, and the
-// last count (read back) sizes the result.
-Tensor nonzero_of(const Tensor& x) {
-  const auto& device = x.device();
-  if (x.numel() == 0) return detail::empty_on({0, x.dim()}, DType::Int64, device);
-  const Tensor flags = x.ne(0).reshape({-1});
-  Tensor positions = detail::empty_on({x.numel()}, DType::Int64, device);
-  kernels(x).scan(stream(x), ScanOp::CumSum, positions.ref(), nullptr, flags.ref(), 0, DType::Int64);
-  const int64_t count = positions.narrow(0, x.numel() - 1, 1).item<int64_t>();
-  Tensor out = detail::empty_on({count, x.dim()}, DType::Int64, device);
-  if (out.numel() > 0) kernels(x).nonzero(stream(x), out.ref(), x.ref(), positions.ref());
-  return out;
-}
-
-}  // namespace
 
 // ---- Tensor::index and index_put_ ----
 
@@ -662,7 +474,7 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 }
 
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
-  return index_recorded(*this, indices, "IndexBackward0");
+  return detail::index_recorded(*this, indices, "IndexBackward0");
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate) {
@@ -693,450 +505,5 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value
   return *this;
 }
 
-// ---- out-of-place forms of the in-place index ops, with their gradients ----
-//
-// In-place ops that must be recorded run these on a copy (autograd::record_inplace). Gradient formulas
-// run under detail::TrustedIndices: the forward checked the indices, and the engine must not wait on
-// the device.
-
-namespace {
-
-// A gradient computed for an input of `sizes` that may come out 0-dim where the input has one element
-// in a dim (or the other way round), or in the index's shape (put_).
-Tensor shaped(const Tensor& grad, IntArrayRef sizes) {
-  return grad.sizes() == sizes ? grad : grad.reshape(sizes);
-}
-
-Tensor index_fill_copy(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
-  autograd::Record rec("IndexFillBackward0", {&self});
-  Tensor out = self.clone();
-  out.index_fill_(dim, index, value);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    return autograd::tensor_list{index_fill_copy(g[0], dim, node.saved(0), 0)};
-  });
-}
-
-Tensor index_add_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
-  autograd::Record rec("IndexAddBackward0", {&self, &source});
-  Tensor out = self.clone();
-  out.index_add_(dim, index, source, alpha);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim = wrap_dim(dim, self.dim()), alpha, source_sizes = source.sizes().vec()](
-                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    Tensor grad_source;
-    if (node.needs_input_grad(1)) {
-      grad_source = g[0].index_select(dim, node.saved(0));
-      if (alpha.to_double() != 1.0) grad_source = grad_source.mul(alpha);
-      if (source_sizes.empty()) grad_source = grad_source.reshape({});
-    }
-    return autograd::tensor_list{g[0], grad_source};
-  });
-}
-
-Tensor index_copy_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  autograd::Record rec("IndexCopyBackward0", {&self, &source});
-  Tensor out = self.clone();
-  out.index_copy_(dim, index, source);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim = wrap_dim(dim, self.dim()), source_sizes = source.sizes().vec()](
-                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    const Tensor index = node.saved(0);
-    Tensor grad_self, grad_source;
-    if (node.needs_input_grad(0)) grad_self = index_fill_copy(g[0], dim, index, 0);
-    if (node.needs_input_grad(1)) grad_source = shaped(g[0].index_select(dim, index), source_sizes);
-    return autograd::tensor_list{grad_self, grad_source};
-  });
-}
-
-Tensor put_copy(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
-  autograd::Record rec("PutBackward0", {&self, &source});
-  Tensor out = self.clone();
-  out.put_(index, source, accumulate);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [accumulate, source_sizes = source.sizes().vec()](autograd::FunctionNode& node,
-                                                                           const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    const Tensor index = node.saved(0);
-    Tensor grad_self, grad_source;
-    if (node.needs_input_grad(0)) {
-      grad_self = accumulate ? g[0] : put_copy(g[0], index, detail::zeros_as(g[0], source_sizes), false);
-    }
-    if (node.needs_input_grad(1)) grad_source = shaped(g[0].take(index), source_sizes);
-    return autograd::tensor_list{grad_self, grad_source};
-  });
-}
-
-}  // namespace
-
-// ---- gather family ----
-
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
-  dim = wrap_dim(dim, this->dim());
-  check_index_dtype(index, true, "index_select(): Expected dtype int32 or int64 for index");
-  if (index.dim() > 1) throw IndexError("index_select(): Index is supposed to be a vector");
-  detail::check_same_device({this, &index});
-  autograd::Record rec("IndexSelectBackward0", {this});
-  const Tensor in = at_least_1d(*this);
-  if (out_of_bounds(index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
-  std::vector<int64_t> sizes = this->sizes().vec();
-  if (this->dim() > 0) sizes[dim] = index.numel();
-  Tensor out = detail::empty_on(sizes, dtype(), device());
-  if (out.numel() > 0) {
-    const Tensor target = at_least_1d(out);
-    kernels(*this).gather(stream(*this), target.ref(), in.ref(), static_cast<int>(dim),
-                          along_dim(index.to(DType::Int64), dim, target.dim()).ref(target.sizes()));
-  }
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim, in_sizes = this->sizes().vec()](autograd::FunctionNode& node,
-                                                               const autograd::tensor_list& g) {
-    // A 0-dim input gives a 0-dim output: its one element.
-    if (in_sizes.empty()) return autograd::tensor_list{g[0]};
-    detail::TrustedIndices trusted;
-    // In place on fresh zeros: recorded (as a copy) only under create_graph.
-    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).index_add_(dim, node.saved(0), g[0])};
-  });
-}
-
-Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
-  dim = wrap_dim(dim, this->dim());
-  check_index_dtype(index, false, "gather(): Expected dtype int64 for index");
-  detail::check_same_device({this, &index});
-  if (index.dim() != this->dim() && !(index.dim() <= 1 && this->dim() <= 1)) {
-    throw Error("Index tensor must have the same number of dimensions as input tensor");
-  }
-  for (int64_t d = 0; d < index.dim() && this->dim() > 0; ++d) {
-    if (d != dim && index.size(d) > size(d)) {
-      throw Error("Size does not match at dimension " + std::to_string(d) + " expected index " +
-                  to_string(index.sizes()) + " to be smaller than self " + to_string(sizes()) +
-                  " apart from dimension " + std::to_string(dim));
-    }
-  }
-  autograd::Record rec("GatherBackward0", {this});
-  const Tensor in = at_least_1d(*this);
-  if (auto bad = out_of_bounds(index_range(index), in.size(dim), false)) {
-    throw Error(bounds_message(*bad, dim, in.size(dim)));
-  }
-  Tensor out = detail::empty_on(index.sizes(), dtype(), device());
-  if (out.numel() > 0) {
-    const Tensor target = at_least_1d(out);
-    std::vector<int64_t> in_sizes = target.sizes().vec();
-    in_sizes[dim] = in.size(dim);
-    kernels(*this).gather(stream(*this), target.ref(), narrowed_to(in, in_sizes).ref(), static_cast<int>(dim),
-                          at_least_1d(index).ref());
-  }
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim, in_sizes = this->sizes().vec()](autograd::FunctionNode& node,
-                                                               const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).scatter_add_(dim, node.saved(0), g[0])};
-  });
-}
-
-Tensor Tensor::take(const Tensor& index) const {
-  if (index.dtype() != DType::Int64) {
-    throw Error("take(): Expected a long tensor for index, but got " + type_name(index.dtype()));
-  }
-  detail::check_same_device({this, &index});
-  autograd::Record rec("TakeBackward0", {this});
-  if (auto bad = out_of_bounds(index_range(index), numel(), true)) {
-    throw IndexError("out of range: tried to access index " + std::to_string(*bad) + " on a tensor of " +
-                     std::to_string(numel()) + " elements.");
-  }
-  Tensor out = detail::empty_on(index.sizes(), dtype(), device());
-  if (out.numel() > 0) {
-    // The gather kernel counts negative indices from the end, as take does.
-    kernels(*this).gather(stream(*this), out.reshape({-1}).ref(), reshape({-1}).ref(), 0,
-                          index.reshape({-1}).ref());
-  }
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [in_sizes = sizes().vec()](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    return autograd::tensor_list{detail::zeros_as(g[0], in_sizes).put_(node.saved(0), g[0], true)};
-  });
-}
-
-Tensor Tensor::masked_select(const Tensor& mask) const {
-  if (mask.dtype() != DType::Bool && mask.dtype() != DType::UInt8) {
-    throw Error("masked_select: expected BoolTensor or ByteTensor for mask");
-  }
-  const std::vector<int64_t> shape = broadcast_shapes(sizes(), mask.sizes());
-  return index_recorded(expand(shape), {mask.expand(shape)}, "MaskedSelectBackward0");
-}
-
-Tensor Tensor::nonzero() const { return nonzero_of(*this); }
-Tensor Tensor::argwhere() const { return nonzero_of(*this); }
-
-// ---- scatter family ----
-
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  autograd::Record rec("ScatterBackward0", {this, &src});
-  Tensor out = clone().scatter_(dim, index, src);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    const Tensor index = node.saved(0);
-    return autograd::tensor_list{node.needs_input_grad(0) ? g[0].scatter(dim, index, 0) : Tensor(),
-                                 node.needs_input_grad(1) ? g[0].gather(dim, index) : Tensor()};
-  });
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
-  autograd::Record rec("ScatterBackward1", {this});
-  Tensor out = clone().scatter_(dim, index, value);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    return autograd::tensor_list{g[0].scatter(dim, node.saved(0), 0)};
-  });
-}
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::inplace_needs_record(*this, {&src})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter(dim, index, src); });
-  }
-  return scatter_impl(*this, ScatterMode::Assign, dim, index, &src, std::nullopt);
-}
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter(dim, index, value); });
-  }
-  return scatter_impl(*this, ScatterMode::Assign, dim, index, nullptr, value);
-}
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  autograd::Record rec("ScatterAddBackward0", {this, &src});
-  Tensor out = clone().scatter_add_(dim, index, src);
-  if (!rec) return out;
-  rec.save(index);
-  return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    detail::TrustedIndices trusted;
-    return autograd::tensor_list{g[0], node.needs_input_grad(1) ? g[0].gather(dim, node.saved(0)) : Tensor()};
-  });
-}
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::inplace_needs_record(*this, {&src})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.scatter_add(dim, index, src); });
-  }
-  return scatter_impl(*this, ScatterMode::Add, dim, index, &src, std::nullopt);
-}
-
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
-  if (autograd::inplace_needs_record(*this, {&source})) {
-    return autograd::record_inplace(
-        *this, [&](const Tensor& old) { return index_add_copy(old, dim, index, source, alpha); });
-  }
-  dim = wrap_dim(dim, this->dim());
-  check_index_dtype(index, true,
-                    "index_add_(): Expected dtype int32/int64 for index but got: " + type_name(index.dtype()));
-  if (index.dim() > 1) {
-    throw IndexError("index_add_(): Index is supposed to be a vector, but got dim: " + std::to_string(index.dim()) +
-                     " with type: " + type_name(index.dtype()) + " and size: " + to_string(index.sizes()));
-  }
-  if (source.dtype() != dtype()) {
-    throw Error("index_add_(): self (" + type_name(dtype()) + ") and source (" + type_name(source.dtype()) +
-                ") must have the same scalar type");
-  }
-  detail::check_same_device({this, &index, &source});
-  const int64_t source_size = source.dim() == 0 ? 1 : source.size(std::min(dim, source.dim() - 1));
-  if (index.numel() != source_size) {
-    throw Error("index_add_(): Number of indices (" + std::to_string(index.numel()) +
-                ") should be equal to source.size(dim): (" + std::to_string(source_size) + "), for dim: " +
-                std::to_string(dim));
-  }
-  detail::check_no_internal_overlap(*this);
-  if (out_of_bounds(index_range(index), at_least_1d(*this).size(dim), false)) {
-    throw IndexError("index out of range in self");
-  }
-  const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
-  const Tensor src = source.dim() == 0 ? source.reshape({1}) : source.expand(shape);
-  scatter_along(*this, ScatterMode::Add, dim, index, src.ref(shape), shape, alpha);
-  return *this;
-}
-
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  if (autograd::inplace_needs_record(*this, {&source})) {
-    return autograd::record_inplace(*this,
-                                    [&](const Tensor& old) { return index_copy_copy(old, dim, index, source); });
-  }
-  dim = wrap_dim(dim, this->dim());
-  if (index.dim() > 1) {
-    throw IndexError("index_copy_(): Index should have dimension 1 or 0 (got " + std::to_string(index.dim()) + ")");
-  }
-  if (this->dim() > 0 && source.dim() > 0 && source.dim() != this->dim()) {
-    throw IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
-                     "match. Source dimensionality (" + std::to_string(source.dim()) +
-                     "), destination dimensionality (" + std::to_string(this->dim()) + ")");
-  }
-  const int64_t source_size = source.dim() == 0 ? 1 : source.size(std::min(dim, source.dim() - 1));
-  if (index.numel() != source_size) {
-    throw IndexError("index_copy_(): Number of indices (" + std::to_string(index.numel()) +
-                     ") should be equal to source.size(dim) (" + std::to_string(source_size) + ")");
-  }
-  if (index.dtype() != DType::Int64) {
-    throw Error("index_copy_(): Expected a long tensor for index, but got " + type_name(index.dtype()));
-  }
-  if (source.dtype() != dtype()) {
-    throw Error("index_copy_(): self and source expected to have the same dtype, but got (self) " +
-                type_name(dtype()) + " and (source) " + type_name(source.dtype()));
-  }
-  for (int64_t d = 0; d < source.dim() && this->dim() > 0; ++d) {
-    if (d != dim && source.size(d) != size(d)) {
-      std::vector<int64_t> self_slice = sizes().vec(), source_slice = source.sizes().vec();
-      self_slice.erase(self_slice.begin() + dim);
-      source_slice.erase(source_slice.begin() + dim);
-      throw Error("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
-                  "shape: " + join_sizes(self_slice) + " at dimension " + std::to_string(dim) +
-                  " and source slice shape: " + join_sizes(source_slice) + " at dimension " +
-                  std::to_string(dim) + ".");
-    }
-  }
-  detail::check_same_device({this, &index, &source});
-  detail::check_no_internal_overlap(*this);
-  const int64_t size = at_least_1d(*this).size(dim);
-  if (auto bad = out_of_bounds(index_range(index), size, false)) {
-    throw IndexError("index_copy_(): " + bounds_message(*bad, dim, size));
-  }
-  const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
-  scatter_along(*this, ScatterMode::Assign, dim, index, at_least_1d(source).ref(shape), shape);
-  return *this;
-}
-
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return index_fill_copy(old, dim, index, value); });
-  }
-  dim = wrap_dim(dim, this->dim());
-  if (index.dtype() != DType::Int64) throw IndexError("index_fill_(): Expected dtype int64 for index.");
-  if (index.dim() > 1) throw Error("Index has to be a vector/scalar");
-  detail::check_same_device({this, &index});
-  detail::check_no_internal_overlap(*this);
-  const int64_t size = at_least_1d(*this).size(dim);
-  const auto range = index_ranges({index})[0];
-  if (auto bad = out_of_bounds(range, size, true)) throw IndexError(bounds_message(*bad, dim, size));
-  const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
-  scatter_along(*this, ScatterMode::Assign, dim, wrap_negative(index, range, size), Operand(value), shape);
-  return *this;
-}
-
-Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
-  if (autograd::inplace_needs_record(*this, {&source})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return put_copy(old, index, source, accumulate); });
-  }
-  if (index.dtype() != DType::Int64) {
-    throw Error("put_(): Expected a long tensor for index, but got " + type_name(index.dtype()));
-  }
-  if (source.dtype() != dtype()) {
-    throw Error("put_(): self and source expected to have the same dtype, but got self.dtype = " +
-                type_name(dtype()) + " and source.dtype = " + type_name(source.dtype()));
-  }
-  if (source.numel() != index.numel()) {
-    throw IndexError("put_(): Expected source and index to have the same number of elements, but got "
-                     "source.numel() = " + std::to_string(source.numel()) + ", index.numel() = " +
-                     std::to_string(index.numel()));
-  }
-  detail::check_same_device({this, &index, &source});
-  detail::check_no_internal_overlap(*this);
-  const auto range = index_ranges({index})[0];
-  if (auto bad = out_of_bounds(range, numel(), true)) {
-    throw IndexError("out of range: tried to access index " + std::to_string(*bad) + " on a tensor of " +
-                     std::to_string(numel()) + " elements.");
-  }
-  if (index.numel() > 0) {
-    // Flat indices address the row-major order: a non-contiguous self is written through a copy.
-    Tensor flat = is_contiguous() ? reshape({-1}) : contiguous().reshape({-1});
-    const Tensor idx = wrap_negative(index, range, numel()).reshape({-1});
-    kernels(*this).scatter(stream(*this), accumulate ? ScatterMode::Add : ScatterMode::Assign, flat.ref(), 0,
-                           idx.ref(), source.reshape({-1}).ref());
-    if (!is_contiguous()) copy_(flat.view(sizes()));
-  }
-  detail::bump_version(*this);
-  return *this;
-}
-
-// ---- triangles ----
-
-namespace {
-Tensor& triangle_into(Tensor& out, const Tensor& in, int64_t diagonal, bool upper) {
-  wrap_dim(-2, in.dim());
-  if (in.numel() > 0) kernels(in).triangle(stream(in), out.ref(), in.ref(), diagonal, upper);
-  return out;
-}
-}  // namespace
-
-Tensor Tensor::tril(int64_t diagonal) const {
-  autograd::Record rec("TrilBackward0", {this});
-  Tensor out = detail::empty_on(sizes(), dtype(), device());
-  triangle_into(out, *this, diagonal, false);
-  if (!rec) return out;
-  return rec.finish(out, [diagonal](autograd::FunctionNode&, const autograd::tensor_list& g) {
-    return autograd::tensor_list{g[0].tril(diagonal)};
-  });
-}
-Tensor Tensor::triu(int64_t diagonal) const {
-  autograd::Record rec("TriuBackward0", {this});
-  Tensor out = detail::empty_on(sizes(), dtype(), device());
-  triangle_into(out, *this, diagonal, true);
-  if (!rec) return out;
-  return rec.finish(out, [diagonal](autograd::FunctionNode&, const autograd::tensor_list& g) {
-    return autograd::tensor_list{g[0].triu(diagonal)};
-  });
-}
-Tensor& Tensor::tril_(int64_t diagonal) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.tril(diagonal); });
-  }
-  detail::check_no_internal_overlap(*this);
-  triangle_into(*this, *this, diagonal, false);
-  detail::bump_version(*this);
-  return *this;
-}
-Tensor& Tensor::triu_(int64_t diagonal) {
-  if (autograd::inplace_needs_record(*this, {})) {
-    return autograd::record_inplace(*this, [&](const Tensor& old) { return old.triu(diagonal); });
-  }
-  detail::check_no_internal_overlap(*this);
-  triangle_into(*this, *this, diagonal, true);
-  detail::bump_version(*this);
-  return *this;
-}
-
-// ---- one_hot ----
-
-Tensor one_hot(const Tensor& indices, int64_t num_classes) {
-  if (indices.dtype() != DType::Int64) throw Error("one_hot is only applicable to index tensor.");
-  if (num_classes == -1 && indices.numel() == 0) {
-    throw Error("Can not infer total number of classes from empty tensor.");
-  }
-  if (indices.numel() > 0) {
-    const std::optional<IndexRange> range = index_range(indices);  // one read-back, unless trusted
-    if (!range) {
-      if (num_classes == -1) throw Error("one_hot cannot infer num_classes under detail::TrustedIndices");
-    } else if (range->min < 0) {
-      throw Error("Class values must be non-negative.");
-    } else if (num_classes == -1) {
-      num_classes = range->max + 1;
-    } else if (range->max >= num_classes) {
-      throw Error("Class values must be smaller than num_classes.");
-    }
-  }
-  std::vector<int64_t> shape = indices.sizes().vec();
-  shape.push_back(num_classes);
-  Tensor out = zeros(shape, TensorOptions().dtype(DType::Int64).device(indices.device()));
-  if (out.numel() > 0) {
-    kernels(indices).scatter(stream(indices), ScatterMode::Assign, out.ref(), static_cast<int>(indices.dim()),
-                             indices.unsqueeze(-1).ref(), Operand(Scalar(int64_t{1})));
-  }
-  return out;
-}
 
 }  // namespace ember

@@ -1,9 +1,10 @@
 // Matrix products: matmul's dispatch (at::native::matmul: dot, mv, mm, folding a batch into rows, and
 // batched products with broadcast batch dims), mm, bmm, mv, dot, addmm and baddbmm. Each becomes one
-// Kernels::matmul call on (batch, rows, columns) views: operands keep their strides, and a broadcast
+// MatmulKernels::matmul call on (batch, rows, columns) views: operands keep their strides, and a broadcast
 // batch reads with stride 0. Only batch dims that cannot be one strided dim are copied. Each records its
 // PyTorch node; the gradients are products with the other operand transposed (mT), so they are
 // differentiable again.
+#include "runtime/kernels/matmul.h"
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
 
@@ -11,18 +12,17 @@ namespace ember {
 
 namespace {
 
-using detail::type_name;
 
 void check_float(DType dtype) {
   if (!is_floating_point(dtype)) {
     throw UnsupportedError("matmul: ember multiplies float32, float16, bfloat16 and float64 matrices; got " +
-                           type_name(dtype) + " (convert the operands to a floating dtype)");
+                           scalar_type_name(dtype) + " (convert the operands to a floating dtype)");
   }
 }
 
 void check_same_dtype(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype()) {
-    throw Error("expected scalar type " + type_name(a.dtype()) + " but found " + type_name(b.dtype()));
+    throw Error("expected scalar type " + scalar_type_name(a.dtype()) + " but found " + scalar_type_name(b.dtype()));
   }
 }
 
@@ -76,7 +76,7 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
   if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch, keep);
   args.alpha = alpha;
   args.beta = bias ? beta : 0.0;
-  detail::kernels_for(*out.device()).matmul(*detail::stream_for(*out.device()), args);
+  detail::kernels_for<MatmulKernels>(*out.device()).matmul(*detail::stream_for(*out.device()), args);
 }
 
 // A 2-D product as a batch of one.
@@ -275,8 +275,8 @@ Tensor Tensor::dot(const Tensor& other) const {
                 "D tensors");
   }
   if (dtype() != other.dtype()) {
-    throw Error("dot : expected both vectors to have same dtype, but found " + type_name(dtype()) + " and " +
-                type_name(other.dtype()));
+    throw Error("dot : expected both vectors to have same dtype, but found " + scalar_type_name(dtype()) + " and " +
+                scalar_type_name(other.dtype()));
   }
   detail::check_same_device({this, &other});
   if (numel() != other.numel()) {

@@ -1,6 +1,10 @@
 #include "tensor/ops_support.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
+#include <utility>
 
 namespace ember::detail {
 
@@ -8,7 +12,6 @@ std::shared_ptr<Stream> stream_for(const Device& device) {
   return const_cast<Device&>(device).default_stream();
 }
 
-Kernels& kernels_for(const Device& device) { return const_cast<Device&>(device).kernels(); }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, int64_t extra) {
   const int64_t range = std::max<int64_t>(ndim + extra, 1);  // a 0-dim tensor takes dims -1 and 0
@@ -151,27 +154,72 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
   return Tensor(std::move(impl));
 }
 
-std::string type_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Float16: return "Half";
-    case DType::BFloat16: return "BFloat16";
-    case DType::Int8: return "Char";
-    case DType::UInt8: return "Byte";
-    case DType::Int16: return "Short";
-    case DType::Int32: return "Int";
-    case DType::Int64: return "Long";
-    case DType::Bool: return "Bool";
-  }
-  return "Unknown";
-}
 
 void bump_version(const Tensor& tensor) { ++tensor.storage()->version; }
 
-void check_castable(DType result, DType out) {
-  if (!can_cast(result, out)) {
-    throw Error("result type " + type_name(result) + " can't be cast to the desired output type " + type_name(out));
+namespace {
+
+// How PyTorch's error names the C++ type of a dtype.
+const char* cpp_type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "at::Half";
+    case DType::BFloat16: return "at::BFloat16";
+    case DType::Int8: return "int8_t";
+    case DType::UInt8: return "uint8_t";
+    case DType::Int16: return "int16_t";
+    case DType::Int32: return "int";
+    case DType::Int64: return "int64_t";
+    case DType::Bool: return "bool";
+  }
+  return "unknown";
+}
+
+// The finite range of a dtype, as doubles (float64's and int64's ends are exact in double).
+std::pair<double, double> finite_range(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return {-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    case DType::Float64: return {std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max()};
+    case DType::Float16: return {-65504.0, 65504.0};
+    case DType::BFloat16: return {-3.3895313892515355e38, 3.3895313892515355e38};
+    case DType::Int8: return {-128.0, 127.0};
+    case DType::UInt8: return {0.0, 255.0};
+    case DType::Int16: return {-32768.0, 32767.0};
+    case DType::Int32: return {-2147483648.0, 2147483647.0};
+    case DType::Int64: return {-9223372036854775808.0, 9223372036854775808.0};
+    case DType::Bool: return {0.0, 1.0};
+  }
+  return {0.0, 0.0};
+}
+
+bool overflows(Scalar value, DType dtype) {
+  if (dtype == DType::Bool || value.is_bool()) return false;
+  if (value.is_integral()) {
+    const int64_t v = value.to_int64();
+    switch (dtype) {
+      case DType::Int64: return false;
+      case DType::UInt8: return v > 255 || v < -255;  // negative integers wrap, as two's complement
+      case DType::Int8: return v < -128 || v > 127;
+      case DType::Int16: return v < -32768 || v > 32767;
+      case DType::Int32: return v < INT32_MIN || v > INT32_MAX;
+      default: break;  // floating: compared as a double below
+    }
+  }
+  const double v = value.to_double();
+  if (std::isinf(v)) return !is_floating_point(dtype);
+  if (std::isnan(v)) return !is_floating_point(dtype);
+  const auto [lowest, highest] = finite_range(dtype);
+  // int64's highest is 2^63 - 1, which a double cannot hold: 2^63 itself overflows.
+  if (dtype == DType::Int64) return v < lowest || v >= highest;
+  return v < lowest || v > highest;
+}
+
+}  // namespace
+
+void check_scalar_fits(Scalar value, DType dtype) {
+  if (overflows(value, dtype)) {
+    throw Error(std::string("value cannot be converted to type ") + cpp_type_name(dtype) + " without overflow");
   }
 }
 

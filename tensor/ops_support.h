@@ -14,7 +14,11 @@ namespace ember::detail {
 
 // The stream ops on `device` record on.
 std::shared_ptr<Stream> stream_for(const Device& device);
-Kernels& kernels_for(const Device& device);
+// The `Family` kernels of `device` (runtime/kernels/<family>.h).
+template <class Family>
+Family& kernels_for(const Device& device) {
+  return const_cast<Device&>(device).kernels().get<Family>();
+}
 
 // dim in [-ndim, ndim) (or [-(ndim+1), ndim] with `extra` = 1 for unsqueeze-like positions).
 int64_t wrap_dim(int64_t dim, int64_t ndim, int64_t extra = 0);
@@ -40,14 +44,17 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
                  int64_t storage_offset);
 // Counts an in-place write (version counters, for autograd/).
 void bump_version(const Tensor& tensor);
-// PyTorch's error for an in-place result of dtype `result` that a destination of dtype `out` cannot hold.
-void check_castable(DType result, DType out);
+// PyTorch's "value cannot be converted to type int8_t without overflow" when `value` is stored as `dtype`
+// (fill_, full, masked_fill, index_fill_, scatter's value, where's scalars, clamp's bounds): integers
+// must fit (negative ones may wrap into unsigned types), floats must be finite within range (infinities
+// fit floating types), bools always fit.
+void check_scalar_fits(Scalar value, DType dtype);
 // PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
 void check_no_internal_overlap(const Tensor& out);
 
 // While one is alive on this thread, index ops trust their indices to be in range and skip the bounds
 // check, which reads the indices' min and max back to the host. For backward formulas, whose indices
-// the forward already checked: the engine must not wait on the device. Defined in indexing.cpp.
+// the forward already checked: the engine must not wait on the device. Defined in indexing_support.cpp.
 class TrustedIndices {
  public:
   TrustedIndices();
@@ -56,8 +63,5 @@ class TrustedIndices {
   TrustedIndices& operator=(const TrustedIndices&) = delete;
   static bool active();
 };
-
-// PyTorch's ScalarType names ("Float", "Long"), which its error messages use.
-std::string type_name(DType dtype);
 
 }  // namespace ember::detail

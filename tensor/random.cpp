@@ -1,11 +1,13 @@
 // Random generation: the Philox generator's bookkeeping, PyTorch's argument checks and default dtypes,
-// and the Kernels::random / Kernels::multinomial calls. Each element of a launch takes one 128-bit
+// and the RandomKernels calls. Each element of a launch takes one 128-bit
 // Philox block, so a launch of n elements advances the generator by n blocks: draws depend only on the
 // seed and the draws before them.
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "runtime/kernels/random.h"
+#include "runtime/kernels/reduce.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -25,7 +27,6 @@ void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 namespace {
 
-using detail::type_name;
 
 Generator& generator_or_default(Generator* generator) { return generator ? *generator : default_generator(); }
 
@@ -37,27 +38,26 @@ std::string format_number(double value) {
 }
 
 // Fills `out` (any strides) with draws of `op`.
-void draw(const Tensor& out, RandomOp op, Scalar p0, Scalar p1, Generator* generator,
-          const Tensor* probabilities = nullptr) {
+// `args` names the draw and its parameters; out and the generator state are filled in here.
+void draw(const Tensor& out, RandomArgs args, Generator* generator, const Tensor* probabilities = nullptr) {
   if (out.numel() == 0) return;
-  const PhiloxState state = generator_or_default(generator).advance(static_cast<uint64_t>(out.numel()));
-  std::optional<TensorRef> p;
-  if (probabilities) p = probabilities->ref(out.sizes());
-  detail::kernels_for(*out.device())
-      .random(*detail::stream_for(*out.device()), op, out.ref(), state, p0, p1, p ? &*p : nullptr);
+  args.out = out.ref();
+  args.state = generator_or_default(generator).advance(static_cast<uint64_t>(out.numel()));
+  if (probabilities) args.probabilities = probabilities->ref(out.sizes());
+  detail::kernels_for<RandomKernels>(*out.device()).random(*detail::stream_for(*out.device()), args);
   detail::bump_version(out);
 }
 
 void check_uniform_dtype(DType dtype) {
   if (!is_floating_point(dtype)) {
-    throw Error("\"check_uniform_bounds\" not implemented for '" + type_name(dtype) + "'");
+    throw Error("\"check_uniform_bounds\" not implemented for '" + scalar_type_name(dtype) + "'");
   }
 }
 
 void check_normal(DType dtype, double std) {
   if (std < 0) throw Error("normal expects std >= 0.0, but found std " + format_number(std));
   if (!is_floating_point(dtype)) {
-    throw Error("\"normal_kernel_cpu\" not implemented for '" + type_name(dtype) + "'");
+    throw Error("\"normal_kernel_cpu\" not implemented for '" + scalar_type_name(dtype) + "'");
   }
 }
 
@@ -117,28 +117,28 @@ Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
                 " > to=" + format_number(to));
   }
   detail::check_no_internal_overlap(*this);
-  draw(*this, RandomOp::Uniform, from, to, generator);
+  draw(*this, {.op = RandomOp::Uniform, .low = from, .high = to}, generator);
   return *this;
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* generator) {
   check_normal(dtype(), std);
   detail::check_no_internal_overlap(*this);
-  draw(*this, RandomOp::Normal, mean, std, generator);
+  draw(*this, {.op = RandomOp::Normal, .mean = mean, .std = std}, generator);
   return *this;
 }
 
 Tensor& Tensor::bernoulli_(double p, Generator* generator) {
   check_probability(p);
   detail::check_no_internal_overlap(*this);
-  draw(*this, RandomOp::Bernoulli, p, 0, generator);
+  draw(*this, {.op = RandomOp::Bernoulli, .probability = p}, generator);
   return *this;
 }
 
 Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) {
   check_random_range(dtype(), from, to);
   detail::check_no_internal_overlap(*this);
-  draw(*this, RandomOp::RandInt, from, to, generator);
+  draw(*this, {.op = RandomOp::RandInt, .low = from, .high = to}, generator);
   return *this;
 }
 
@@ -149,21 +149,21 @@ Tensor Tensor::bernoulli(Generator* generator) const { return ember::bernoulli(*
 Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
   Tensor t = new_tensor(sizes, options, get_default_dtype());
   check_uniform_dtype(t.dtype());
-  draw(t, RandomOp::Uniform, 0.0, 1.0, generator);
+  draw(t, {.op = RandomOp::Uniform, .low = 0.0, .high = 1.0}, generator);
   return t;
 }
 
 Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
   Tensor t = new_tensor(sizes, options, get_default_dtype());
   check_normal(t.dtype(), 1.0);
-  draw(t, RandomOp::Normal, 0.0, 1.0, generator);
+  draw(t, {.op = RandomOp::Normal, .mean = 0.0, .std = 1.0}, generator);
   return t;
 }
 
 Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
   check_normal(options.dtype_or(get_default_dtype()), std);
   Tensor t = new_tensor(sizes, options, get_default_dtype());
-  draw(t, RandomOp::Normal, mean, std, generator);
+  draw(t, {.op = RandomOp::Normal, .mean = mean, .std = std}, generator);
   return t;
 }
 
@@ -171,7 +171,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions
                Generator* generator) {
   check_random_range(options.dtype_or(DType::Int64), low, high);
   Tensor t = new_tensor(sizes, options, DType::Int64);
-  draw(t, RandomOp::RandInt, low, high, generator);
+  draw(t, {.op = RandomOp::RandInt, .low = low, .high = high}, generator);
   return t;
 }
 
@@ -183,24 +183,24 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
   const DType dtype = options.dtype_or(DType::Int64);
   if (dtype == DType::Bool) throw Error("\"randperm\" not implemented for 'Bool'");
   Tensor perm = detail::empty_on({n}, DType::Int64, options.device_or_default());
-  draw(perm, RandomOp::Randperm, 0, 0, generator);
+  draw(perm, {.op = RandomOp::Randperm}, generator);
   return dtype == DType::Int64 ? perm : perm.to(dtype);
 }
 
 Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
   if (!probabilities.is_floating_point()) {
-    throw Error("\"bernoulli_tensor_cpu_p_\" not implemented for '" + type_name(probabilities.dtype()) + "'");
+    throw Error("\"bernoulli_tensor_cpu_p_\" not implemented for '" + scalar_type_name(probabilities.dtype()) + "'");
   }
   // Probabilities outside [0, 1] are not checked: that would read them back to the host.
   Tensor out = detail::empty_on(probabilities.sizes(), probabilities.dtype(), probabilities.device());
-  draw(out, RandomOp::Bernoulli, 0, 0, generator, &probabilities);
+  draw(out, {.op = RandomOp::Bernoulli}, generator, &probabilities);
   return out;
 }
 
 Tensor bernoulli(const Tensor& like, double p, Generator* generator) {
   check_probability(p);
   Tensor out = empty_like(like);
-  draw(out, RandomOp::Bernoulli, p, 0, generator);
+  draw(out, {.op = RandomOp::Bernoulli, .probability = p}, generator);
   return out;
 }
 
@@ -220,14 +220,14 @@ struct DistributionStats {
 
 DistributionStats distribution_stats(const Tensor& rows) {
   const auto& device = rows.device();
-  Kernels& kernels = detail::kernels_for(*device);
+  ReduceKernels& kernels = detail::kernels_for<ReduceKernels>(*device);
   Stream& stream = *detail::stream_for(*device);
   const DType wide = device->supports(DType::Float64) ? DType::Float64 : DType::Float32;
   Tensor stats = detail::empty_on({4}, wide, device);
   // Reduces `in` over `mask` into stats[slot].
   auto reduce_into = [&](int64_t slot, ReduceOp op, const Tensor& in, uint32_t mask) {
-    const TensorRef out = stats.narrow(0, slot, 1).ref();
-    kernels.reduce(stream, op, &out, nullptr, in.ref(), mask, wide);
+    kernels.reduce(stream, {.op = op, .out = stats.narrow(0, slot, 1).ref(), .in = in.ref(), .reduce_mask = mask,
+                            .compute = wide});
   };
   reduce_into(0, ReduceOp::Amin, rows, 3);
   reduce_into(1, ReduceOp::Amax, rows.abs(), 3);
@@ -244,7 +244,7 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
   if (ndim != 1 && ndim != 2) throw Error("prob_dist must be 1 or 2 dim");
   if (!probabilities.is_floating_point()) {
     throw Error("multinomial only supports floating-point dtypes for input, got: " +
-                type_name(probabilities.dtype()));
+                scalar_type_name(probabilities.dtype()));
   }
   if (num_samples <= 0) throw Error("cannot sample n_sample <= 0 samples");
   const int64_t categories = probabilities.size(-1);
@@ -266,14 +266,13 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
       throw Error("invalid multinomial distribution (with replacement=False, not enough non-negative category "
                   "to sample)");
     }
-    Kernels& kernels = detail::kernels_for(*device);
     Stream& stream = *detail::stream_for(*device);
     if (replacement) {
       // Inverse CDF sampling; the CDF accumulates in float32 at least.
       const DType compute = probabilities.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
       const Tensor cdf = rows.cumsum(1, compute);
       const PhiloxState state = generator_or_default(generator).advance(static_cast<uint64_t>(out.numel()));
-      kernels.multinomial(stream, out.ref(), cdf.ref(), state);
+      detail::kernels_for<RandomKernels>(*device).multinomial(stream, {out.ref(), cdf.ref(), state});
     } else {
       // Without replacement: the exponential race (Gumbel top-k). Each category gets the key p / E with E
       // exponential; the num_samples largest keys are a draw without replacement. They are taken one
@@ -281,14 +280,15 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
       // and zero-probability categories (key 0) are never taken while positive ones remain.
       const DType compute = probabilities.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
       Tensor uniform = detail::empty_on(rows.sizes(), compute, device);
-      draw(uniform, RandomOp::Uniform, 0.0, 1.0, generator);
+      draw(uniform, {.op = RandomOp::Uniform, .low = 0.0, .high = 1.0}, generator);
       Tensor keys = rows.to(compute).div(uniform.log().neg());
       Tensor winners = detail::empty_on({num_samples, count}, DType::Int64, device);
       const uint32_t mask = 1u << 1;
       for (int64_t s = 0; s < num_samples; ++s) {
         const Tensor column = winners.select(0, s);
-        const TensorRef indices = column.ref();
-        kernels.reduce(stream, ReduceOp::Argmax, nullptr, &indices, keys.ref(), mask, compute);
+        detail::kernels_for<ReduceKernels>(*device).reduce(
+            stream, {.op = ReduceOp::Argmax, .indices = column.ref(), .in = keys.ref(), .reduce_mask = mask,
+                     .compute = compute});
         if (s + 1 < num_samples) keys.scatter_(1, column.unsqueeze(1), -1.0);
       }
       out.copy_(winners.t());

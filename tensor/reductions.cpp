@@ -1,11 +1,12 @@
 // Reductions and scans: which dims reduce (wrapped, deduplicated, none listed = all), the result dtype
 // (PyTorch's: integral sums widen to int64, mean needs a floating dtype, all/any give bool), PyTorch's
-// errors for empty inputs, and one Kernels::reduce or Kernels::scan call. The kernel writes a contiguous
+// errors for empty inputs, and one ReduceKernels::reduce or ::scan call. The kernel writes a contiguous
 // result holding the kept dims in order; keepdim is a view of it with the reduced dims as size 1.
 // softmax, log_softmax are composed of amax, sub, exp, sum and log. Each differentiable op records one
 // node named as PyTorch's (SumBackward1, MaxBackward0, ...); the formulas follow the kernels' section.
 #include <cmath>
 
+#include "runtime/kernels/reduce.h"
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
 
@@ -13,7 +14,6 @@ namespace ember {
 
 namespace {
 
-using detail::type_name;
 using detail::wrap_dim;
 
 struct ReductionDims {
@@ -83,12 +83,12 @@ Reduced run_reduce(ReduceOp op, const Tensor& x, const ReductionDims& rd, bool k
     if (reduced_numel(x, rd) == 0 && op == ReduceOp::Norm) {
       r.values.fill_(0);  // every p-norm of nothing is 0; the kernel knows no identity for inf-norms
     } else {
-      const TensorRef values_ref = r.values.defined() ? r.values.ref() : TensorRef{};
-      const TensorRef indices_ref = r.indices.defined() ? r.indices.ref() : TensorRef{};
-      detail::kernels_for(*device).reduce(*detail::stream_for(*device), op,
-                                          r.values.defined() ? &values_ref : nullptr,
-                                          r.indices.defined() ? &indices_ref : nullptr, x.ref(), rd.mask,
-                                          compute, param);
+      ReduceArgs args{.op = op, .in = x.ref(), .reduce_mask = rd.mask, .compute = compute};
+      if (r.values.defined()) args.out = r.values.ref();
+      if (r.indices.defined()) args.indices = r.indices.ref();
+      // `param` is Var's and Std's correction, or Norm's p.
+      args.correction = args.p = param;
+      detail::kernels_for<ReduceKernels>(*device).reduce(*detail::stream_for(*device), args);
     }
   }
   if (keepdim) {
@@ -115,13 +115,13 @@ DType mean_dtype(const Tensor& x, std::optional<DType> dtype) {
   if (dtype) {
     if (!is_floating_point(*dtype)) {
       throw Error("mean(): could not infer output dtype. Optional dtype must be either a floating point or "
-                  "complex dtype. Got: " + type_name(*dtype));
+                  "complex dtype. Got: " + scalar_type_name(*dtype));
     }
     return *dtype;
   }
   if (!x.is_floating_point()) {
     throw Error("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                "complex dtype. Got: " + type_name(x.dtype()));
+                "complex dtype. Got: " + scalar_type_name(x.dtype()));
   }
   return x.dtype();
 }
@@ -315,9 +315,9 @@ Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::opti
     }
   }
   const Tensor target = x.dim() == 0 ? out.reshape({1}) : out;
-  detail::kernels_for(*x.device())
-      .scan(*detail::stream_for(*x.device()), op, target.ref(), nullptr, in.ref(),
-            static_cast<int>(wrap_dim(dim, in.dim())), compute);
+  detail::kernels_for<ReduceKernels>(*x.device())
+      .scan(*detail::stream_for(*x.device()), {.op = op, .out = target.ref(), .in = in.ref(),
+                                              .dim = static_cast<int>(wrap_dim(dim, in.dim())), .compute = compute});
   return out;
 }
 
@@ -329,7 +329,7 @@ Tensor softmax_input(const Tensor& x, int64_t dim, std::optional<DType> dtype, c
   if (!in.is_floating_point()) {
     const bool last = x.dim() == 0 || d == x.dim() - 1;
     throw Error("\"" + std::string(name) + (last ? "_lastdim_kernel_impl" : "_kernel_impl") +
-                "\" not implemented for '" + type_name(in.dtype()) + "'");
+                "\" not implemented for '" + scalar_type_name(in.dtype()) + "'");
   }
   return in;
 }
@@ -352,7 +352,7 @@ Tensor norm_backward(const Tensor& g, const Tensor& x, const Tensor& out, double
 }
 
 Tensor norm_of(const Tensor& x, Scalar p, IntArrayRef dims, bool keepdim, const char* node_name) {
-  check_floating(x, "norm(): input dtype should be either floating point or complex. Got " + type_name(x.dtype()) +
+  check_floating(x, "norm(): input dtype should be either floating point or complex. Got " + scalar_type_name(x.dtype()) +
                         " instead.");
   const ReductionDims rd = reduction_dims(x, dims);
   autograd::Record rec(node_name, {&x});
@@ -413,7 +413,7 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) 
 }
 
 Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim) const {
-  check_floating(*this, "nanmean(): expected input to have floating point dtype but got " + type_name(dtype()));
+  check_floating(*this, "nanmean(): expected input to have floating point dtype but got " + scalar_type_name(dtype()));
   // PyTorch composes nanmean as nansum / (count of non-NaN), so its grad_fn is named DivBackward0.
   autograd::Record rec("DivBackward0", {this});
   const ReductionDims reduced = reduction_dims(*this, dims);

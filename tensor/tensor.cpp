@@ -1,4 +1,6 @@
 // Tensor's metadata, kernel descriptions, conversions and host access.
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/memory.h"
 #include "tensor/tensor.h"
 
 #include <cstring>
@@ -204,12 +206,13 @@ Tensor& Tensor::copy_(const Tensor& src) {
   }
   detail::check_no_internal_overlap(*this);
   if (numel() == 0) return *this;
-  Kernels& kernels = detail::kernels_for(*device());
+  ElementwiseKernels& kernels = detail::kernels_for<ElementwiseKernels>(*device());
   Stream& stream = *detail::stream_for(*device());
   if (source.dtype() == dtype()) {
-    kernels.copy(stream, ref(), source.ref(sizes()));
+    detail::kernels_for<MemoryKernels>(*device()).copy(stream, {ref(), source.ref(sizes())});
   } else {
-    kernels.unary(stream, UnaryOp::Cast, ref(), source.ref(sizes()), promote_types(source.dtype(), dtype()));
+    kernels.unary(stream, {.op = UnaryOp::Cast, .out = ref(), .in = source.ref(sizes()),
+                           .compute = promote_types(source.dtype(), dtype())});
   }
   detail::bump_version(*this);
   return *this;
@@ -222,7 +225,7 @@ Tensor& Tensor::fill_(Scalar value) {
     });
   }
   detail::check_no_internal_overlap(*this);
-  if (numel() > 0) detail::kernels_for(*device()).fill(*detail::stream_for(*device()), ref(), value);
+  if (numel() > 0) detail::kernels_for<MemoryKernels>(*device()).fill(*detail::stream_for(*device()), {ref(), value});
   detail::bump_version(*this);
   return *this;
 }

@@ -13,7 +13,7 @@
 
 #include "autograd/grad_mode.h"
 #include "runtime/device.h"
-#include "runtime/kernels.h"
+#include "runtime/kernels/tensor_ref.h"
 #include "tensor/types.h"
 
 namespace ember {
@@ -183,6 +183,9 @@ class Tensor {
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
   Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, Scalar value) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
@@ -192,6 +195,7 @@ class Tensor {
   Tensor argwhere() const;
   Tensor take(const Tensor& index) const;
   Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor& tril_(int64_t diagonal = 0);
@@ -232,6 +236,9 @@ class Tensor {
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor atan2(const Tensor& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(Scalar other) const;
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(Scalar other) const;
@@ -253,6 +260,10 @@ class Tensor {
   Tensor bitwise_or(const Tensor& other) const;
   Tensor bitwise_xor(const Tensor& other) const;
   Tensor bitwise_not() const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(Scalar other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(Scalar other) const;
 
   Tensor neg() const;
   Tensor abs() const;
@@ -417,6 +428,10 @@ Tensor operator>=(const Tensor& a, Scalar b);
 Tensor operator&(const Tensor& a, const Tensor& b);
 Tensor operator|(const Tensor& a, const Tensor& b);
 Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, Scalar b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, Scalar b);
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
 
 }  // namespace ember

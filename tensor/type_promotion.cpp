@@ -90,4 +90,11 @@ bool can_cast(DType from, DType to) {
   return true;
 }
 
+void check_can_cast(DType result, DType out) {
+  if (!can_cast(result, out)) {
+    throw Error("result type " + scalar_type_name(result) + " can't be cast to the desired output type " +
+                scalar_type_name(out));
+  }
+}
+
 }  // namespace ember

@@ -26,7 +26,7 @@ TEST_F(AllocatorTest, SteadyLoopKeepsDeviceAllocationCountFlat) {
     for (uint64_t size : sizes) live.push_back(device->allocate(size));
     auto scratch = device->allocate(5000);
     TensorRef ref = TensorRef::contiguous(*live[1], DType::Float32, {1000});
-    device->kernels().fill(*stream, ref, 2.0);
+    device->kernels().get<MemoryKernels>().fill(*stream, {ref, 2.0});
   };
   for (int i = 0; i < 3; ++i) cycle();  // warm-up
   const AllocatorStats warm = device->allocator().stats();
@@ -72,14 +72,14 @@ TEST_F(AllocatorTest, FreedMemoryIsNotHandedToAnotherStreamBeforeQueuedWorkFinis
   const auto a_place = std::make_pair(a->handle(), a->offset());
   TensorRef a_ref = TensorRef::contiguous(*a, DType::Float32, {n});
   // Queued but not submitted, so it certainly runs after anything the other stream does first.
-  for (int i = 0; i < 20; ++i) device->kernels().fill(*stream, a_ref, 1.0);
+  for (int i = 0; i < 20; ++i) device->kernels().get<MemoryKernels>().fill(*stream, {a_ref, 1.0});
   a.reset();
 
   auto b = device->allocate(n * sizeof(float), other);
   EXPECT_NE(std::make_pair(b->handle(), b->offset()), a_place)
       << "memory with queued writes was handed to another stream";
   TensorRef b_ref = TensorRef::contiguous(*b, DType::Float32, {n});
-  device->kernels().fill(*other, b_ref, 2.0);
+  device->kernels().get<MemoryKernels>().fill(*other, {b_ref, 2.0});
   other->synchronize();
   stream->synchronize();  // the queued fills run now; they must not land in b
   for (float v : download<float>(*other, b, n)) ASSERT_EQ(v, 2.0f);
@@ -98,7 +98,7 @@ TEST_F(AllocatorTest, HostWriteIntoReusedMemoryWaitsForQueuedReads) {
   auto destination = device->allocate(n * sizeof(float));
   TensorRef src_ref = TensorRef::contiguous(*source, DType::Float32, {n});
   TensorRef dst_ref = TensorRef::contiguous(*destination, DType::Float32, {n});
-  device->kernels().copy(*stream, dst_ref, src_ref);  // queued read of `source`
+  device->kernels().get<MemoryKernels>().copy(*stream, {dst_ref, src_ref});  // queued read of `source`
   const auto place = std::make_pair(source->handle(), source->offset());
   source.reset();
   auto reused = device->allocate(n * sizeof(float));  // same stream: may take the same memory
@@ -142,11 +142,11 @@ TEST_F(AllocatorTest, TensorsLargerThanOneBindingWork) {
   auto out = device->allocate(n * sizeof(float));
   TensorRef a_ref = TensorRef::contiguous(*a, DType::Float32, {n});
   TensorRef out_ref = TensorRef::contiguous(*out, DType::Float32, {n});
-  device->kernels().fill(*stream, a_ref, 1.5);
-  device->kernels().binary(*stream, BinaryOp::Add, out_ref, a_ref, a_ref, DType::Float32);
+  device->kernels().get<MemoryKernels>().fill(*stream, {a_ref, 1.5});
+  device->kernels().get<ElementwiseKernels>().binary(*stream, {.op = BinaryOp::Add, .out = out_ref, .a = a_ref, .b = a_ref, .compute = DType::Float32});
   auto total = device->allocate(sizeof(float));
   TensorRef total_ref = TensorRef::contiguous(*total, DType::Float32, {});
-  device->kernels().sum(*stream, total_ref, out_ref);
+  sum_all(*device, *stream, total_ref, out_ref);
   std::vector<float> values = download<float>(*stream, out, n);
   for (int64_t i = 0; i < n; i += 4099) ASSERT_EQ(values[i], 3.0f) << "at " << i;
   EXPECT_EQ(values[n - 1], 3.0f);

@@ -23,8 +23,8 @@ struct Prepared {
 Prepared prepare(const std::shared_ptr<Device>& device, const GradCase& test, size_t layout) {
   Prepared p;
   for (size_t i = 0; i < test.inputs.size(); ++i) {
-    std::vector<Layouts> options = layouts_of(test.inputs[i], device);
-    const Layouts& chosen = options[std::min(layout, options.size() - 1)];
+    std::vector<Layout> options = layouts_of(test.inputs[i], device);
+    const Layout& chosen = options[std::min(layout, options.size() - 1)];
     if (layout < options.size() && layout > 0) p.layout = chosen.name;
     Tensor e = chosen.tensor;
     at::Tensor t = test.inputs[i].clone();

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/tensor_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 

@@ -11,7 +11,7 @@
 
 #include <cstring>
 
-#include "tests/torch_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -313,7 +313,7 @@ TEST_F(DlpackTest, AdoptedMemoryIsReleasedAfterItsGpuUses) {
   std::shared_ptr<Allocation> adopted = device->allocator().adopt(
       block, [&] { ++releases; completed_at_release = stream->completed_value(); }, stream);
   const AllocatorStats before = device->allocator().stats();
-  device->kernels().fill(*stream, view(adopted.get(), DType::Float32, {1 << 18}, {1}, owner->offset()), 4.0);
+  device->kernels().get<MemoryKernels>().fill(*stream, {view(adopted.get(), DType::Float32, {1 << 18}, {1}, owner->offset()), 4.0});
   needed = stream->pending_value();  // recorded, not yet submitted
   adopted.reset();
   EXPECT_EQ(releases, 1);

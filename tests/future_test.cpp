@@ -62,7 +62,7 @@ TEST_P(DeviceFutureTest, CollectAllOfDeviceReads) {
   for (int i = 0; i < 3; ++i) {
     tensors.push_back(device->allocate(64 * sizeof(float)));
     TensorRef ref = TensorRef::contiguous(*tensors.back(), DType::Float32, {64});
-    device->kernels().fill(*stream, ref, i + 0.5);
+    device->kernels().get<MemoryKernels>().fill(*stream, {ref, i + 0.5});
     reads.push_back(stream->copy_to_host(tensors.back(), 0, 64 * sizeof(float)));
   }
   auto all = collect_all(reads).wait();
@@ -81,7 +81,7 @@ TEST_P(DeviceFutureTest, FutureThatOutlivesItsTensorKeepsItsMemory) {
   const uint64_t before = device->allocator().stats().allocated_bytes;
   auto tensor = device->allocate(bytes);
   TensorRef ref = TensorRef::contiguous(*tensor, DType::Float32, {n});
-  device->kernels().fill(*stream, ref, 3.0);
+  device->kernels().get<MemoryKernels>().fill(*stream, {ref, 3.0});
   auto read = stream->copy_to_host(tensor, 0, bytes);
   const auto place = std::make_pair(tensor->handle(), tensor->offset());
   tensor.reset();
@@ -90,7 +90,7 @@ TEST_P(DeviceFutureTest, FutureThatOutlivesItsTensorKeepsItsMemory) {
   auto other = device->allocate(bytes);
   EXPECT_NE(std::make_pair(other->handle(), other->offset()), place);
   TensorRef other_ref = TensorRef::contiguous(*other, DType::Float32, {n});
-  device->kernels().fill(*stream, other_ref, 9.0);
+  device->kernels().get<MemoryKernels>().fill(*stream, {other_ref, 9.0});
   std::vector<std::byte> data = read.wait();
   std::vector<float> values(n);
   std::memcpy(values.data(), data.data(), bytes);
@@ -103,7 +103,7 @@ TEST_P(DeviceFutureTest, FutureThatOutlivesItsTensorKeepsItsMemory) {
 TEST_P(DeviceFutureTest, StreamCompletionFuture) {
   auto a = device->allocate(1024 * sizeof(float));
   TensorRef ref = TensorRef::contiguous(*a, DType::Float32, {1024});
-  device->kernels().fill(*stream, ref, 1.0);
+  device->kernels().get<MemoryKernels>().fill(*stream, {ref, 1.0});
   int runs = 0;
   auto done = stream->completion().then([&] { ++runs; });
   done.wait();

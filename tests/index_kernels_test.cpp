@@ -3,14 +3,14 @@
 #include <map>
 #include <set>
 
-#include "oracle_tensors.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
 
 class IndexKernelsTest : public BackendTest {
  protected:
-  Kernels& kernels() { return device->kernels(); }
+  IndexKernels& kernels() { return device->kernels().get<IndexKernels>(); }
 
   // A probe operand: no elements, so a backend that has the kernel returns at once.
   TensorRef empty(DType dtype) {
@@ -56,7 +56,7 @@ double tolerance(DType dtype) {
 
 // Exact for integers and bool; for floats, the dtype's relative tolerance and an absolute one of
 // `scale` times it. NaN passes only where NaN is expected.
-void expect_matches(const at::Tensor& actual, const at::Tensor& expected, DType dtype, double scale = 1) {
+void expect_tensor_eq(const at::Tensor& actual, const at::Tensor& expected, DType dtype, double scale = 1) {
   ASSERT_EQ(actual.sizes(), expected.sizes());
   if (!is_floating_point(dtype)) {
     EXPECT_TRUE(at::equal(actual, expected)) << "actual\n" << actual << "\nexpected\n" << expected;
@@ -71,8 +71,7 @@ void expect_matches(const at::Tensor& actual, const at::Tensor& expected, DType 
 // ---- gather ----
 
 TEST_P(IndexKernelsTest, GatherMatchesAtenForEveryDtypeDimAndLayout) {
-  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
-                                  empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(1);
   const std::vector<int64_t> in_sizes = {6, 7, 5};
   for (DType dtype : kAllDTypes) {
@@ -84,7 +83,7 @@ TEST_P(IndexKernelsTest, GatherMatchesAtenForEveryDtypeDimAndLayout) {
         // out is smaller than in off dim (in is then narrowed), and longer along it.
         std::vector<int64_t> out_sizes = {4, 5, 3};
         out_sizes[dim] = 9;
-        const at::Tensor in = in_layout(random_tensor(in_sizes, dtype, -100, 100), layout);
+        const at::Tensor in = in_layout(random_torch(in_sizes, dtype, 101, -100, 100), layout);
         // Negative indices count from the end; at::gather takes them normalised.
         const at::Tensor index = in_layout(
             at::randint(-in_sizes[dim], in_sizes[dim], out_sizes, at::kLong), 2 - layout);
@@ -97,22 +96,20 @@ TEST_P(IndexKernelsTest, GatherMatchesAtenForEveryDtypeDimAndLayout) {
         const at::Tensor out = in_layout(at::zeros(out_sizes, in.options()), (layout + 1) % 3);
         DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
             out_device(*device, *stream, out);
-        kernels().gather(*stream, out_device.ref(out), in_device.ref(in_view), dim,
-                         index_device.ref(index));
-        expect_matches(out_device.read(*stream, out), expected, dtype);
+        kernels().gather(*stream, {out_device.ref(out), in_device.ref(in_view), dim, index_device.ref(index)});
+        expect_tensor_eq(out_device.read(*stream, out), expected, dtype);
       }
     }
   }
 }
 
 TEST_P(IndexKernelsTest, GatherOfManyElementsAndOutOfRangeIndices) {
-  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
-                                  empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(2);
   for (DType dtype : {DType::Float32, DType::Int64, DType::UInt8}) {
     if (!supported(dtype)) continue;
     SCOPED_TRACE(std::string(dtype_name(dtype)));
-    const at::Tensor in = random_tensor({300, 41}, dtype, -100, 100);
+    const at::Tensor in = random_torch({300, 41}, dtype, 102, -100, 100);
     // Indices beyond [-300, 300) read zero.
     const at::Tensor index = at::randint(-305, 305, {517, 41}, at::kLong);
     const at::Tensor in_range = (index >= -300) & (index < 300);
@@ -122,59 +119,53 @@ TEST_P(IndexKernelsTest, GatherOfManyElementsAndOutOfRangeIndices) {
     const at::Tensor out = at::full({517, 41}, 7, in.options());
     DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
         out_device(*device, *stream, out);
-    kernels().gather(*stream, out_device.ref(out), in_device.ref(in), 0, index_device.ref(index));
-    expect_matches(out_device.read(*stream, out), expected, dtype);
+    kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), 0, index_device.ref(index)});
+    expect_tensor_eq(out_device.read(*stream, out), expected, dtype);
   }
 }
 
 TEST_P(IndexKernelsTest, IndexSelectIsGatherWithABroadcastIndex) {
-  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
-                                  empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(3);
   for (DType dtype : {DType::Float32, DType::BFloat16, DType::Int8}) {
     SCOPED_TRACE(std::string(dtype_name(dtype)));
-    const at::Tensor table = random_tensor({10, 33}, dtype, -100, 100);
+    const at::Tensor table = random_torch({10, 33}, dtype, 103, -100, 100);
     const at::Tensor ids = at::randint(0, 10, {17}, at::kLong);
     DeviceStorage table_device(*device, *stream, table), ids_device(*device, *stream, ids);
     // Rows (an embedding lookup): the index repeats each id across the row with stride 0.
     const at::Tensor rows = at::zeros({17, 33}, table.options());
     DeviceStorage rows_device(*device, *stream, rows);
-    kernels().gather(*stream, rows_device.ref(rows), table_device.ref(table), 0,
-                     ids_device.ref(ids.unsqueeze(1).expand({17, 33})));
-    expect_matches(rows_device.read(*stream, rows), at::index_select(table, 0, ids), dtype);
+    kernels().gather(*stream, {rows_device.ref(rows), table_device.ref(table), 0, ids_device.ref(ids.unsqueeze(1).expand({17, 33}))});
+    expect_tensor_eq(rows_device.read(*stream, rows), at::index_select(table, 0, ids), dtype);
     // Columns of the transposed table.
     const at::Tensor columns = at::zeros({33, 17}, table.options());
     DeviceStorage columns_device(*device, *stream, columns);
-    kernels().gather(*stream, columns_device.ref(columns), table_device.ref(table.t()), 1,
-                     ids_device.ref(ids.unsqueeze(0).expand({33, 17})));
-    expect_matches(columns_device.read(*stream, columns), at::index_select(table.t(), 1, ids), dtype);
+    kernels().gather(*stream, {columns_device.ref(columns), table_device.ref(table.t()), 1, ids_device.ref(ids.unsqueeze(0).expand({33, 17}))});
+    expect_tensor_eq(columns_device.read(*stream, columns), at::index_select(table.t(), 1, ids), dtype);
   }
 }
 
 TEST_P(IndexKernelsTest, GatherOfZeroDimAndEmptyTensors) {
-  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
-                                  empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   const at::Tensor in = at::full({}, 4.5f);
   for (int64_t i : {0, -1}) {
     const at::Tensor index = at::full({}, i, at::kLong);
     const at::Tensor out = at::zeros({});
     DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
         out_device(*device, *stream, out);
-    kernels().gather(*stream, out_device.ref(out), in_device.ref(in), 0, index_device.ref(index));
+    kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), 0, index_device.ref(index)});
     EXPECT_EQ(out_device.read(*stream, out).item<float>(), 4.5f);
   }
   // No elements to write, and an in with nothing along dim (every index reads zero).
   const at::Tensor nothing = at::zeros({0, 3});
   const at::Tensor no_index = at::zeros({0, 3}, at::kLong);
   DeviceStorage nothing_device(*device, *stream, nothing), no_index_device(*device, *stream, no_index);
-  kernels().gather(*stream, nothing_device.ref(nothing), nothing_device.ref(nothing), 0,
-                   no_index_device.ref(no_index));
+  kernels().gather(*stream, {nothing_device.ref(nothing), nothing_device.ref(nothing), 0, no_index_device.ref(no_index)});
   const at::Tensor out = at::full({2, 3}, 9.0f);
   const at::Tensor index = at::zeros({2, 3}, at::kLong);
   DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index);
-  kernels().gather(*stream, out_device.ref(out), nothing_device.ref(nothing), 0,
-                   index_device.ref(index));
-  expect_matches(out_device.read(*stream, out), at::zeros({2, 3}), DType::Float32);
+  kernels().gather(*stream, {out_device.ref(out), nothing_device.ref(nothing), 0, index_device.ref(index)});
+  expect_tensor_eq(out_device.read(*stream, out), at::zeros({2, 3}), DType::Float32);
 }
 
 // ---- scatter ----
@@ -243,8 +234,7 @@ at::Tensor exactly_combining_values(at::IntArrayRef sizes, DType dtype, ScatterM
 }
 
 TEST_P(IndexKernelsTest, ScatterEveryModeAndDtypeWithCollisions) {
-  REQUIRE_KERNEL(kernels().scatter(*stream, ScatterMode::Add, empty(DType::Float32), 0,
-                                   empty(DType::Int64), empty(DType::Float32), 1));
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Add, empty(DType::Float32), 0, empty(DType::Int64), empty(DType::Float32), 1}));
   at::manual_seed(4);
   const std::vector<int64_t> out_sizes = {5, 7, 4};
   int round = 0;
@@ -269,43 +259,38 @@ TEST_P(IndexKernelsTest, ScatterEveryModeAndDtypeWithCollisions) {
       const double alpha = dtype == DType::Bool ? 1 : 2;
       DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
           src_device(*device, *stream, src);
-      kernels().scatter(*stream, mode, out_device.ref(out), dim, index_device.ref(index),
-                        src_device.ref(src),
-                        dtype == DType::Bool ? Scalar(true) : Scalar(static_cast<int64_t>(alpha)));
+      kernels().scatter(*stream, {mode, out_device.ref(out), dim, index_device.ref(index), src_device.ref(src), dtype == DType::Bool ? Scalar(true) : Scalar(static_cast<int64_t>(alpha))});
       const at::Tensor actual = out_device.read(*stream, out);
       if (mode == ScatterMode::Assign) {
         expect_one_of_the_assigned(actual, out, dim, index, src);
       } else {
-        expect_matches(actual, scatter_oracle(mode, out, dim, index, src, alpha), dtype, 0);
+        expect_tensor_eq(actual, scatter_oracle(mode, out, dim, index, src, alpha), dtype, 0);
       }
     }
   }
 }
 
 TEST_P(IndexKernelsTest, ScatterAScalarIntoEveryDtype) {
-  REQUIRE_KERNEL(kernels().scatter(*stream, ScatterMode::Add, empty(DType::Float32), 0,
-                                   empty(DType::Int64), Scalar(1.0), 1));
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Add, empty(DType::Float32), 0, empty(DType::Int64), Scalar(1.0), 1}));
   at::manual_seed(5);
   for (DType dtype : kAllDTypes) {
     if (!supported(dtype)) continue;
     for (ScatterMode mode : {ScatterMode::Assign, ScatterMode::Add, ScatterMode::Amax}) {
       SCOPED_TRACE(std::string(dtype_name(dtype)) + " " + mode_name(mode));
-      const at::Tensor out = random_tensor({6, 9}, dtype, -20, 20);
+      const at::Tensor out = random_torch({6, 9}, dtype, 104, -20, 20);
       const at::Tensor index = at::randint(0, 9, {6, 30}, at::kLong);
       const Scalar value = dtype == DType::Bool ? Scalar(true) : Scalar(int64_t{3});
       const at::Tensor src = at::full({6, 30}, 3, out.options());
       DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index);
-      kernels().scatter(*stream, mode, out_device.ref(out), 1, index_device.ref(index), value,
-                        dtype == DType::Bool ? Scalar(true) : Scalar(int64_t{1}));
-      expect_matches(out_device.read(*stream, out), scatter_oracle(mode, out, 1, index, src, 1),
+      kernels().scatter(*stream, {mode, out_device.ref(out), 1, index_device.ref(index), value, dtype == DType::Bool ? Scalar(true) : Scalar(int64_t{1})});
+      expect_tensor_eq(out_device.read(*stream, out), scatter_oracle(mode, out, 1, index, src, 1),
                      dtype, 0);
     }
   }
 }
 
 TEST_P(IndexKernelsTest, ScatterSkipsOutOfRangeAndWrapsNegativeIndices) {
-  REQUIRE_KERNEL(kernels().scatter(*stream, ScatterMode::Add, empty(DType::Float32), 0,
-                                   empty(DType::Int64), empty(DType::Float32), 1));
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Add, empty(DType::Float32), 0, empty(DType::Int64), empty(DType::Float32), 1}));
   at::manual_seed(6);
   const at::Tensor out = at::rand({8, 300});
   const at::Tensor index = at::randint(-10, 10, {40, 300}, at::kLong);
@@ -315,23 +300,20 @@ TEST_P(IndexKernelsTest, ScatterSkipsOutOfRangeAndWrapsNegativeIndices) {
                                               at::where(in_range, src * 0.5, at::zeros({})));
   DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
       src_device(*device, *stream, src);
-  kernels().scatter(*stream, ScatterMode::Add, out_device.ref(out), 0, index_device.ref(index),
-                    src_device.ref(src), 0.5);
-  expect_matches(out_device.read(*stream, out), expected, DType::Float32, 10);
+  kernels().scatter(*stream, {ScatterMode::Add, out_device.ref(out), 0, index_device.ref(index), src_device.ref(src), 0.5});
+  expect_tensor_eq(out_device.read(*stream, out), expected, DType::Float32, 10);
 }
 
 TEST_P(IndexKernelsTest, ScatterNaNWinsAmaxAndZeroDim) {
-  REQUIRE_KERNEL(kernels().scatter(*stream, ScatterMode::Add, empty(DType::Float32), 0,
-                                   empty(DType::Int64), empty(DType::Float32), 1));
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Add, empty(DType::Float32), 0, empty(DType::Int64), empty(DType::Float32), 1}));
   const at::Tensor out = at::tensor({1.0f, 2.0f, NAN, 4.0f});
   const at::Tensor index = at::tensor({0, 0, 2, 3, 1}, at::kLong);
   const at::Tensor src = at::tensor({5.0f, NAN, 1.0f, 0.5f, -1.0f});
   for (ScatterMode mode : {ScatterMode::Amax, ScatterMode::Amin}) {
     DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
         src_device(*device, *stream, src);
-    kernels().scatter(*stream, mode, out_device.ref(out), 0, index_device.ref(index),
-                      src_device.ref(src), 1);
-    expect_matches(out_device.read(*stream, out), scatter_oracle(mode, out, 0, index, src, 1),
+    kernels().scatter(*stream, {mode, out_device.ref(out), 0, index_device.ref(index), src_device.ref(src), 1});
+    expect_tensor_eq(out_device.read(*stream, out), scatter_oracle(mode, out, 0, index, src, 1),
                    DType::Float32);
   }
   const at::Tensor scalar = at::full({}, 5, at::kInt);
@@ -339,16 +321,14 @@ TEST_P(IndexKernelsTest, ScatterNaNWinsAmaxAndZeroDim) {
   const at::Tensor two = at::full({}, 2, at::kInt);
   DeviceStorage scalar_device(*device, *stream, scalar), zero_device(*device, *stream, zero),
       two_device(*device, *stream, two);
-  kernels().scatter(*stream, ScatterMode::Add, scalar_device.ref(scalar), 0, zero_device.ref(zero),
-                    two_device.ref(two), int64_t{1});
+  kernels().scatter(*stream, {ScatterMode::Add, scalar_device.ref(scalar), 0, zero_device.ref(zero), two_device.ref(two), int64_t{1}});
   EXPECT_EQ(scalar_device.read(*stream, scalar).item<int>(), 7);
 }
 
 // ---- tril / triu ----
 
 TEST_P(IndexKernelsTest, TriangleMatchesTrilAndTriu) {
-  REQUIRE_KERNEL(kernels().triangle(*stream, view(nullptr, DType::Float32, {0, 0}, {0, 1}),
-                                    view(nullptr, DType::Float32, {0, 0}, {0, 1}), 0, false));
+  REQUIRE_KERNEL(kernels().triangle(*stream, {view(nullptr, DType::Float32, {0, 0}, {0, 1}), view(nullptr, DType::Float32, {0, 0}, {0, 1}), 0, false}));
   at::manual_seed(7);
   struct Case {
     std::vector<int64_t> sizes;
@@ -368,11 +348,11 @@ TEST_P(IndexKernelsTest, TriangleMatchesTrilAndTriu) {
           const int layout = static_cast<int>((c + diagonal + 10) % 3);
           SCOPED_TRACE(std::string(dtype_name(dtype)) + " case " + std::to_string(c) + " diagonal " +
                        std::to_string(diagonal) + (upper ? " upper" : " lower"));
-          const at::Tensor in = in_layout(random_tensor(cases[c].sizes, dtype, -9, 9), layout);
+          const at::Tensor in = in_layout(random_torch(cases[c].sizes, dtype, 105, -9, 9), layout);
           const at::Tensor out = at::full(cases[c].sizes, 1, in.options());
           DeviceStorage in_device(*device, *stream, in), out_device(*device, *stream, out);
-          kernels().triangle(*stream, out_device.ref(out), in_device.ref(in), diagonal, upper);
-          expect_matches(out_device.read(*stream, out),
+          kernels().triangle(*stream, {out_device.ref(out), in_device.ref(in), diagonal, upper});
+          expect_tensor_eq(out_device.read(*stream, out),
                          upper ? at::triu(in, diagonal) : at::tril(in, diagonal), dtype);
         }
       }
@@ -381,21 +361,19 @@ TEST_P(IndexKernelsTest, TriangleMatchesTrilAndTriu) {
 }
 
 TEST_P(IndexKernelsTest, TriangleInPlace) {
-  REQUIRE_KERNEL(kernels().triangle(*stream, view(nullptr, DType::Float32, {0, 0}, {0, 1}),
-                                    view(nullptr, DType::Float32, {0, 0}, {0, 1}), 0, false));
+  REQUIRE_KERNEL(kernels().triangle(*stream, {view(nullptr, DType::Float32, {0, 0}, {0, 1}), view(nullptr, DType::Float32, {0, 0}, {0, 1}), 0, false}));
   at::manual_seed(8);
   const at::Tensor storage = at::rand({4, 9, 11});
   const at::Tensor matrices = storage.transpose(1, 2);  // in-place on a non-contiguous view
   DeviceStorage device_storage(*device, *stream, storage);
-  kernels().triangle(*stream, device_storage.ref(matrices), device_storage.ref(matrices), -1, false);
-  expect_matches(device_storage.read(*stream, matrices), at::tril(matrices, -1), DType::Float32);
+  kernels().triangle(*stream, {device_storage.ref(matrices), device_storage.ref(matrices), -1, false});
+  expect_tensor_eq(device_storage.read(*stream, matrices), at::tril(matrices, -1), DType::Float32);
 }
 
 // ---- nonzero ----
 
 TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
-  REQUIRE_KERNEL(kernels().nonzero(*stream, view(nullptr, DType::Int64, {0, 1}, {1, 1}),
-                                   empty(DType::Float32), empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().nonzero(*stream, {view(nullptr, DType::Int64, {0, 1}, {1, 1}), empty(DType::Float32), empty(DType::Int64)}));
   at::manual_seed(9);
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {0}, {5}, {3, 4, 5}, {2, 1, 3, 1, 4}, {300, 7},
@@ -405,7 +383,7 @@ TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
     for (size_t s = 0; s < shapes.size(); ++s) {
       const int layout = static_cast<int>((s + 1) % 3);
       SCOPED_TRACE(std::string(dtype_name(dtype)) + " shape " + std::to_string(s));
-      at::Tensor values = random_tensor(shapes[s], dtype, -3, 3);
+      at::Tensor values = random_torch(shapes[s], dtype, 106, -3, 3);
       values = at::where(at::rand(shapes[s]) < 0.4, values, at::zeros({}, values.options()));
       if (is_floating_point(dtype) && values.numel() > 3) {
         // -0.0 is zero; NaN is not.
@@ -418,8 +396,8 @@ TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
       const at::Tensor out = in_layout(at::full({count, in.dim()}, -1, at::kLong), 2 - layout % 2);
       DeviceStorage in_device(*device, *stream, in), positions_device(*device, *stream, positions),
           out_device(*device, *stream, out);
-      kernels().nonzero(*stream, out_device.ref(out), in_device.ref(in), positions_device.ref(positions));
-      expect_matches(out_device.read(*stream, out), at::nonzero(in), DType::Int64);
+      kernels().nonzero(*stream, {out_device.ref(out), in_device.ref(in), positions_device.ref(positions)});
+      expect_tensor_eq(out_device.read(*stream, out), at::nonzero(in), DType::Int64);
     }
   }
 }
@@ -427,8 +405,7 @@ TEST_P(IndexKernelsTest, NonzeroMatchesAtenForEveryDtypeAndShape) {
 // Eight dims that do not merge: more than a launch's push constants hold, so launches split into
 // pieces, and triangle's rows and columns come from each piece's first position.
 TEST_P(IndexKernelsTest, ManyDimsSplitIntoSeveralLaunches) {
-  REQUIRE_KERNEL(kernels().gather(*stream, empty(DType::Float32), empty(DType::Float32), 0,
-                                  empty(DType::Int64)));
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(10);
   const std::vector<int64_t> sizes = {2, 3, 2, 3, 2, 2, 3, 5};
   std::vector<int64_t> in_sizes = sizes;
@@ -439,8 +416,8 @@ TEST_P(IndexKernelsTest, ManyDimsSplitIntoSeveralLaunches) {
     const at::Tensor out = in_layout(at::zeros(sizes), 1);
     DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
         out_device(*device, *stream, out);
-    kernels().gather(*stream, out_device.ref(out), in_device.ref(in), 3, index_device.ref(index));
-    expect_matches(out_device.read(*stream, out), at::gather(in, 3, index), DType::Float32);
+    kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), 3, index_device.ref(index)});
+    expect_tensor_eq(out_device.read(*stream, out), at::gather(in, 3, index), DType::Float32);
   }
   {
     const at::Tensor out = in_layout(at::randint(-9, 9, in_sizes, at::kInt), 1);
@@ -448,16 +425,15 @@ TEST_P(IndexKernelsTest, ManyDimsSplitIntoSeveralLaunches) {
     const at::Tensor src = in_layout(at::randint(-9, 9, sizes, at::kInt), 2);
     DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
         src_device(*device, *stream, src);
-    kernels().scatter(*stream, ScatterMode::Add, out_device.ref(out), 3, index_device.ref(index),
-                      src_device.ref(src), int64_t{1});
-    expect_matches(out_device.read(*stream, out), at::scatter_add(out, 3, index, src), DType::Int32);
+    kernels().scatter(*stream, {ScatterMode::Add, out_device.ref(out), 3, index_device.ref(index), src_device.ref(src), int64_t{1}});
+    expect_tensor_eq(out_device.read(*stream, out), at::scatter_add(out, 3, index, src), DType::Int32);
   }
   for (int64_t diagonal : {-1, 2}) {
     const at::Tensor in = in_layout(at::rand(sizes), 1);
     const at::Tensor out = in_layout(at::zeros(sizes), 2);
     DeviceStorage in_device(*device, *stream, in), out_device(*device, *stream, out);
-    kernels().triangle(*stream, out_device.ref(out), in_device.ref(in), diagonal, diagonal > 0);
-    expect_matches(out_device.read(*stream, out),
+    kernels().triangle(*stream, {out_device.ref(out), in_device.ref(in), diagonal, diagonal > 0});
+    expect_tensor_eq(out_device.read(*stream, out),
                    diagonal > 0 ? at::triu(in, diagonal) : at::tril(in, diagonal), DType::Float32);
   }
 }

@@ -2,6 +2,7 @@
 // application's device keeps working.
 #include <cstring>
 
+#include "ember/vulkan.h"
 #include "test_support.h"
 
 namespace ember::test {
@@ -51,9 +52,7 @@ struct Application {
       }
     }
     // What ember asks for, enabled by the application on its own device.
-    vulkan::Functions fn;
-    fn.load_instance(vkGetInstanceProcAddr, instance);
-    vulkan::RequiredFeatures features = vulkan::required_features(fn, physical);
+    vulkan::RequiredFeatures features = vulkan::required_features(vkGetInstanceProcAddr, instance, physical);
     const auto extensions = vulkan::required_device_extensions();
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -165,9 +164,9 @@ TEST_F(InteropTest, AdoptedDeviceRunsWorkAndSurvivesEmberTeardown) {
     constexpr int64_t n = 5000;
     auto a = device->allocate(n * sizeof(float));
     auto total = device->allocate(sizeof(float));
-    device->kernels().fill(*stream, TensorRef::contiguous(*a, DType::Float32, {n}), 0.5);
-    device->kernels().sum(*stream, TensorRef::contiguous(*total, DType::Float32, {}),
-                          TensorRef::contiguous(*a, DType::Float32, {n}));
+    device->kernels().get<MemoryKernels>().fill(*stream, {TensorRef::contiguous(*a, DType::Float32, {n}), 0.5});
+    sum_all(*device, *stream, TensorRef::contiguous(*total, DType::Float32, {}),
+            TensorRef::contiguous(*a, DType::Float32, {n}));
     EXPECT_EQ(download<float>(*stream, total, 1)[0], 2500.0f);
   }  // every ember object is gone here; the application's handles must still be valid
   EXPECT_GT(queue_locks, 0) << "ember submitted under the application's queue lock";

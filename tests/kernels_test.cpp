@@ -72,8 +72,7 @@ TEST_P(KernelsTest, StridedCopyToContiguousForEveryDtype) {
         contiguous[d] = stride;
         stride *= c.sizes[d];
       }
-      device->kernels().copy(*stream, view(dst.get(), dtype, c.sizes, contiguous),
-                             view(src.get(), dtype, c.sizes, c.strides, c.offset * size));
+      device->kernels().get<MemoryKernels>().copy(*stream, {view(dst.get(), dtype, c.sizes, contiguous), view(src.get(), dtype, c.sizes, c.strides, c.offset * size)});
       std::vector<uint8_t> result = download<uint8_t>(*stream, dst, offsets.size() * size);
       for (size_t i = 0; i < offsets.size(); ++i) {
         ASSERT_EQ(std::memcmp(&result[i * size], &source[offsets[i] * size], size), 0)
@@ -90,8 +89,7 @@ TEST_P(KernelsTest, CopyIntoStridedDestinationLeavesOtherElements) {
   for (int i = 0; i < 16; ++i) values[i] = static_cast<int16_t>(i + 1);
   auto src = upload(*device, *stream, values);
   // dst viewed as 4x4 with row stride 16 and column stride 2.
-  device->kernels().copy(*stream, view(dst.get(), DType::Float16, {4, 4}, {16, 2}),
-                         view(src.get(), DType::Float16, {4, 4}, {4, 1}));
+  device->kernels().get<MemoryKernels>().copy(*stream, {view(dst.get(), DType::Float16, {4, 4}, {16, 2}), view(src.get(), DType::Float16, {4, 4}, {4, 1})});
   std::vector<int16_t> result = download<int16_t>(*stream, dst, 64);
   for (int i = 0; i < 64; ++i) {
     const bool written = (i % 16) % 2 == 0 && (i % 16) < 8;
@@ -125,7 +123,7 @@ TEST_P(KernelsTest, FillEveryDtypeThroughAStridedView) {
     std::vector<uint8_t> zeros(300 * size, 0);
     auto a = upload(*device, *stream, zeros);
     // Every third element of the first 299.
-    device->kernels().fill(*stream, view(a.get(), dtype, {100}, {3}), value);
+    device->kernels().get<MemoryKernels>().fill(*stream, {view(a.get(), dtype, {100}, {3}), value});
     std::vector<uint8_t> result = download<uint8_t>(*stream, a, 300 * size);
     for (int i = 0; i < 300; ++i) {
       const double expected = (i % 3 == 0 && i < 300) ? value : 0.0;
@@ -149,7 +147,7 @@ TEST_P(KernelsTest, AddAndMulFloat32WithBroadcastAndStrides) {
   TensorRef a_t = view(a.get(), DType::Float32, {cols, rows}, {1, cols});
   TensorRef b_col = view(b.get(), DType::Float32, {cols, rows}, {1, 0});
   for (BinaryOp op : {BinaryOp::Add, BinaryOp::Mul}) {
-    device->kernels().binary(*stream, op, out_ref, a_t, b_col, DType::Float32);
+    device->kernels().get<ElementwiseKernels>().binary(*stream, {.op = op, .out = out_ref, .a = a_t, .b = b_col, .compute = DType::Float32});
     std::vector<float> result = download<float>(*stream, out, rows * cols);
     for (int64_t c = 0; c < cols; ++c) {
       for (int64_t r = 0; r < rows; ++r) {
@@ -166,8 +164,8 @@ TEST_P(KernelsTest, BinaryRejectsMismatchedShapes) {
   TensorRef f = TensorRef::contiguous(*a, DType::Float32, {4});
   TensorRef i = TensorRef::contiguous(*a, DType::Int32, {4});
   TensorRef g = TensorRef::contiguous(*a, DType::Float32, {5});
-  EXPECT_THROW(device->kernels().binary(*stream, BinaryOp::Add, f, f, g, DType::Float32), Error);
-  EXPECT_THROW(device->kernels().copy(*stream, f, i), Error);
+  EXPECT_THROW(device->kernels().get<ElementwiseKernels>().binary(*stream, {.op = BinaryOp::Add, .out = f, .a = f, .b = g, .compute = DType::Float32}), Error);
+  EXPECT_THROW(device->kernels().get<MemoryKernels>().copy(*stream, {f, i}), Error);
 }
 
 TEST_P(KernelsTest, SumFloat32MatchesHostForManySizes) {
@@ -179,8 +177,8 @@ TEST_P(KernelsTest, SumFloat32MatchesHostForManySizes) {
     for (float& v : values) v = uniform(rng) + 0.25f;
     auto a = upload(*device, *stream, values);
     auto out = device->allocate(sizeof(float));
-    device->kernels().sum(*stream, TensorRef::contiguous(*out, DType::Float32, {}),
-                          TensorRef::contiguous(*a, DType::Float32, {n}));
+    sum_all(*device, *stream, TensorRef::contiguous(*out, DType::Float32, {}),
+            TensorRef::contiguous(*a, DType::Float32, {n}));
     double expected = 0.0;
     for (int64_t i = 0; i < n; ++i) expected += values[i];
     const float result = download<float>(*stream, out, 1)[0];
@@ -195,14 +193,14 @@ TEST_P(KernelsTest, SumOfStridedAndBroadcastViews) {
   auto out = device->allocate(sizeof(float));
   TensorRef out_ref = TensorRef::contiguous(*out, DType::Float32, {1});
   // Columns 1, 3, 5, ... of the 50x40 matrix, transposed.
-  device->kernels().sum(*stream, out_ref, view(a.get(), DType::Float32, {20, 50}, {2, 40}, sizeof(float)));
+  sum_all(*device, *stream, out_ref, view(a.get(), DType::Float32, {20, 50}, {2, 40}, sizeof(float)));
   double expected = 0.0;
   for (int r = 0; r < 50; ++r) {
     for (int c = 1; c < 40; c += 2) expected += values[r * 40 + c];
   }
   EXPECT_FLOAT_EQ(download<float>(*stream, out, 1)[0], static_cast<float>(expected));
   // One element broadcast a million times.
-  device->kernels().sum(*stream, out_ref, view(a.get(), DType::Float32, {1000, 1000}, {0, 0}, 4 * sizeof(float)));
+  sum_all(*device, *stream, out_ref, view(a.get(), DType::Float32, {1000, 1000}, {0, 0}, 4 * sizeof(float)));
   EXPECT_FLOAT_EQ(download<float>(*stream, out, 1)[0], values[4] * 1e6f);
 }
 

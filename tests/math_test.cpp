@@ -16,11 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "runtime/vulkan/shader_registry.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "test_support.h"
 
 namespace ember::test {
 namespace {
+
+// The harness shaders (tests/shaders/, embedded in this program only): out, x, y; push constants: the
+// element count.
+const vulkan::KernelAbiRegistration kMathTestAbis{{"math_test_f32", 3, sizeof(uint32_t)},
+                                                  {"math_test_f64", 3, sizeof(uint32_t)}};
 
 // Function numbers of math_test.comp's FN specialization constant.
 enum MathFn {

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "runtime/error.h"
-#include "shaders/matmul_variant.h"
-#include "tests/torch_oracle.h"
+#include "shaders/matmul/matmul_variant.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -24,7 +24,7 @@ class MatmulKernelsTest : public BackendTest {
     try {
       auto memory = device->allocate(64);
       const TensorRef one = view(memory.get(), DType::Float32, {1, 1, 1}, {1, 1, 1});
-      device->kernels().matmul(*stream, MatmulArgs{one, one, one});
+      device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{one, one, one});
       stream->synchronize();
     } catch (const UnsupportedError& error) {
       GTEST_SKIP() << error.what();
@@ -163,7 +163,7 @@ void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarTyp
   }
   args.alpha = c.alpha;
   args.beta = bias.defined() ? c.beta : 0.0;
-  device.kernels().matmul(stream, args);
+  device.kernels().get<MatmulKernels>().matmul(stream, args);
 
   // The oracle computes in float64 from the same (already rounded) inputs.
   const at::Tensor a64 = a.to(at::kDouble), b64 = b.to(at::kDouble);
@@ -345,7 +345,7 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
     const at::Tensor out = at::zeros({2, 66, 18});
     const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
     const OnDevice out_dev = to_device(*device, *stream, out);
-    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
     expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
                  at::kFloat, 130);
   }
@@ -366,7 +366,7 @@ TEST_P(MatmulKernelsTest, OperandsLoadFromTheirOwnDtypes) {
     const at::Tensor out = at::zeros({1, 17, 3});
     const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
     const OnDevice bias_dev = to_device(*device, *stream, bias), out_dev = to_device(*device, *stream, out);
-    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 1.0, 1.0});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 1.0, 1.0});
     const at::Tensor expected =
         at::baddbmm(bias.to(at::kDouble), a.to(at::kDouble), b.to(at::kDouble));
     expect_close(from_device(*stream, out_dev, out), expected, at::kFloat, 65);
@@ -384,7 +384,7 @@ TEST_P(MatmulKernelsTest, BetaZeroIgnoresNaNInBias) {
     const at::Tensor out = at::zeros({2, 17, 65});
     const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
     const OnDevice bias_dev = to_device(*device, *stream, bias), out_dev = to_device(*device, *stream, out);
-    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 3.0, 0.0});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref, bias_dev.ref, 3.0, 0.0});
     const at::Tensor expected =
         at::baddbmm(bias.to(at::kDouble), a.to(at::kDouble), b.to(at::kDouble), 0.0, 3.0);
     ASSERT_FALSE(expected.isnan().any().item<bool>()) << "the oracle ignores the bias too";
@@ -413,7 +413,7 @@ TEST_P(MatmulKernelsTest, EmptyInnerDimension) {
 // Empty M, N or batch: nothing to do, and out (with no elements to hold) is not touched.
 TEST_P(MatmulKernelsTest, EmptyOutputDoesNothing) {
   auto memory = device->allocate(64);
-  Kernels& kernels = device->kernels();
+  MatmulKernels& kernels = device->kernels().get<MatmulKernels>();
   for (const std::vector<int64_t>& bmkn :
        std::vector<std::vector<int64_t>>{{1, 0, 3, 4}, {1, 3, 4, 0}, {0, 3, 4, 5}, {2, 0, 0, 0}}) {
     const int64_t B = bmkn[0], M = bmkn[1], K = bmkn[2], N = bmkn[3];
@@ -430,7 +430,7 @@ TEST_P(MatmulKernelsTest, IntegerOperandsAreUnsupported) {
   const TensorRef f = view(memory.get(), DType::Float32, {1, 2, 2}, {4, 2, 1});
   const TensorRef i = view(memory.get(), DType::Int32, {1, 2, 2}, {4, 2, 1});
   try {
-    device->kernels().matmul(*stream, MatmulArgs{f, i, f});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{f, i, f});
     FAIL() << "int32 matmul did not throw";
   } catch (const UnsupportedError& error) {
     EXPECT_NE(std::string(error.what()).find("int32"), std::string::npos) << error.what();
@@ -499,10 +499,10 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
     const OnDevice out_rows_dev = to_device(*device, *stream, out_rows);
     // B's matrices {0, 1} and {2}; A's rows {0, 1}, {2, 3} and {4}.
     uint64_t before = stream->stats().dispatches;
-    device->kernels().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
     EXPECT_EQ(stream->stats().dispatches - before, 2u);
     before = stream->stats().dispatches;
-    device->kernels().matmul(*stream, MatmulArgs{out_rows_dev.ref, a_rows_dev.ref, b_one_dev.ref});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_rows_dev.ref, a_rows_dev.ref, b_one_dev.ref});
     EXPECT_EQ(stream->stats().dispatches - before, 3u);
     expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
                  at::kFloat, 17);
@@ -519,7 +519,7 @@ TEST_P(MatmulWindowsTest, MatrixLargerThanABindingIsUnsupported) {
   const TensorRef a = view(small.get(), DType::Float32, {1, 1, 2}, {2, 2, 1});
   const TensorRef out = view(small.get(), DType::Float32, {1, 1, 3}, {3, 3, 1}, 16);
   try {
-    device->kernels().matmul(*stream, MatmulArgs{out, a, b_dev.ref});
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out, a, b_dev.ref});
     FAIL() << "a B matrix larger than a binding did not throw";
   } catch (const UnsupportedError& error) {
     EXPECT_NE(std::string(error.what()).find("storage-buffer binding"), std::string::npos)

@@ -36,8 +36,7 @@ class PipelineCacheTest : public DeviceTest {
     const bool loaded = device->pipelines().loaded_from_disk();
     EXPECT_EQ(device->pipelines().cache_path(), path_);
     auto a = device->allocate(256 * sizeof(float));
-    device->kernels().fill(*device->default_stream(), TensorRef::contiguous(*a, DType::Float32, {256}),
-                           4.0);
+    device->kernels().get<MemoryKernels>().fill(*device->default_stream(), {TensorRef::contiguous(*a, DType::Float32, {256}), 4.0});
     EXPECT_EQ(download<float>(*device->default_stream(), a, 256)[255], 4.0f);
     return loaded;
   }

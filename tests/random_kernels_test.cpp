@@ -6,21 +6,41 @@
 #include <cmath>
 #include <numeric>
 
-#include "oracle_tensors.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
 
 class RandomKernelsTest : public BackendTest {
  protected:
-  Kernels& kernels() { return device->kernels(); }
+  RandomKernels& kernels() { return device->kernels().get<RandomKernels>(); }
+
+  // Draws `op` into `out`; `first` and `second` are the draw's two parameters in random_ops.def's order.
+  void random(RandomOp op, const TensorRef& out, PhiloxState state, Scalar first, Scalar second,
+              std::optional<TensorRef> probabilities = std::nullopt) {
+    RandomArgs args{.op = op, .out = out, .state = state, .probabilities = probabilities};
+    switch (op) {
+      case RandomOp::Uniform:
+      case RandomOp::RandInt:
+        args.low = first;
+        args.high = second;
+        break;
+      case RandomOp::Normal:
+        args.mean = first.to_double();
+        args.std = second.to_double();
+        break;
+      case RandomOp::Bernoulli: args.probability = first.to_double(); break;
+      case RandomOp::Randperm: break;
+    }
+    kernels().random(*stream, args);
+  }
 
   // Draws into a fresh contiguous tensor of `sizes` and `dtype` and reads it back.
   at::Tensor draw(RandomOp op, at::IntArrayRef sizes, DType dtype, PhiloxState state, Scalar p0 = 0,
                   Scalar p1 = 1) {
     const at::Tensor out = at::zeros(sizes, at::TensorOptions(torch_dtype(dtype)));
     DeviceStorage out_device(*device, *stream, out);
-    kernels().random(*stream, op, out_device.ref(out), state, p0, p1);
+    random(op, out_device.ref(out), state, p0, p1);
     return out_device.read(*stream, out);
   }
 
@@ -34,7 +54,7 @@ class RandomKernelsTest : public BackendTest {
 };
 
 #define REQUIRE_RANDOM() \
-  REQUIRE_KERNEL(kernels().random(*stream, RandomOp::Uniform, empty(DType::Float32), {}, 0, 1))
+  REQUIRE_KERNEL(random(RandomOp::Uniform, empty(DType::Float32), {}, 0, 1))
 
 constexpr int64_t kDraws = 1'000'000;
 
@@ -141,7 +161,7 @@ TEST_P(RandomKernelsTest, BernoulliWithScalarAndTensorProbabilities) {
   const at::Tensor out = out_storage.t();
   DeviceStorage p_device(*device, *stream, probabilities), out_device(*device, *stream, out_storage);
   const TensorRef p_ref = p_device.ref(probabilities);
-  kernels().random(*stream, RandomOp::Bernoulli, out_device.ref(out), {5, 0}, 0, 1, &p_ref);
+  random(RandomOp::Bernoulli, out_device.ref(out), {5, 0}, 0, 1, p_ref);
   const at::Tensor column_means = out_device.read(*stream, out).to(at::kDouble).mean(0);
   const double odd = column_means.slice(0, 1, cols, 2).mean().item<double>();
   const double even = column_means.slice(0, 0, cols, 2).mean().item<double>();
@@ -203,15 +223,14 @@ TEST_P(RandomKernelsTest, DrawsDoNotDependOnHowTheLaunchIsSplit) {
     // Two launches, the second at the offset advanced by the first's count.
     const at::Tensor halves = at::zeros({37 * 41}, whole.options());
     DeviceStorage halves_device(*device, *stream, halves);
-    kernels().random(*stream, op, halves_device.ref(halves.slice(0, 0, 700)), state, p0, p1);
-    kernels().random(*stream, op, halves_device.ref(halves.slice(0, 700)),
-                     {state.seed, state.offset + 700}, p0, p1);
+    random(op, halves_device.ref(halves.slice(0, 0, 700)), state, p0, p1);
+    random(op, halves_device.ref(halves.slice(0, 700)), {state.seed, state.offset + 700}, p0, p1);
     EXPECT_TRUE(at::equal(halves_device.read(*stream, halves).view({37, 41}), whole));
     // A transposed, stepped out: draws follow out's own row-major order.
     const at::Tensor storage = at::zeros({41, 80}, whole.options());
     const at::Tensor strided = storage.slice(1, 0, 74, 2).t();  // 37 × 41
     DeviceStorage strided_device(*device, *stream, storage);
-    kernels().random(*stream, op, strided_device.ref(strided), state, p0, p1);
+    random(op, strided_device.ref(strided), state, p0, p1);
     EXPECT_TRUE(at::equal(strided_device.read(*stream, strided), whole));
   }
   // Eight dims that do not merge split into several launches; each starts at its own position.
@@ -221,12 +240,12 @@ TEST_P(RandomKernelsTest, DrawsDoNotDependOnHowTheLaunchIsSplit) {
   const at::Tensor storage = at::zeros(reversed);
   const at::Tensor out = storage.permute({7, 6, 5, 4, 3, 2, 1, 0});
   DeviceStorage out_device(*device, *stream, storage);
-  kernels().random(*stream, RandomOp::Uniform, out_device.ref(out), state, 0, 1);
+  random(RandomOp::Uniform, out_device.ref(out), state, 0, 1);
   EXPECT_TRUE(at::equal(out_device.read(*stream, out), whole));
 }
 
 TEST_P(RandomKernelsTest, RandpermIsAPermutationKeyedBySeedAndOffset) {
-  REQUIRE_KERNEL(kernels().random(*stream, RandomOp::Randperm, empty(DType::Int64), {}, 0, 1));
+  REQUIRE_KERNEL(random(RandomOp::Randperm, empty(DType::Int64), {}, 0, 1));
   for (int64_t n : {1, 2, 3, 5, 1000, 65536, 100'003}) {
     SCOPED_TRACE(n);
     const at::Tensor p = draw(RandomOp::Randperm, {n}, DType::Int64, {21, 77});
@@ -243,7 +262,7 @@ TEST_P(RandomKernelsTest, RandpermIsAPermutationKeyedBySeedAndOffset) {
   const at::Tensor many = at::zeros({trials, n}, at::kLong);
   DeviceStorage many_device(*device, *stream, many);
   for (int64_t t = 0; t < trials; ++t) {
-    kernels().random(*stream, RandomOp::Randperm, many_device.ref(many[t]), {5, uint64_t(t * n)}, 0, 1);
+    random(RandomOp::Randperm, many_device.ref(many[t]), {5, uint64_t(t * n)}, 0, 1);
   }
   const at::Tensor result = many_device.read(*stream, many);
   EXPECT_TRUE(at::equal(std::get<0>(result.sort(1)), at::arange(n).expand({trials, n})));
@@ -255,8 +274,7 @@ TEST_P(RandomKernelsTest, RandpermIsAPermutationKeyedBySeedAndOffset) {
 }
 
 TEST_P(RandomKernelsTest, MultinomialFollowsTheWeights) {
-  REQUIRE_KERNEL(kernels().multinomial(*stream, view(nullptr, DType::Int64, {0, 0}, {0, 1}),
-                                       view(nullptr, DType::Float32, {0, 1}, {1, 1}), {}));
+  REQUIRE_KERNEL(kernels().multinomial(*stream, {view(nullptr, DType::Int64, {0, 0}, {0, 1}), view(nullptr, DType::Float32, {0, 1}, {1, 1}), {}}));
   const at::Tensor weights = at::tensor({0.0, 1.0, 2.0, 0.0, 3.0, 4.0,   //
                                          5.0, 0.0, 0.0, 0.0, 0.0, 0.0,   //
                                          0.0, 0.0, 0.0, 0.0, 0.0, 1.5,   //
@@ -270,7 +288,7 @@ TEST_P(RandomKernelsTest, MultinomialFollowsTheWeights) {
     const at::Tensor out_storage = at::full({samples, 4}, -1, at::kLong);
     const at::Tensor out = out_storage.t();
     DeviceStorage cdf_device(*device, *stream, cdf), out_device(*device, *stream, out_storage);
-    kernels().multinomial(*stream, out_device.ref(out), cdf_device.ref(cdf), {31, 0});
+    kernels().multinomial(*stream, {out_device.ref(out), cdf_device.ref(cdf), {31, 0}});
     const at::Tensor drawn = out_device.read(*stream, out);
     for (int64_t row = 0; row < 4; ++row) {
       const at::Tensor counts = at::bincount(drawn[row], {}, 6).to(at::kDouble);
@@ -289,7 +307,7 @@ TEST_P(RandomKernelsTest, MultinomialFollowsTheWeights) {
     // Reproducible for a seed and offset.
     const at::Tensor again_storage = at::zeros({samples, 4}, at::kLong);
     DeviceStorage again_device(*device, *stream, again_storage);
-    kernels().multinomial(*stream, again_device.ref(again_storage.t()), cdf_device.ref(cdf), {31, 0});
+    kernels().multinomial(*stream, {again_device.ref(again_storage.t()), cdf_device.ref(cdf), {31, 0}});
     EXPECT_TRUE(at::equal(again_device.read(*stream, again_storage.t()), drawn));
   }
 }

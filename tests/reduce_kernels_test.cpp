@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runtime/error.h"
-#include "tests/torch_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -240,8 +240,10 @@ Outputs run_reduce(Device& device, Stream& stream, ReduceOp op, const DeviceView
   std::optional<DeviceResult> values, indices;
   if (out_dtype) values = make_result(device, stream, *out_dtype, kept);
   if (with_indices) indices = make_result(device, stream, DType::Int64, kept);
-  device.kernels().reduce(stream, op, values ? &values->ref : nullptr, indices ? &indices->ref : nullptr,
-                          in.ref, mask, compute, param);
+  ReduceArgs args{.op = op, .in = in.ref, .reduce_mask = mask, .compute = compute, .correction = param, .p = param};
+  if (values) args.out = values->ref;
+  if (indices) args.indices = indices->ref;
+  device.kernels().get<ReduceKernels>().reduce(stream, args);
   Outputs outputs;
   if (values) outputs.values = values->read(stream);
   if (indices) outputs.indices = indices->read(stream);
@@ -306,7 +308,7 @@ void check_float_reductions(Device& device, Stream& stream, const std::vector<Fl
         for (const FloatCheck& check : checks) {
           const std::string what = describe(c, mask, dtype) + " " + check.label;
           Outputs result = run_reduce(device, stream, check.op, in, mask, dtype, dtype, false, check.param);
-          const double tol = dtype == DType::Float64 ? check.float64_tolerance : tolerance(dtype);
+          const double tol = dtype == DType::Float64 ? check.float64_tolerance : tolerance_for(dtype).rtol;
           // Rounded to the result's dtype first, so that both sides overflow to inf alike.
           expect_close(*result.values, check.expected(flat).to(torch_dtype(dtype)), check.scale(flat), tol,
                        what, subnormal_step(dtype));
@@ -415,7 +417,7 @@ TEST_P(ReduceKernelsTest, LogSumExpOfInfinitiesMatchesLibTorch) {
                                 contiguous("rows", {6, 3}));
     Outputs result = run_reduce(*device, *stream, ReduceOp::LogSumExp, in, 0b10, dtype, dtype, false);
     expect_close(*result.values, at::logsumexp(in.host.to(at::kDouble), 1), at::ones({6}, at::kDouble),
-                 dtype == DType::Float64 ? 1e-12 : tolerance(dtype), std::string(dtype_name(dtype)));
+                 dtype == DType::Float64 ? 1e-12 : tolerance_for(dtype).rtol, std::string(dtype_name(dtype)));
   }
 }
 
@@ -633,18 +635,22 @@ TEST_P(ReduceKernelsTest, ReduceAndScanRejectWhatTheyCannotDo) {
       upload_view(*device, *stream, at::ones({6}, at::kInt), DType::Int32, contiguous("ints", {2, 3}));
   DeviceResult out = make_result(*device, *stream, DType::Int32, {2});
   DeviceResult wrong = make_result(*device, *stream, DType::Int32, {3});
-  Kernels& kernels = device->kernels();
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Mean, &out.ref, nullptr, in.ref, 0b10, DType::Int32), Error);
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Argmax, nullptr, nullptr, in.ref, 0b10, DType::Int32),
-               Error);
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &wrong.ref, nullptr, in.ref, 0b10, DType::Int32),
-               Error);
-  EXPECT_THROW(kernels.reduce(*stream, ReduceOp::Sum, &out.ref, nullptr, in.ref, 0b100, DType::Int32), Error);
+  ReduceKernels& kernels = device->kernels().get<ReduceKernels>();
+  auto reduce = [&](ReduceOp op, std::optional<TensorRef> out, uint32_t mask) {
+    kernels.reduce(*stream, {.op = op, .out = out, .in = in.ref, .reduce_mask = mask, .compute = DType::Int32});
+  };
+  auto scan = [&](ScanOp op, const TensorRef& out, int dim) {
+    kernels.scan(*stream, {.op = op, .out = out, .in = in.ref, .dim = dim, .compute = DType::Int32});
+  };
+  EXPECT_THROW(reduce(ReduceOp::Mean, out.ref, 0b10), Error);
+  EXPECT_THROW(reduce(ReduceOp::Argmax, std::nullopt, 0b10), Error);
+  EXPECT_THROW(reduce(ReduceOp::Sum, wrong.ref, 0b10), Error);
+  EXPECT_THROW(reduce(ReduceOp::Sum, out.ref, 0b100), Error);
   DeviceResult same = make_result(*device, *stream, DType::Int32, {2, 3});
-  EXPECT_THROW(kernels.scan(*stream, ScanOp::LogCumSumExp, same.ref, nullptr, in.ref, 1, DType::Int32), Error);
-  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumMax, same.ref, nullptr, in.ref, 1, DType::Int32), Error);
-  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumSum, same.ref, nullptr, in.ref, 2, DType::Int32), Error);
-  EXPECT_THROW(kernels.scan(*stream, ScanOp::CumSum, wrong.ref, nullptr, in.ref, 1, DType::Int32), Error);
+  EXPECT_THROW(scan(ScanOp::LogCumSumExp, same.ref, 1), Error);
+  EXPECT_THROW(scan(ScanOp::CumMax, same.ref, 1), Error);
+  EXPECT_THROW(scan(ScanOp::CumSum, same.ref, 2), Error);
+  EXPECT_THROW(scan(ScanOp::CumSum, wrong.ref, 1), Error);
 }
 
 // ---- scans ----
@@ -697,9 +703,9 @@ Outputs run_scan(Device& device, Stream& stream, ScanOp op, const DeviceView& in
     return t;
   };
   const bool with_indices = op == ScanOp::CumMax || op == ScanOp::CumMin;
-  const TensorRef indices_ref = transpose(indices.ref);
-  device.kernels().scan(stream, op, transpose(values.ref), with_indices ? &indices_ref : nullptr, in.ref, dim,
-                        compute);
+  ScanArgs args{.op = op, .out = transpose(values.ref), .in = in.ref, .dim = dim, .compute = compute};
+  if (with_indices) args.indices = transpose(indices.ref);
+  device.kernels().get<ReduceKernels>().scan(stream, args);
   std::vector<int64_t> back(sizes.size());
   for (size_t d = 0; d < sizes.size(); ++d) back[d] = static_cast<int64_t>(sizes.size() - 1 - d);
   Outputs outputs;
@@ -740,11 +746,11 @@ TEST_P(ReduceKernelsTest, ScansMatchLibTorchForEveryDtype) {
             expect_equal(*result.values, expected, what);
           } else if (op == ScanOp::CumSum) {
             expect_close(*result.values, expected, at::cumsum(at::abs(x), x.dim() == 0 ? 0 : dim),
-                         tolerance(dtype), what);
+                         tolerance_for(dtype).rtol, what);
           } else {
             expect_close(*result.values, expected.to(torch_dtype(dtype)),
                          op == ScanOp::LogCumSumExp ? at::ones_like(x) : at::zeros_like(x),
-                         dtype == DType::Float64 && op == ScanOp::LogCumSumExp ? 1e-12 : tolerance(dtype),
+                         dtype == DType::Float64 && op == ScanOp::LogCumSumExp ? 1e-12 : tolerance_for(dtype).rtol,
                          what, subnormal_step(dtype));
           }
           if (extremum) expect_equal(*result.indices, indices, what + " indices");

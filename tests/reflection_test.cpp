@@ -5,7 +5,6 @@
 
 #include "runtime/error.h"
 #include "runtime/vulkan/shader_registry.h"
-#include "shaders/vulkan_kernels.h"
 
 namespace ember::vulkan {
 namespace {
@@ -25,7 +24,7 @@ TEST(Reflection, EveryEmbeddedShaderReflects) {
 
 TEST(Reflection, LauncherAbisMatchTheShaders) {
   std::set<std::string_view> covered;
-  for (const KernelAbi& abi : vulkan_kernel_abis()) {
+  for (const KernelAbi& abi : registered_kernel_abis()) {
     SCOPED_TRACE(std::string(abi.shader));
     ShaderLayout layout = reflect(find_shader(abi.shader).spirv);
     EXPECT_EQ(layout.storage_buffer_bindings.size(), abi.storage_buffers);

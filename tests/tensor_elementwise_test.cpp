@@ -2,7 +2,7 @@
 // 0-dim, empty, odd-sized, transposed, step-sliced and broadcast inputs.
 #include <functional>
 
-#include "tests/torch_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -53,7 +53,7 @@ class ElementwiseTest : public BackendTest {
                                           ? half_reference([&] { return t(p.torch.to(at::kFloat)); },
                                                            p.torch.scalar_type())
                                           : t(p.torch);
-          expect_matches(e(p.ember), expected);
+          expect_tensor_eq(e(p.ember), expected);
         }
       }
     }
@@ -89,7 +89,7 @@ class ElementwiseTest : public BackendTest {
           } else {
             expected = t(a.torch, b.torch);
           }
-          expect_matches(e(a.ember, b.ember), expected);
+          expect_tensor_eq(e(a.ember, b.ember), expected);
         }
       }
     }
@@ -175,8 +175,9 @@ TEST_P(ElementwiseTest, SignAndRoundingOpsMatchLibTorch) {
 
 TEST_P(ElementwiseTest, PredicatesAndLogicMatchLibTorch) {
   const auto all = join({kFloats, kIntegers, {DType::Bool}});
-  // Inputs with NaN and infinities: log of normal values gives NaN for negatives, inf for zeros.
-  auto special = [](const auto& x) { return (x * x.sign()).log().div(x); };
+  // Inputs with NaN and infinities that no dtype overflows into: log gives NaN for negative x, and the
+  // reciprocal of round(x) gives an infinity for |x| < 0.5.
+  auto special = [](const auto& x) { return x.log() + x.round().reciprocal(); };
   check_unary("isnan", [&](auto& x) { return special(x).isnan(); }, [&](auto& x) { return special(x).isnan(); },
               kFloats);
   check_unary("isinf", [&](auto& x) { return x.reciprocal().isinf(); },
@@ -282,31 +283,31 @@ TEST_P(ElementwiseTest, TernaryOpsMatchLibTorch) {
         };
         {
           SCOPED_TRACE("where");
-          expect_matches(where(m.ember, x.ember, y.ember), at::where(m.torch, x.torch, y.torch));
-          expect_matches(where(m.ember, x.ember, 2), at::where(m.torch, x.torch, at::scalar_tensor(2, x.torch.options())));
+          expect_tensor_eq(where(m.ember, x.ember, y.ember), at::where(m.torch, x.torch, y.torch));
+          expect_tensor_eq(where(m.ember, x.ember, 2), at::where(m.torch, x.torch, at::scalar_tensor(2, x.torch.options())));
         }
         {
           SCOPED_TRACE("masked_fill");
-          expect_matches(x.ember.masked_fill(m.ember, -1), x.torch.masked_fill(m.torch, -1));
+          expect_tensor_eq(x.ember.masked_fill(m.ember, -1), x.torch.masked_fill(m.torch, -1));
         }
         {
           SCOPED_TRACE("addcmul");
-          expect_matches(x.ember.addcmul(y.ember, z.ember, 2),
+          expect_tensor_eq(x.ember.addcmul(y.ember, z.ember, 2),
                          ref([](auto& a, auto& b, auto& c) { return a.addcmul(b, c, 2); }));
         }
         if (is_floating_point(dtype)) {
           SCOPED_TRACE("lerp, addcdiv, clamp");
-          expect_matches(x.ember.lerp(y.ember, 0.3), ref([](auto& a, auto& b, auto&) { return a.lerp(b, 0.3); }));
+          expect_tensor_eq(x.ember.lerp(y.ember, 0.3), ref([](auto& a, auto& b, auto&) { return a.lerp(b, 0.3); }));
           // The weight is computed once on the device, so both sides lerp with the same values.
           const Tensor weight = z.ember.remainder(1.0);
           const at::Tensor torch_weight = to_torch(weight);
           const at::Tensor expected_lerp =
               half ? x.torch.to(at::kFloat).lerp(y.torch.to(at::kFloat), torch_weight.to(at::kFloat)).to(x.torch.scalar_type())
                    : x.torch.lerp(y.torch, torch_weight);
-          expect_matches(x.ember.lerp(y.ember, weight), expected_lerp);
-          expect_matches(x.ember.addcdiv(y.ember, z.ember, 0.5),
+          expect_tensor_eq(x.ember.lerp(y.ember, weight), expected_lerp);
+          expect_tensor_eq(x.ember.addcdiv(y.ember, z.ember, 0.5),
                          ref([](auto& a, auto& b, auto& c) { return a.addcdiv(b, c, 0.5); }));
-          expect_matches(x.ember.clamp(y.ember, z.ember),
+          expect_tensor_eq(x.ember.clamp(y.ember, z.ember),
                          ref([](auto& a, auto& b, auto& c) { return a.clamp(b, c); }));
         }
       }
@@ -318,10 +319,10 @@ TEST_P(ElementwiseTest, MaskedFillBroadcastsSelfToTheMask) {
   at::Generator gen = at::detail::createCPUGenerator(11);
   const Pair x = pair_from(random_torch({3}, DType::Float32, gen), device);
   const Pair mask = pair_from(random_torch({2, 3}, DType::Bool, gen), device);
-  expect_matches(x.ember.masked_fill(mask.ember, -1), x.torch.masked_fill(mask.torch, -1));
+  expect_tensor_eq(x.ember.masked_fill(mask.ember, -1), x.torch.masked_fill(mask.torch, -1));
   const Pair value = pair_from(random_torch({}, DType::Float32, gen), device);
-  expect_matches(x.ember.masked_fill(mask.ember, value.ember), x.torch.masked_fill(mask.torch, value.torch));
-  expect_matches(x.ember, x.torch);  // the source is untouched
+  expect_tensor_eq(x.ember.masked_fill(mask.ember, value.ember), x.torch.masked_fill(mask.torch, value.torch));
+  expect_tensor_eq(x.ember, x.torch);  // the source is untouched
 }
 
 TEST_P(ElementwiseTest, InPlaceOpsWriteThroughViewsAndCheckCasts) {
@@ -336,7 +337,7 @@ TEST_P(ElementwiseTest, InPlaceOpsWriteThroughViewsAndCheckCasts) {
       at::Tensor tview = t.dim() >= 1 ? t.select(-1, 0) : t;
       view.add_(1.5).mul_(2).sub_(0.25);
       tview.add_(1.5).mul_(2).sub_(0.25);
-      expect_matches(e, t);
+      expect_tensor_eq(e, t);
     }
   }
   Tensor ints = ember::ones({3}, TensorOptions().dtype(kInt64).device(device));

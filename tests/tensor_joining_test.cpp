@@ -1,6 +1,6 @@
 // cat, stack, hstack, vstack and column_stack against LibTorch: dtype promotion across inputs, legacy
 // 1-D empty inputs, negative dims, non-contiguous and broadcast inputs, and PyTorch's error messages.
-#include "tensor_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {

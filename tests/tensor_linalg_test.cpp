@@ -3,7 +3,7 @@
 // float dtype, transposed, stepped and broadcast operands, empty sizes and PyTorch's error messages.
 #include <limits>
 
-#include "tensor_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -22,7 +22,7 @@ at::Tensor oracle(const std::function<at::Tensor(const at::Tensor&, const at::Te
   return op(a.to(at::kDouble), b.to(at::kDouble)).to(a.scalar_type());
 }
 
-double product_tolerance(DType dtype) { return dtype == DType::Float32 ? 1e-5 : tolerance(dtype) * 2; }
+double product_tolerance(DType dtype) { return dtype == DType::Float32 ? 1e-5 : tolerance_for(dtype).rtol * 2; }
 
 TEST_P(TensorLinalgTest, MatmulDispatchEveryFloatDtype) {
   struct Shapes {

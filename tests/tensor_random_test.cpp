@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "tensor_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {

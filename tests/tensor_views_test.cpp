@@ -1,6 +1,6 @@
 // Views and creation against LibTorch: sizes, strides, storage offsets and values must all agree, and
 // views must share storage.
-#include "tests/torch_oracle.h"
+#include "tests/oracle.h"
 
 namespace ember::test {
 namespace {
@@ -13,7 +13,7 @@ class ViewsTest : public BackendTest {
     EXPECT_EQ(to_string(e.strides()), to_string(std::vector<int64_t>(t.strides().begin(), t.strides().end())));
     EXPECT_EQ(e.storage_offset(), t.storage_offset());
     EXPECT_EQ(e.is_contiguous(), t.is_contiguous());
-    expect_matches(e, t);
+    expect_tensor_eq(e, t);
   }
   Pair arange_pair(std::vector<int64_t> sizes) {
     int64_t n = 1;
@@ -78,10 +78,10 @@ TEST_P(ViewsTest, ViewOpsMatchLibTorchGeometryAndShareStorage) {
   base.select(1, 1).fill_(-7);
   at::Tensor tb = t.clone();
   tb.select(1, 1).fill_(-7);
-  expect_matches(base, tb);
+  expect_tensor_eq(base, tb);
   base.transpose(0, 2).narrow(0, 0, 1).mul_(2);
   tb.transpose(0, 2).narrow(0, 0, 1).mul_(2);
-  expect_matches(base, tb);
+  expect_tensor_eq(base, tb);
 }
 
 TEST_P(ViewsTest, ReshapeCopiesOnlyWhenItMust) {
@@ -89,7 +89,7 @@ TEST_P(ViewsTest, ReshapeCopiesOnlyWhenItMust) {
   const Tensor transposed = p.ember.t();
   const Tensor reshaped = transposed.reshape({-1});
   EXPECT_NE(reshaped.storage().get(), p.ember.storage().get());
-  expect_matches(reshaped, p.torch.t().reshape({-1}));
+  expect_tensor_eq(reshaped, p.torch.t().reshape({-1}));
   EXPECT_EQ(p.ember.reshape({6, 4}).storage().get(), p.ember.storage().get());
   EXPECT_FALSE(transposed.is_contiguous());
   EXPECT_TRUE(transposed.contiguous().is_contiguous());
@@ -146,35 +146,35 @@ TEST_P(ViewsTest, DevicesMustMatch) {
 
 TEST_P(ViewsTest, CreationMatchesLibTorch) {
   const auto opts = TensorOptions().device(device);
-  expect_matches(ember::zeros({2, 3}, opts), at::zeros({2, 3}));
-  expect_matches(ember::ones({4}, opts.dtype(kInt32)), at::ones({4}, at::kInt));
-  expect_matches(ember::full({2, 3}, 3.141592, opts), at::full({2, 3}, 3.141592));
-  expect_matches(ember::full({2}, 7, opts), at::full({2}, 7, at::kLong));
-  expect_matches(ember::full({2}, true, opts), at::full({2}, true, at::kBool));
-  expect_matches(ember::arange(5, opts), at::arange(5));
-  expect_matches(ember::arange(1, 4, opts), at::arange(1, 4));
-  expect_matches(ember::arange(1, 2.5, 0.5, opts), at::arange(1, 2.5, 0.5));
-  expect_matches(ember::arange(10, 0, -3, opts), at::arange(10, 0, -3));
-  expect_matches(ember::arange(0, 1, 0.1, opts), at::arange(0, 1, 0.1));
-  expect_matches(ember::linspace(3, 10, 5, opts), at::linspace(3, 10, 5));
-  expect_matches(ember::linspace(-10, 10, 1, opts), at::linspace(-10, 10, 1));
-  expect_matches(ember::linspace(0, 1, 1000, opts), at::linspace(0, 1, 1000));
-  expect_matches(ember::linspace(0, 1, 0, opts), at::linspace(0, 1, 0));
-  expect_matches(ember::eye(3, opts), at::eye(3));
-  expect_matches(ember::eye(2, 4, opts.dtype(kInt64)), at::eye(2, 4, at::kLong));
-  expect_matches(ember::tensor({{1, 2}, {3, 4}}, opts), at::tensor({1, 2, 3, 4}, at::kLong).reshape({2, 2}));
-  expect_matches(ember::tensor({1.2, 3.0}, opts), at::tensor({1.2f, 3.0f}));
-  expect_matches(ember::tensor({true, false}, opts), at::tensor({1, 0}, at::kInt).to(at::kBool));
-  expect_matches(ember::tensor(3.14159, opts), at::scalar_tensor(3.14159, at::kFloat));
-  expect_matches(ember::tensor({}, opts), at::empty({0}));
+  expect_tensor_eq(ember::zeros({2, 3}, opts), at::zeros({2, 3}));
+  expect_tensor_eq(ember::ones({4}, opts.dtype(kInt32)), at::ones({4}, at::kInt));
+  expect_tensor_eq(ember::full({2, 3}, 3.141592, opts), at::full({2, 3}, 3.141592));
+  expect_tensor_eq(ember::full({2}, 7, opts), at::full({2}, 7, at::kLong));
+  expect_tensor_eq(ember::full({2}, true, opts), at::full({2}, true, at::kBool));
+  expect_tensor_eq(ember::arange(5, opts), at::arange(5));
+  expect_tensor_eq(ember::arange(1, 4, opts), at::arange(1, 4));
+  expect_tensor_eq(ember::arange(1, 2.5, 0.5, opts), at::arange(1, 2.5, 0.5));
+  expect_tensor_eq(ember::arange(10, 0, -3, opts), at::arange(10, 0, -3));
+  expect_tensor_eq(ember::arange(0, 1, 0.1, opts), at::arange(0, 1, 0.1));
+  expect_tensor_eq(ember::linspace(3, 10, 5, opts), at::linspace(3, 10, 5));
+  expect_tensor_eq(ember::linspace(-10, 10, 1, opts), at::linspace(-10, 10, 1));
+  expect_tensor_eq(ember::linspace(0, 1, 1000, opts), at::linspace(0, 1, 1000));
+  expect_tensor_eq(ember::linspace(0, 1, 0, opts), at::linspace(0, 1, 0));
+  expect_tensor_eq(ember::eye(3, opts), at::eye(3));
+  expect_tensor_eq(ember::eye(2, 4, opts.dtype(kInt64)), at::eye(2, 4, at::kLong));
+  expect_tensor_eq(ember::tensor({{1, 2}, {3, 4}}, opts), at::tensor({1, 2, 3, 4}, at::kLong).reshape({2, 2}));
+  expect_tensor_eq(ember::tensor({1.2, 3.0}, opts), at::tensor({1.2f, 3.0f}));
+  expect_tensor_eq(ember::tensor({true, false}, opts), at::tensor({1, 0}, at::kInt).to(at::kBool));
+  expect_tensor_eq(ember::tensor(3.14159, opts), at::scalar_tensor(3.14159, at::kFloat));
+  expect_tensor_eq(ember::tensor({}, opts), at::empty({0}));
   Tensor like = ember::ones({2, 5}, opts.dtype(kInt8));
   EXPECT_EQ(ember::empty_like(like).dtype(), kInt8);
-  expect_matches(ember::zeros_like(like), at::zeros({2, 5}, at::kChar));
-  expect_matches(ember::full_like(like, 9), at::full({2, 5}, 9, at::kChar));
-  expect_matches(ember::empty_strided({2, 3}, {1, 2}, opts).fill_(1), at::ones({2, 3}));
+  expect_tensor_eq(ember::zeros_like(like), at::zeros({2, 5}, at::kChar));
+  expect_tensor_eq(ember::full_like(like, 9), at::full({2, 5}, 9, at::kChar));
+  expect_tensor_eq(ember::empty_strided({2, 3}, {1, 2}, opts).fill_(1), at::ones({2, 3}));
   EXPECT_EQ(to_string(ember::empty_strided({2, 3}, {1, 2}, opts).strides()), "[1, 2]");
   const std::vector<float> host = {1, 2, 3, 4, 5, 6};
-  expect_matches(ember::from_blob(host.data(), {2, 3}, opts), at::tensor({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}).reshape({2, 3}));
+  expect_tensor_eq(ember::from_blob(host.data(), {2, 3}, opts), at::tensor({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}).reshape({2, 3}));
 }
 
 TEST_P(ViewsTest, ConversionsAndHostAccess) {
@@ -192,7 +192,7 @@ TEST_P(ViewsTest, ConversionsAndHostAccess) {
     for (DType from : {DType::Float32, DType::Float64, DType::Int64, DType::Float16, DType::Bool}) {
       if (!device->supports(from)) continue;
       at::Tensor source = cast_source.to(torch_dtype(from));
-      expect_matches(from_torch(source, device).to(to), source.to(torch_dtype(to)), {0, 0});
+      expect_tensor_eq(from_torch(source, device).to(to), source.to(torch_dtype(to)), 0, 0);
     }
   }
   try {

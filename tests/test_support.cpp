@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "ember/vulkan.h"
+
 namespace ember::test {
 
 void expect_no_validation_messages() {
@@ -18,6 +20,12 @@ void BackendTest::SetUp() {
 }
 
 std::string backend_test_name(const testing::TestParamInfo<std::string>& info) { return info.param; }
+
+void sum_all(Device& device, Stream& stream, const TensorRef& out, const TensorRef& in) {
+  const uint32_t every_dim = in.ndim == 0 ? 0 : (1u << in.ndim) - 1;
+  device.kernels().get<ReduceKernels>().reduce(
+      stream, {.op = ReduceOp::Sum, .out = out, .in = in, .reduce_mask = every_dim, .compute = DType::Float32});
+}
 
 TensorRef view(Allocation* allocation, DType dtype, std::vector<int64_t> sizes,
                std::vector<int64_t> strides, uint64_t byte_offset) {

@@ -9,6 +9,12 @@
 #include <vector>
 
 #include "ember.h"
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/index.h"
+#include "runtime/kernels/matmul.h"
+#include "runtime/kernels/memory.h"
+#include "runtime/kernels/random.h"
+#include "runtime/kernels/reduce.h"
 
 namespace ember::test {
 
@@ -45,9 +51,12 @@ std::vector<T> download(Stream& stream, const std::shared_ptr<Allocation>& alloc
                         uint64_t byte_offset = 0) {
   std::vector<std::byte> bytes = stream.copy_to_host(allocation, byte_offset, count * sizeof(T)).wait();
   std::vector<T> values(count);
-  std::memcpy(values.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());  // an empty vector's data is null
   return values;
 }
+
+// out (one element) = the float32 sum of every element of `in`, through the reduce kernels.
+void sum_all(Device& device, Stream& stream, const TensorRef& out, const TensorRef& in);
 
 // A strided view over `allocation` (null for host-only planning tests).
 TensorRef view(Allocation* allocation, DType dtype, std::vector<int64_t> sizes,

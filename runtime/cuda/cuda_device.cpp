@@ -112,7 +112,7 @@ CudaDevice::CudaDevice(int index) {
   allocator_ = std::make_shared<CachingAllocator>(
       std::make_unique<CudaBlockSource>(context_, info_.heaps.front().size));
   default_stream_ = std::make_shared<CudaStream>(context_);
-  kernels_ = std::make_unique<CudaKernels>(*allocator_);
+  kernels_ = std::make_unique<Kernels>(*this);
 }
 
 std::shared_ptr<Stream> CudaDevice::create_stream() {

@@ -4,7 +4,6 @@
 #include <mutex>
 #include <vector>
 
-#include "kernels_cuda/cuda_kernels.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_stream.h"
 #include "runtime/device.h"
@@ -47,7 +46,7 @@ class CudaDevice final : public Device {
  private:
   std::shared_ptr<DeviceContext> context_;
   std::shared_ptr<CudaStream> default_stream_;
-  std::unique_ptr<CudaKernels> kernels_;
+  std::unique_ptr<Kernels> kernels_;  // the families kernels_cuda/ registered
   std::mutex streams_mutex_;
   std::vector<std::weak_ptr<CudaStream>> created_streams_;
 };

@@ -77,7 +77,7 @@ std::string version_string(uint32_t version) {
          std::to_string(VK_API_VERSION_PATCH(version));
 }
 
-std::vector<std::string> device_extensions(const Functions& fn, VkPhysicalDevice physical) {
+std::vector<std::string> device_extensions(const EntryPoints& fn, VkPhysicalDevice physical) {
   uint32_t count = 0;
   fn.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> properties(count);
@@ -91,7 +91,7 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-DeviceInfo describe(const Functions& fn, VkPhysicalDevice physical, int index) {
+DeviceInfo describe(const EntryPoints& fn, VkPhysicalDevice physical, int index) {
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
                                               &driver};
@@ -191,7 +191,7 @@ class Instance {
     return devices;
   }
 
-  Functions fn;
+  EntryPoints fn;
   VkInstance handle = VK_NULL_HANDLE;
 
  private:
@@ -275,7 +275,14 @@ const void* RequiredFeatures::chain() {
   return &features;
 }
 
-RequiredFeatures required_features(const Functions& fn, VkPhysicalDevice physical_device) {
+RequiredFeatures required_features(PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance,
+                                   VkPhysicalDevice physical_device) {
+  EntryPoints fn;
+  fn.load_instance(get_instance_proc_addr, instance);
+  return required_features(fn, physical_device);
+}
+
+RequiredFeatures required_features(const EntryPoints& fn, VkPhysicalDevice physical_device) {
   RequiredFeatures supported;
   fn.vkGetPhysicalDeviceFeatures2(physical_device, const_cast<VkPhysicalDeviceFeatures2*>(
                                                        static_cast<const VkPhysicalDeviceFeatures2*>(

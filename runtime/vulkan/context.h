@@ -1,6 +1,6 @@
 #pragma once
 // A Vulkan instance, physical device, device and queue that ember works on: either created by ember, or
-// adopted from an application, in which case ember never destroys them.
+// adopted from an application (ember/vulkan.h), in which case ember never destroys them.
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -8,46 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "ember/vulkan.h"
 #include "runtime/device.h"
-#include "runtime/vulkan/functions.h"
+#include "runtime/vulkan/entry_points.h"
 
 namespace ember::vulkan {
 
-// What an application hands over. The handles stay the application's.
-struct ExternalDevice {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  uint32_t queue_family = 0;
-  VkQueue queue = VK_NULL_HANDLE;
-  PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
-  // When the application submits to the same queue from other threads, ember takes its lock around
-  // every vkQueueSubmit. Leave empty when ember is the only submitter.
-  std::function<void()> lock_queue;
-  std::function<void()> unlock_queue;
-};
-
-// Device extensions an application must enable before handing its device to ember.
-std::vector<const char*> required_device_extensions();
-
-// Feature structs to chain into VkDeviceCreateInfo::pNext (through `chain()`), with what ember needs set
-// and, where the physical device supports them, the optional features ember uses (8/16-bit storage,
-// float16, int8, int64, float64).
-struct RequiredFeatures {
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  const void* chain();  // links the structs and returns &features
-};
-RequiredFeatures required_features(const Functions& fn, VkPhysicalDevice physical_device);
-
-// Validation messages (warnings and errors) collected from every instance ember created with validation
-// on, and from any application messenger that forwards to `validation_callback`.
-std::vector<std::string> take_validation_messages();
-VKAPI_ATTR VkBool32 VKAPI_CALL validation_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                   VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                   void* user);
+// The features ember enables on a device it creates: required_features() read through `fn`.
+RequiredFeatures required_features(const EntryPoints& fn, VkPhysicalDevice physical_device);
 
 class Instance;
 
@@ -58,7 +26,7 @@ class Context {
   static std::shared_ptr<Context> wrap(const ExternalDevice& external);
   ~Context();
 
-  Functions fn;
+  EntryPoints fn;
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;

@@ -72,7 +72,7 @@ BlockSource::BlockSource(std::shared_ptr<Context> context, MemoryUse use)
 BlockSource::~BlockSource() = default;
 
 std::optional<MemoryBlock> BlockSource::allocate_block(uint64_t bytes) {
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   context_->throw_if_lost();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
@@ -122,7 +122,7 @@ std::optional<MemoryBlock> BlockSource::allocate_block(uint64_t bytes) {
 }
 
 void BlockSource::release_block(const MemoryBlock& block) {
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   auto memory = reinterpret_cast<VkDeviceMemory>(block.memory);
   if (block.mapped) fn.vkUnmapMemory(context_->device, memory);
   fn.vkDestroyBuffer(context_->device, reinterpret_cast<VkBuffer>(block.handle), nullptr);

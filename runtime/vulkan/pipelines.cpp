@@ -78,7 +78,7 @@ Pipelines::~Pipelines() {
   } catch (...) {
     // A cache that cannot be written only costs start-up time next run.
   }
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   for (auto& [key, p] : pipelines_) {
     fn.vkDestroyPipeline(context_->device, p->pipeline, nullptr);
     fn.vkDestroyPipelineLayout(context_->device, p->layout, nullptr);
@@ -121,7 +121,7 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
   const EmbeddedShader& shader = find_shader(shader_name);
   auto pipeline = std::make_unique<Pipeline>();
   pipeline->shader = reflect(shader.spirv);
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   VkDevice device = context_->device;
 
   std::vector<VkDescriptorSetLayoutBinding> bindings;

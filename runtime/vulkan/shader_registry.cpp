@@ -3,17 +3,65 @@
 #include <spirv_cross/spirv_cross_c.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "runtime/error.h"
 
 namespace ember::vulkan {
 
-const EmbeddedShader& find_shader(std::string_view name) {
-  for (const EmbeddedShader& shader : embedded_shaders()) {
-    if (shader.name == name) return shader;
+namespace {
+
+// Filled during static initialisation, before anything else here may be constructed: the lists live
+// in function-local statics. Registered entries are never removed, so references into the map stay.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string_view, EmbeddedShader> shaders;
+  std::vector<KernelAbi> abis;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace
+
+ShaderRegistration::ShaderRegistration(std::string_view name, std::span<const uint32_t> spirv) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (!r.shaders.try_emplace(name, EmbeddedShader{name, spirv}).second) {
+    throw Error("two embedded shaders are named " + std::string(name));
   }
-  throw Error("no embedded shader named " + std::string(name));
+}
+
+std::vector<EmbeddedShader> embedded_shaders() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<EmbeddedShader> all;
+  for (const auto& [name, shader] : r.shaders) all.push_back(shader);
+  return all;
+}
+
+const EmbeddedShader& find_shader(std::string_view name) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto it = r.shaders.find(name);
+  if (it == r.shaders.end()) throw Error("no embedded shader named " + std::string(name));
+  return it->second;
+}
+
+KernelAbiRegistration::KernelAbiRegistration(std::initializer_list<KernelAbi> abis) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.abis.insert(r.abis.end(), abis.begin(), abis.end());
+}
+
+std::vector<KernelAbi> registered_kernel_abis() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.abis;
 }
 
 ShaderLayout reflect(std::span<const uint32_t> spirv) {

@@ -1,8 +1,13 @@
 #pragma once
-// SPIR-V modules compiled from shaders/*.comp at build time and embedded in the library, and what
+// SPIR-V modules compiled from the shaders at build time and embedded in the binary, and what
 // SPIRV-Cross reflects from them. Pipeline layouts are derived from the reflection, never written twice.
+//
+// Each embedded module registers itself (generated code, see cmake/EmberShaders.cmake) and each kernel
+// family registers the ABI of its launchers beside them, so no list joins the families by hand. A test
+// program can embed shaders of its own the same way.
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,12 +16,18 @@
 namespace ember::vulkan {
 
 struct EmbeddedShader {
-  std::string_view name;  // the variant's name in shaders/variants.cmake
+  std::string_view name;  // the variant's name in its family's variants.cmake
   std::span<const uint32_t> spirv;
 };
 
-// Every embedded variant, generated at build time.
-std::span<const EmbeddedShader> embedded_shaders();
+// Adds an embedded module to the registry; generated code makes one per variant at static
+// initialisation. Throws Error when the name is taken.
+struct ShaderRegistration {
+  ShaderRegistration(std::string_view name, std::span<const uint32_t> spirv);
+};
+
+// Every embedded variant registered so far.
+std::vector<EmbeddedShader> embedded_shaders();
 // Throws Error when no variant has that name.
 const EmbeddedShader& find_shader(std::string_view name);
 
@@ -36,5 +47,11 @@ struct KernelAbi {
   uint32_t storage_buffers;
   uint32_t push_constant_bytes;
 };
+
+// A launcher file lists the ABI of its shaders in one of these, at namespace scope.
+struct KernelAbiRegistration {
+  KernelAbiRegistration(std::initializer_list<KernelAbi> abis);
+};
+std::vector<KernelAbi> registered_kernel_abis();
 
 }  // namespace ember::vulkan

@@ -17,7 +17,7 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Context> context) : context_(std::mov
 std::shared_ptr<VulkanDevice> VulkanDevice::create(std::shared_ptr<Context> context) {
   std::shared_ptr<VulkanDevice> device(new VulkanDevice(std::move(context)));
   device->default_stream_ = std::static_pointer_cast<VulkanStream>(device->create_stream());
-  device->kernels_ = make_vulkan_kernels(*device);
+  device->kernels_ = std::make_unique<Kernels>(*device);
   return device;
 }
 

@@ -34,14 +34,8 @@ class VulkanDevice final : public Device {
   std::shared_ptr<VulkanStream> default_stream_;
   std::mutex streams_mutex_;
   std::vector<std::weak_ptr<VulkanStream>> streams_;
-  std::unique_ptr<Kernels> kernels_;
+  std::unique_ptr<Kernels> kernels_;  // the families shaders/ registered
 };
 
-// Defined by shaders/, which implements the kernel interface for Vulkan.
-std::unique_ptr<Kernels> make_vulkan_kernels(VulkanDevice& device);
-
-// Adopts an application's device (see ExternalDevice). Dropping every ember object that came from it
-// leaves the application's handles as they were.
-std::shared_ptr<Device> adopt_device(const ExternalDevice& external);
 
 }  // namespace ember::vulkan

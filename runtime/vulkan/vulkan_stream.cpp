@@ -166,7 +166,7 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
   std::lock_guard lock(mutex_);
   VkCommandBuffer commands = begin_batch();
   track({accesses, bindings.size()});
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   if (bound_pipeline_ != pipeline.pipeline) {
     fn.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     bound_pipeline_ = pipeline.pipeline;
@@ -203,7 +203,7 @@ void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, u
 
 void VulkanStream::flush_locked() {
   if (!recording_) return;
-  const Functions& fn = context_->fn;
+  const EntryPoints& fn = context_->fn;
   // Makes the batch's writes visible to the host once the timeline value is reached.
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;

@@ -1,5 +1,7 @@
 // Built against an installed ember: adds two vectors on the default device and checks the result.
 #include <ember.h>
+#include <runtime/kernels/elementwise.h>
+#include <runtime/kernels/memory.h>
 
 #include <cstdio>
 #include <cstring>
@@ -12,8 +14,8 @@ int main() {
   auto out = device->allocate(n * sizeof(float));
   auto a_ref = ember::TensorRef::contiguous(*a, ember::DType::Float32, {n});
   auto out_ref = ember::TensorRef::contiguous(*out, ember::DType::Float32, {n});
-  device->kernels().fill(*stream, a_ref, 1.5);
-  device->kernels().binary(*stream, ember::BinaryOp::Add, out_ref, a_ref, a_ref, ember::DType::Float32);
+  device->kernels().get<ember::MemoryKernels>().fill(*stream, {a_ref, 1.5});
+  device->kernels().get<ember::ElementwiseKernels>().binary(*stream, {.op = ember::BinaryOp::Add, .out = out_ref, .a = a_ref, .b = a_ref, .compute = ember::DType::Float32});
   auto bytes = stream->copy_to_host(out, 0, n * sizeof(float)).wait();
   float values[n];
   std::memcpy(values, bytes.data(), sizeof values);

@@ -1,0 +1,25 @@
+#pragma once
+// The matmul kernel family: batched matrix products with an optional bias.
+#include <optional>
+
+#include "runtime/kernels/kernels.h"
+
+namespace ember {
+
+// out = alpha * a @ b + beta * bias over a batch: a is batch×M×K, b is batch×K×N, out is batch×M×N.
+// Each carries one batch dim (stride 0 broadcasts); bias (optional) has out's sizes with any strides.
+// float16 and bfloat16 accumulate in float32.
+struct MatmulArgs {
+  TensorRef out, a, b;
+  std::optional<TensorRef> bias;
+  double alpha = 1.0;
+  double beta = 0.0;
+};
+
+class MatmulKernels : public KernelFamily {
+ public:
+  static constexpr std::string_view kName = "matmul";
+  virtual void matmul(Stream& stream, const MatmulArgs& args) = 0;
+};
+
+}  // namespace ember

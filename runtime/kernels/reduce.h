@@ -1,0 +1,68 @@
+#pragma once
+// The reduce kernel family: reductions over any set of dims, and inclusive scans along one dim. The ops
+// come from reduce_ops.def and scan_ops.def.
+#include <optional>
+
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/op_list.h"
+
+namespace ember {
+
+enum class ReduceOp : uint8_t {
+#define EMBER_REDUCE_OP(Enum, name) Enum,
+#include "runtime/kernels/reduce_ops.def"
+#undef EMBER_REDUCE_OP
+};
+inline constexpr std::string_view kReduceOpNames[] = {
+#define EMBER_REDUCE_OP(Enum, name) #name,
+#include "runtime/kernels/reduce_ops.def"
+#undef EMBER_REDUCE_OP
+};
+inline constexpr size_t kReduceOpCount = std::size(kReduceOpNames);
+
+enum class ScanOp : uint8_t {
+#define EMBER_SCAN_OP(Enum, name) Enum,
+#include "runtime/kernels/scan_ops.def"
+#undef EMBER_SCAN_OP
+};
+inline constexpr std::string_view kScanOpNames[] = {
+#define EMBER_SCAN_OP(Enum, name) #name,
+#include "runtime/kernels/scan_ops.def"
+#undef EMBER_SCAN_OP
+};
+inline constexpr size_t kScanOpCount = std::size(kScanOpNames);
+
+constexpr std::string_view reduce_op_name(ReduceOp op) { return op_name(op, kReduceOpNames); }
+constexpr std::string_view scan_op_name(ScanOp op) { return op_name(op, kScanOpNames); }
+
+// Reduces `in` over the dims whose bit is set in `reduce_mask`. out (and indices, int64) are contiguous
+// with the kept dims of `in`, in order; the arg-ops write only indices, Max and Min both.
+struct ReduceArgs {
+  ReduceOp op = ReduceOp::Sum;
+  std::optional<TensorRef> out;
+  std::optional<TensorRef> indices;
+  TensorRef in;
+  uint32_t reduce_mask = 0;
+  DType compute = DType::Float32;
+  double correction = 1;  // Var, Std: divide by count - correction
+  double p = 2;           // Norm
+};
+
+// Inclusive scan along `dim`; out has in's sizes (any strides). CumMax and CumMin also write indices.
+struct ScanArgs {
+  ScanOp op = ScanOp::CumSum;
+  TensorRef out;
+  std::optional<TensorRef> indices;
+  TensorRef in;
+  int dim = 0;
+  DType compute = DType::Float32;
+};
+
+class ReduceKernels : public KernelFamily {
+ public:
+  static constexpr std::string_view kName = "reduce";
+  virtual void reduce(Stream& stream, const ReduceArgs& args) = 0;
+  virtual void scan(Stream& stream, const ScanArgs& args) = 0;
+};
+
+}  // namespace ember

@@ -1,0 +1,249 @@
+// The elementwise ops on compute_t, one function per op of runtime/kernels/{unary,binary,ternary}_ops.def,
+// named after the op: unary_<name>(x, p0, p1, p2), binary_<name>(a, b, param) and
+// ternary_<name>(a, b, c, value). The dispatchers at the end switch over the generated op lists, so an op
+// without its function fails to compile. Float-only ops are defined for floating compute classes only,
+// integral-only ops for integral ones. Bool results are 1 or 0 and become bool when stored.
+#ifndef EMBER_ELEMENTWISE_FUNCTIONS_GLSL
+#define EMBER_ELEMENTWISE_FUNCTIONS_GLSL
+
+#include "math.glsl"
+#include "unary_ops.glsl"
+#include "binary_ops.glsl"
+#include "ternary_ops.glsl"
+
+#if COMPUTE_IS_FLOAT
+bool m_isnan(compute_t x) { return isnan(x); }
+bool m_isinf(compute_t x) { return isinf(x); }
+#else
+bool m_isnan(compute_t x) { return false; }
+bool m_isinf(compute_t x) { return false; }
+#endif
+
+// NaN counts as true, as bool(nan) does in PyTorch.
+bool truthy(compute_t x) { return !(x == compute_t(0)); }
+compute_t from_bool(bool b) { return b ? compute_t(1) : compute_t(0); }
+
+compute_t nan_max(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : max(a, b)); }
+compute_t nan_min(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : min(a, b)); }
+
+#if COMPUTE_IS_FLOAT
+// C's fmod: the result has a's sign.
+compute_t c_fmod(compute_t a, compute_t b) { return a - b * trunc(a / b); }
+bool sign_bit(compute_t x) {
+#if defined(COMPUTE_F64)
+  return (unpackDouble2x32(x).y >> 31) != 0u;
+#else
+  return (floatBitsToUint(x) >> 31) != 0u;
+#endif
+}
+compute_t sigmoid(compute_t x) { return compute_t(1) / (compute_t(1) + m_exp(-x)); }
+#endif
+
+// Integer division and remainder with C's truncation, defined for a zero divisor (which PyTorch rejects
+// on the host for scalars): the quotient is 0 and the remainder a.
+compute_t int_div(compute_t a, compute_t b) { return b == compute_t(0) ? compute_t(0) : a / b; }
+compute_t int_rem(compute_t a, compute_t b) { return a - int_div(a, b) * b; }
+
+// ---- unary ----
+#define UNARY(name) compute_t unary_##name(compute_t x, compute_t p0, compute_t p1, compute_t p2)
+
+UNARY(cast) { return x; }
+UNARY(neg) { return -x; }
+UNARY(abs) { return abs(x); }
+UNARY(sign) { return from_bool(x > compute_t(0)) - from_bool(x < compute_t(0)); }
+UNARY(square) { return x * x; }
+UNARY(relu) { return x <= compute_t(0) ? compute_t(0) : x; }
+UNARY(isnan) { return from_bool(m_isnan(x)); }
+UNARY(isinf) { return from_bool(m_isinf(x)); }
+UNARY(isposinf) { return from_bool(m_isinf(x) && x > compute_t(0)); }
+UNARY(isneginf) { return from_bool(m_isinf(x) && x < compute_t(0)); }
+UNARY(isfinite) { return from_bool(!m_isinf(x) && !m_isnan(x)); }
+UNARY(logical_not) { return from_bool(!truthy(x)); }
+// p0 = min, p1 = max; a NaN x stays NaN.
+UNARY(clamp) { return m_isnan(x) ? x : min(max(x, p0), p1); }
+UNARY(clamp_min) { return m_isnan(x) ? x : max(x, p0); }
+UNARY(clamp_max) { return m_isnan(x) ? x : min(x, p0); }
+// p0 = threshold, p1 = value.
+UNARY(threshold) { return x <= p0 ? p1 : x; }
+
+#if COMPUTE_IS_FLOAT
+UNARY(reciprocal) { return compute_t(1) / x; }
+UNARY(exp) { return m_exp(x); }
+UNARY(exp2) { return m_exp2(x); }
+UNARY(log) { return m_log(x); }
+UNARY(log2) { return m_log2(x); }
+UNARY(log10) { return m_log10(x); }
+UNARY(log1p) { return m_log1p(x); }
+UNARY(expm1) { return m_expm1(x); }
+UNARY(sqrt) { return sqrt(x); }
+UNARY(rsqrt) { return compute_t(1) / sqrt(x); }
+UNARY(sin) { return m_sin(x); }
+UNARY(cos) { return m_cos(x); }
+UNARY(tan) { return m_tan(x); }
+UNARY(asin) { return m_asin(x); }
+UNARY(acos) { return m_acos(x); }
+UNARY(atan) { return m_atan(x); }
+UNARY(sinh) { return m_sinh(x); }
+UNARY(cosh) { return m_cosh(x); }
+UNARY(tanh) { return m_tanh(x); }
+UNARY(sigmoid) { return sigmoid(x); }
+UNARY(gelu) { return compute_t(0.5) * x * (compute_t(1) + m_erf(x * compute_t(0.70710678118654752440))); }
+UNARY(gelu_tanh) {
+  const compute_t inner = compute_t(0.79788456080286535588) * (x + compute_t(0.044715) * x * x * x);
+  return compute_t(0.5) * x * (compute_t(1) + m_tanh(inner));
+}
+UNARY(silu) { return x * sigmoid(x); }
+UNARY(erf) { return m_erf(x); }
+UNARY(erfc) { return m_erfc(x); }
+UNARY(floor) { return floor(x); }
+UNARY(ceil) { return ceil(x); }
+UNARY(round) { return roundEven(x); }
+UNARY(trunc) { return trunc(x); }
+UNARY(frac) { return x - trunc(x); }
+// p0 replaces NaN, p1 +inf, p2 -inf.
+UNARY(nan_to_num) { return m_isnan(x) ? p0 : (m_isinf(x) ? (x > compute_t(0) ? p1 : p2) : x); }
+// p0 = the negative slope.
+UNARY(leaky_relu) { return x > compute_t(0) ? x : x * p0; }
+#else
+UNARY(bitwise_not) { return ~x; }
+#endif
+
+#undef UNARY
+
+// ---- binary ----
+#define BINARY(name) compute_t binary_##name(compute_t a, compute_t b, compute_t param)
+
+#if !COMPUTE_IS_FLOAT
+// Integer power by squaring; negative exponents give 0 except for bases 1 and -1, as PyTorch.
+compute_t int_pow(compute_t base, compute_t exponent) {
+  if (exponent < compute_t(0)) {
+    if (base == compute_t(1)) return compute_t(1);
+    if (base == compute_t(-1)) return (exponent & compute_t(1)) != compute_t(0) ? compute_t(-1) : compute_t(1);
+    return compute_t(0);
+  }
+  compute_t result = compute_t(1);
+  while (exponent > compute_t(0)) {
+    if ((exponent & compute_t(1)) != compute_t(0)) result *= base;
+    base *= base;
+    exponent >>= compute_t(1);
+  }
+  return result;
+}
+#endif
+
+// param = alpha.
+BINARY(add) { return a + param * b; }
+BINARY(sub) { return a - param * b; }
+BINARY(mul) { return a * b; }
+BINARY(maximum) { return nan_max(a, b); }
+BINARY(minimum) { return nan_min(a, b); }
+BINARY(eq) { return from_bool(a == b); }
+BINARY(ne) { return from_bool(!(a == b)); }
+BINARY(lt) { return from_bool(a < b); }
+BINARY(le) { return from_bool(a <= b); }
+BINARY(gt) { return from_bool(a > b); }
+BINARY(ge) { return from_bool(a >= b); }
+BINARY(logical_and) { return from_bool(truthy(a) && truthy(b)); }
+BINARY(logical_or) { return from_bool(truthy(a) || truthy(b)); }
+BINARY(logical_xor) { return from_bool(truthy(a) != truthy(b)); }
+
+#if COMPUTE_IS_FLOAT
+BINARY(div) { return a / b; }
+BINARY(div_trunc) { return trunc(a / b); }
+// PyTorch's floor division for floats: exact for representable quotients near integers.
+BINARY(floor_divide) {
+  if (b == compute_t(0)) return a / b;
+  const compute_t mod = c_fmod(a, b);
+  compute_t div = (a - mod) / b;
+  if (mod != compute_t(0) && (b < compute_t(0)) != (mod < compute_t(0))) div -= compute_t(1);
+  if (div == compute_t(0)) return sign_bit(a / b) ? -compute_t(0) : compute_t(0);
+  compute_t floored = floor(div);
+  if (div - floored > compute_t(0.5)) floored += compute_t(1);
+  return floored;
+}
+BINARY(remainder) {
+  compute_t mod = c_fmod(a, b);
+  if (mod != compute_t(0) && (b < compute_t(0)) != (mod < compute_t(0))) mod += b;
+  return mod;
+}
+BINARY(fmod) { return c_fmod(a, b); }
+BINARY(pow) { return m_pow(a, b); }
+BINARY(atan2) { return m_atan2(a, b); }
+BINARY(hypot) { return sqrt(a * a + b * b); }
+BINARY(copysign) { return sign_bit(b) ? -abs(a) : abs(a); }
+BINARY(tanh_backward) { return a * (compute_t(1) - b * b); }
+BINARY(sigmoid_backward) { return a * b * (compute_t(1) - b); }
+// param = threshold; NaN keeps the gradient.
+BINARY(threshold_backward) { return b <= param ? compute_t(0) : a; }
+#else
+BINARY(div_trunc) { return int_div(a, b); }
+BINARY(floor_divide) {
+  compute_t q = int_div(a, b);
+  if (b != compute_t(0) && int_rem(a, b) != compute_t(0) && ((a < compute_t(0)) != (b < compute_t(0)))) {
+    q -= compute_t(1);
+  }
+  return q;
+}
+BINARY(remainder) {
+  compute_t r = int_rem(a, b);
+  if (r != compute_t(0) && ((r < compute_t(0)) != (b < compute_t(0)))) r += b;
+  return r;
+}
+BINARY(fmod) { return int_rem(a, b); }
+BINARY(pow) { return int_pow(a, b); }
+BINARY(bitwise_and) { return a & b; }
+BINARY(bitwise_or) { return a | b; }
+BINARY(bitwise_xor) { return a ^ b; }
+// A shift by a negative amount or by the width or more gives 0 (left) or the sign (right), as PyTorch's.
+BINARY(bitwise_left_shift) {
+  return (b < compute_t(0) || b >= compute_t(COMPUTE_BITS)) ? compute_t(0) : a << b;
+}
+BINARY(bitwise_right_shift) {
+  return (b < compute_t(0) || b >= compute_t(COMPUTE_BITS)) ? (a < compute_t(0) ? compute_t(-1) : compute_t(0))
+                                                             : a >> b;
+}
+#endif
+
+#undef BINARY
+
+// ---- ternary ----
+#define TERNARY(name) compute_t ternary_##name(compute_t a, compute_t b, compute_t c, compute_t value)
+
+TERNARY(where) { return truthy(a) ? b : c; }
+TERNARY(addcmul) { return a + value * b * c; }
+TERNARY(clamp) { return nan_min(nan_max(a, b), c); }
+#if COMPUTE_IS_FLOAT
+// PyTorch's form: exact at both ends.
+TERNARY(lerp) { return abs(c) < compute_t(0.5) ? a + c * (b - a) : b - (b - a) * (compute_t(1) - c); }
+TERNARY(addcdiv) { return a + value * (b / c); }
+#endif
+
+#undef TERNARY
+
+// ---- dispatch over the op lists ----
+// Ops outside a compute class's domain have no case there: the launchers never ask for them.
+#if COMPUTE_IS_FLOAT
+#define EMBER_DOMAIN_LIST(list, X) list##_LIST_ANY(X) list##_LIST_FLOATING(X)
+#else
+#define EMBER_DOMAIN_LIST(list, X) list##_LIST_ANY(X) list##_LIST_INTEGRAL(X)
+#endif
+
+#define EMBER_UNARY_CASE(code, name) case code: return unary_##name(x, p0, p1, p2);
+compute_t unary_op(int op, compute_t x, compute_t p0, compute_t p1, compute_t p2) {
+  switch (op) { EMBER_DOMAIN_LIST(UNARY_OP, EMBER_UNARY_CASE) }
+  return x;
+}
+
+#define EMBER_BINARY_CASE(code, name) case code: return binary_##name(a, b, param);
+compute_t binary_op(int op, compute_t a, compute_t b, compute_t param) {
+  switch (op) { EMBER_DOMAIN_LIST(BINARY_OP, EMBER_BINARY_CASE) }
+  return a;
+}
+
+#define EMBER_TERNARY_CASE(code, name) case code: return ternary_##name(a, b, c, value);
+compute_t ternary_op(int op, compute_t a, compute_t b, compute_t c, compute_t value) {
+  switch (op) { EMBER_DOMAIN_LIST(TERNARY_OP, EMBER_TERNARY_CASE) }
+  return a;
+}
+
+#endif

@@ -1,0 +1,340 @@
+// Batched matmul on Vulkan: out = alpha * A @ B + beta * bias (see MatmulArgs). Two kernels, chosen per
+// device class: shared-memory tiles for GPUs (matmul_tiled.comp) and register blocks read straight from
+// memory for CPU drivers (matmul_register.comp), where shared memory is slow; EMBER_MATMUL_VARIANT
+// overrides the choice. Operands larger than one storage-buffer binding are split into launch windows
+// along the batch, then along the rows of A and out.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/error.h"
+#include "runtime/kernels/matmul.h"
+#include "shaders/common/launch.h"
+#include "shaders/common/vulkan_family.h"
+#include "shaders/matmul/matmul_variant.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+// Mirrors the push-constant block of matmul_common.glsl.
+struct MatmulParams {
+  uint32_t alpha[2];
+  uint32_t beta[2];
+  uint32_t M, N, K;
+  uint32_t flags;
+  uint32_t lanes_n;
+  uint32_t offsets[4];
+  uint32_t batch_strides[4];
+  uint32_t row_strides[4];
+  uint32_t col_strides[4];
+};
+static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 128 bytes");
+
+constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
+constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
+constexpr uint32_t kBNFast = 4;   // MATMUL_B_N_FAST
+
+// Operand order in the shaders' bindings and push-constant arrays.
+enum Operand3 { kOut = 0, kA = 1, kB = 2, kBias = 3 };
+
+const KernelAbiRegistration kAbis{
+    {"matmul_tiled_f32", 4, sizeof(MatmulParams)},
+    {"matmul_tiled_f64", 4, sizeof(MatmulParams)},
+    {"matmul_register_f32", 4, sizeof(MatmulParams)},
+    {"matmul_register_f64", 4, sizeof(MatmulParams)},
+};
+
+bool is_float(DType dtype) {
+  return dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||
+         dtype == DType::Float64;
+}
+
+void check_operand(const VulkanDevice& device, const TensorRef& ref, const char* name) {
+  if (!is_float(ref.dtype)) {
+    throw UnsupportedError(std::string("matmul on Vulkan takes float32, float16, bfloat16 or float64; ") +
+                           name + " is " + std::string(dtype_name(ref.dtype)));
+  }
+  require_dtype(device, ref.dtype, "matmul");
+  if (ref.ndim != 3) {
+    throw Error(std::string("matmul kernel takes 3-dim (batch, rows, columns) operands; ") + name +
+                " has " + std::to_string(ref.ndim) + " dims");
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (ref.strides[d] < 0) throw Error(std::string("matmul kernel: ") + name + " has a negative stride");
+  }
+}
+
+void check_sizes(const TensorRef& ref, const char* name, int64_t batch, int64_t rows, int64_t cols) {
+  if (ref.sizes[0] != batch || ref.sizes[1] != rows || ref.sizes[2] != cols) {
+    throw Error(std::string("matmul kernel: ") + name + " is " + std::to_string(ref.sizes[0]) + "x" +
+                std::to_string(ref.sizes[1]) + "x" + std::to_string(ref.sizes[2]) + ", expected " +
+                std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols));
+  }
+}
+
+// `ref` restricted to matrices [b0, b0 + batch) and rows [m0, m0 + rows).
+TensorRef sub_block(const TensorRef& ref, int64_t b0, int64_t batch, int64_t m0, int64_t rows) {
+  TensorRef piece = ref;
+  piece.byte_offset += static_cast<uint64_t>(b0 * ref.strides[0] + m0 * ref.strides[1]) *
+                       element_size(ref.dtype);
+  piece.sizes[0] = batch;
+  piece.sizes[1] = rows;
+  return piece;
+}
+
+// A stride as the shader takes it: only strides along dims longer than one are ever multiplied by a
+// non-zero index, and those stay inside one binding window, so they fit 32 bits.
+uint32_t shader_stride(const TensorRef& ref, int d) {
+  return ref.sizes[d] > 1 ? static_cast<uint32_t>(ref.strides[d]) : 0u;
+}
+
+// The largest n in [1, limit] with fits(n), or 0 when fits(1) is false; fits must be monotone.
+template <class Fits>
+int64_t largest_fitting(int64_t limit, Fits fits) {
+  if (limit < 1 || !fits(1)) return 0;
+  int64_t lo = 1, hi = limit;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+struct Tiles {
+  std::string shader;
+  std::vector<uint32_t> specialization;  // after the four operand dtypes
+  int64_t tile_m = 0;
+  int64_t tile_n = 0;
+  uint32_t lanes_n = 0;  // the register kernel's push constant
+};
+
+// matmul_register.comp's A_PAIRS and B_PAIRS.
+constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2;
+
+// Whether the register kernel may read `ref` (batch × rows × cols) two elements at a time along dim 1
+// (rows) or 2 (columns): float32, float16 or bfloat16 under float32 compute, unit stride and an even size
+// along that dim, and every pair starting on an even element of every launch window (even start and
+// other strides; windows start on the device's offset alignment, a multiple of two elements).
+bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compute) {
+  const uint64_t size = element_size(ref.dtype);
+  if (compute != DType::Float32 || size > 4 || ref.allocation == nullptr) return false;
+  if (ref.strides[dim] != 1 || ref.sizes[dim] % 2 != 0) return false;
+  for (int d = 0; d < 3; ++d) {
+    if (d != dim && ref.sizes[d] > 1 && ref.strides[d] % 2 != 0) return false;
+  }
+  const uint64_t start = ref.allocation->offset() + ref.byte_offset;
+  return start % (2 * size) == 0 &&
+         context.properties.limits.minStorageBufferOffsetAlignment % (2 * size) == 0;
+}
+
+// Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 with paired
+// loads, in GFLOP per CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs
+// there, and a TM×TN block makes TM + TN loads per TM·TN FMAs. 16×8 and 16×16 ran no faster than 8×8
+// beyond the noise, and llvmpipe took 2.7 and 6.6 CPU-seconds to compile them (8×8: 1.3), so they are
+// left out.
+struct RegisterBlock {
+  uint32_t tm, tn;
+  double speed;
+};
+constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 7.8}, {4, 4, 4.8}};
+constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};  // invocations along N, dividing 256
+
+// The block and tile shape with the least predicted time: rounds of `workers` workgroups (lavapipe runs
+// one workgroup per CPU thread), each round as long as one tile, padding included.
+Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+  Tiles best;
+  double best_cost = 0;
+  for (const RegisterBlock& block : kRegisterBlocks) {
+    for (uint32_t lanes : kLaneCounts) {
+      const int64_t tile_m = int64_t{256 / lanes} * block.tm;
+      const int64_t tile_n = int64_t{lanes} * block.tn;
+      const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
+      const int64_t rounds = (groups + workers - 1) / workers;
+      const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
+      if (best.shader.empty() || cost < best_cost) {
+        best = {"matmul_register_" + suffix, {block.tm, block.tn}, tile_m, tile_n, lanes};
+        best_cost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+Tiles choose_tiles(MatmulVariant variant, const Context& context, const MatmulArgs& args, DType compute) {
+  const DeviceInfo& info = context.info;
+  const std::string suffix(compute_suffix(compute));
+  if (variant == MatmulVariant::Register) {
+    // A CPU runs a workgroup per thread; a GPU (only when forced) runs many at once, which favours the
+    // small tiles it needs anyway.
+    const int64_t workers =
+        info.kind == "CPU" ? std::max<int64_t>(1, std::thread::hardware_concurrency()) : 4096;
+    Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers);
+    const uint32_t a_pairs = can_pair(context, args.a, 2, compute)   ? kPairsAlongK
+                             : can_pair(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
+                                                                     : kPairsNone;
+    const uint32_t b_pairs = can_pair(context, args.b, 1, compute)   ? kPairsAlongK
+                             : can_pair(context, args.b, 2, compute) ? kPairsAlongRowsOrCols
+                                                                     : kPairsNone;
+    tiles.specialization.push_back(a_pairs);
+    tiles.specialization.push_back(b_pairs);
+    return tiles;
+  }
+  // 64×64 tiles, 4×4 results per invocation, BK 16; BK 8 where 16 would not fit shared memory (float64
+  // on a device with the minimum 16 KiB).
+  const uint32_t tm = 4, tn = 4;
+  const uint64_t scalar_bytes = compute == DType::Float64 ? 8 : 4;
+  const uint64_t bytes_per_k = (16 * tm + 1 + 16 * tn + 1) * scalar_bytes;
+  const uint32_t bk = 16 * bytes_per_k <= info.shared_memory_bytes ? 16 : 8;
+  return {"matmul_tiled_" + suffix, {tm, tn, bk}, 16 * int64_t{tm}, 16 * int64_t{tn}};
+}
+
+class VulkanMatmul final : public MatmulKernels {
+ public:
+  explicit VulkanMatmul(VulkanDevice& device) : device_(device) {}
+  void matmul(Stream& stream, const MatmulArgs& args) override;
+
+ private:
+  VulkanDevice& device_;
+};
+
+}  // namespace
+
+MatmulVariant matmul_variant(const DeviceInfo& info) {
+  if (const char* forced = std::getenv("EMBER_MATMUL_VARIANT"); forced && *forced) {
+    const std::string value(forced);
+    if (value == "register") return MatmulVariant::Register;
+    if (value == "tiled") return MatmulVariant::Tiled;
+    throw Error("EMBER_MATMUL_VARIANT is '" + value + "'; it takes register or tiled");
+  }
+  return info.kind == "CPU" ? MatmulVariant::Register : MatmulVariant::Tiled;
+}
+
+void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
+  const bool has_bias = args.bias.has_value() && args.beta != 0.0;
+  check_operand(device_, args.out, "out");
+  check_operand(device_, args.a, "A");
+  check_operand(device_, args.b, "B");
+  if (args.bias) check_operand(device_, *args.bias, "bias");
+  const int64_t batch = args.out.sizes[0];
+  const int64_t M = args.out.sizes[1];
+  const int64_t N = args.out.sizes[2];
+  const int64_t K = args.a.sizes[2];
+  check_sizes(args.a, "A", batch, M, K);
+  check_sizes(args.b, "B", batch, K, N);
+  if (args.bias) check_sizes(*args.bias, "bias", batch, M, N);
+  if (batch == 0 || M == 0 || N == 0) return;
+
+  // float16 and bfloat16 accumulate in float32; a float64 operand makes the whole product float64.
+  DType compute = DType::Float32;
+  for (const TensorRef* ref : {&args.out, &args.a, &args.b}) {
+    if (ref->dtype == DType::Float64) compute = DType::Float64;
+  }
+  if (has_bias && args.bias->dtype == DType::Float64) compute = DType::Float64;
+
+  const Context& context = device_.context();
+  const DeviceInfo& info = device_.info();
+  const Tiles tiles = choose_tiles(matmul_variant(info), context, args, compute);
+  std::vector<uint32_t> specialization = {
+      static_cast<uint32_t>(args.out.dtype), static_cast<uint32_t>(args.a.dtype),
+      static_cast<uint32_t>(args.b.dtype),
+      static_cast<uint32_t>(has_bias ? args.bias->dtype : args.out.dtype)};
+  specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
+  const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
+
+  // Launch windows: as many whole matrices as every operand's binding can reach, else one matrix at a
+  // time split along the rows of A, out and bias (B is needed whole).
+  const auto& limits = context.properties.limits;
+  const uint64_t max_bytes = max_window_bytes(context);
+  const int64_t column_groups = (N + tiles.tile_n - 1) / tiles.tile_n;
+  if (column_groups > limits.maxComputeWorkGroupCount[0]) {
+    throw UnsupportedError("matmul: " + std::to_string(N) + " columns need more workgroups than " +
+                           info.name + " can launch");
+  }
+  const int64_t max_rows = std::min<int64_t>(M, int64_t{limits.maxComputeWorkGroupCount[1]} * tiles.tile_m);
+  auto fits = [&](int64_t matrices, int64_t rows) {
+    bool ok = sub_block(args.b, 0, matrices, 0, K).extent_bytes() <= max_bytes &&
+              sub_block(args.out, 0, matrices, 0, rows).extent_bytes() <= max_bytes &&
+              sub_block(args.a, 0, matrices, 0, rows).extent_bytes() <= max_bytes;
+    if (has_bias) ok = ok && sub_block(*args.bias, 0, matrices, 0, rows).extent_bytes() <= max_bytes;
+    return ok;
+  };
+  int64_t rows_per_launch = max_rows;
+  int64_t matrices_per_launch = largest_fitting(
+      std::min<int64_t>(batch, limits.maxComputeWorkGroupCount[2]),
+      [&](int64_t matrices) { return fits(matrices, rows_per_launch); });
+  if (matrices_per_launch == 0) {
+    matrices_per_launch = 1;
+    rows_per_launch = largest_fitting(max_rows, [&](int64_t rows) { return fits(1, rows); });
+    if (rows_per_launch == 0) {
+      throw UnsupportedError(
+          "matmul: one " + std::to_string(K) + "x" + std::to_string(N) + " matrix of B (" +
+          format_bytes(sub_block(args.b, 0, 1, 0, K).extent_bytes()) +
+          ") or one row of A, out or bias is larger than a storage-buffer binding of " + info.name +
+          " can reach (" + format_bytes(max_bytes) + ")");
+    }
+    // Whole tiles per launch, so that only the last launch has a ragged edge, and an even number of
+    // rows at least, so that pairs of rows (A_PAIRS) stay aligned in every launch.
+    if (rows_per_launch > tiles.tile_m) rows_per_launch -= rows_per_launch % tiles.tile_m;
+    else if (rows_per_launch > 1) rows_per_launch -= rows_per_launch % 2;
+  }
+
+  uint32_t flags = has_bias ? kHasBias : 0;
+  if (M == 1 || (K > 1 && args.a.strides[2] <= args.a.strides[1])) flags |= kAKFast;
+  if (K == 1 || (N > 1 && args.b.strides[2] <= args.b.strides[1])) flags |= kBNFast;
+  const DType scalar_dtype = compute_storage(compute);
+  const uint64_t alpha = Scalar(args.alpha).bits_as(scalar_dtype);
+  const uint64_t beta = Scalar(args.beta).bits_as(scalar_dtype);
+
+  VulkanStream& vs = vulkan_stream(stream);
+  for (int64_t b0 = 0; b0 < batch; b0 += matrices_per_launch) {
+    const int64_t matrices = std::min(matrices_per_launch, batch - b0);
+    for (int64_t m0 = 0; m0 < M; m0 += rows_per_launch) {
+      const int64_t rows = std::min(rows_per_launch, M - m0);
+      const TensorRef pieces[4] = {
+          sub_block(args.out, b0, matrices, m0, rows), sub_block(args.a, b0, matrices, m0, rows),
+          sub_block(args.b, b0, matrices, 0, K),
+          has_bias ? sub_block(*args.bias, b0, matrices, m0, rows) : TensorRef{}};
+      MatmulParams params{};
+      params.M = static_cast<uint32_t>(rows);
+      params.N = static_cast<uint32_t>(N);
+      params.K = static_cast<uint32_t>(K);
+      params.flags = flags;
+      params.lanes_n = tiles.lanes_n;
+      params.alpha[0] = static_cast<uint32_t>(alpha);
+      params.alpha[1] = static_cast<uint32_t>(alpha >> 32);
+      params.beta[0] = static_cast<uint32_t>(beta);
+      params.beta[1] = static_cast<uint32_t>(beta >> 32);
+      Binding bindings[4];
+      const Window out_window = operand_window(context, plan_launch({&pieces[kOut]}), 0, true);
+      for (int op = 0; op < 4; ++op) {
+        // With K == 0 A and B hold no elements, and without a bias there is nothing to read: those
+        // bindings take out's window read-only, which the shader never touches.
+        const bool present = op == kBias ? has_bias : (op == kOut || K > 0);
+        const Window window =
+            present ? (op == kOut ? out_window
+                                  : operand_window(context, plan_launch({&pieces[op]}), 0, false))
+                    : Window{Binding{out_window.binding.allocation, out_window.binding.offset,
+                                     out_window.binding.range, false},
+                             0};
+        bindings[op] = window.binding;
+        params.offsets[op] = window.first_element;
+        if (present) {
+          params.batch_strides[op] = shader_stride(pieces[op], 0);
+          params.row_strides[op] = shader_stride(pieces[op], 1);
+          params.col_strides[op] = shader_stride(pieces[op], 2);
+        }
+      }
+      const auto row_groups = static_cast<uint32_t>((rows + tiles.tile_m - 1) / tiles.tile_m);
+      vs.dispatch(pipeline, bindings, &params, sizeof params, static_cast<uint32_t>(column_groups),
+                  row_groups, static_cast<uint32_t>(matrices));
+    }
+  }
+}
+
+EMBER_VULKAN_KERNELS(MatmulKernels, VulkanMatmul);
+
+}  // namespace ember::vulkan

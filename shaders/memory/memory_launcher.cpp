@@ -1,0 +1,90 @@
+// Launchers of the memory kernels: fill.comp and copy.comp, one module per element width.
+#include <string>
+
+#include "runtime/error.h"
+#include "runtime/kernels/memory.h"
+#include "shaders/common/launch.h"
+#include "shaders/common/vulkan_family.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+struct FillValue {
+  uint32_t lo;
+  uint32_t hi;
+};
+using FillParams = StridedParams<1, FillValue>;
+using CopyParams = StridedParams<2>;
+
+const KernelAbiRegistration kAbis{
+    {"fill_8", 1, sizeof(FillParams)},  {"fill_16", 1, sizeof(FillParams)},
+    {"fill_32", 1, sizeof(FillParams)}, {"fill_64", 1, sizeof(FillParams)},
+    {"copy_8", 2, sizeof(CopyParams)},  {"copy_16", 2, sizeof(CopyParams)},
+    {"copy_32", 2, sizeof(CopyParams)}, {"copy_64", 2, sizeof(CopyParams)},
+};
+
+std::string width_suffix(DType dtype) { return std::to_string(element_size(dtype) * 8); }
+
+class VulkanMemory final : public MemoryKernels {
+ public:
+  explicit VulkanMemory(VulkanDevice& device) : device_(device) {}
+  void fill(Stream& stream, const FillArgs& args) override;
+  void copy(Stream& stream, const CopyArgs& args) override;
+
+ private:
+  void require_storable(DType dtype) const {
+    if (!device_.supports(dtype)) {
+      throw UnsupportedError(device_.info().name + " cannot store " + std::string(dtype_name(dtype)) + " tensors");
+    }
+  }
+
+  VulkanDevice& device_;
+};
+
+void VulkanMemory::fill(Stream& stream, const FillArgs& args) {
+  const TensorRef& out = args.out;
+  require_storable(out.dtype);
+  VulkanStream& vs = vulkan_stream(stream);
+  const Pipeline& pipeline = device_.pipelines().get("fill_" + width_suffix(out.dtype));
+  const uint64_t bits = args.value.bits_as(out.dtype);
+  const Context& context = device_.context();
+  for_each_window(plan_launch({&out}), kShaderMaxDims, max_window_bytes(context),
+                  [&](const LaunchShape& piece) {
+                    FillParams params{};
+                    Binding bindings[1];
+                    const bool writes[] = {true};
+                    fill_params(context, piece, params, bindings, writes);
+                    params.extra = {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
+                    vs.dispatch(pipeline, bindings, &params, sizeof params,
+                                workgroups_for(context, piece.numel()));
+                  });
+}
+
+void VulkanMemory::copy(Stream& stream, const CopyArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
+  if (out.dtype != in.dtype) {
+    throw Error("copy kernel needs equal dtypes, got " + std::string(dtype_name(out.dtype)) + " and " +
+                std::string(dtype_name(in.dtype)));
+  }
+  require_storable(out.dtype);
+  VulkanStream& vs = vulkan_stream(stream);
+  const Pipeline& pipeline = device_.pipelines().get("copy_" + width_suffix(out.dtype));
+  const Context& context = device_.context();
+  for_each_window(plan_launch({&out, &in}), kShaderMaxDims, max_window_bytes(context),
+                  [&](const LaunchShape& piece) {
+                    CopyParams params{};
+                    Binding bindings[2];
+                    const bool writes[] = {true, false};
+                    fill_params(context, piece, params, bindings, writes);
+                    vs.dispatch(pipeline, bindings, &params, sizeof params,
+                                workgroups_for(context, piece.numel()));
+                  });
+}
+
+}  // namespace
+
+EMBER_VULKAN_KERNELS(MemoryKernels, VulkanMemory);
+
+}  // namespace ember::vulkan

@@ -1,0 +1,209 @@
+#version 450
+// One pass of a reduction. The launcher has split the input's dims into outer dims (kept: one result
+// each, in output order) and inner dims (reduced). Groups of 2^k invocations share one output, so a
+// workgroup serves 256 / 2^k outputs: short reductions take one invocation each, long ones a whole
+// workgroup. Workgroup x of the grid is a chunk of the reduction; the y grid strides over output groups.
+//
+// Each invocation merges a short strided run of elements (at most 64), then its group merges
+// the invocations as a tree in shared memory. A reduction longer than one chunk writes one partial
+// state per (output, chunk) to a scratch buffer, and further passes of this shader (STAGE bit 0) merge
+// those states in the same way, so every sum is a tree of short sequential runs.
+#include "typed_operands.glsl"
+
+#define WORKGROUP_SIZE 256
+#define MAX_DIMS 11  // outer plus inner dims; 124 bytes of push constants
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+layout(constant_id = 0) const uint IN_DT = DT_F32;
+layout(constant_id = 1) const uint OUT_DT = DT_F32;
+layout(constant_id = 2) const uint OP = 0;
+// Bit 0: the input is partial states (binding 3) rather than elements; bit 1: write partial states
+// (binding 4) rather than results.
+layout(constant_id = 3) const uint STAGE = 0;
+const bool READS_STATES = (STAGE & 1u) != 0u;
+const bool WRITES_STATES = (STAGE & 2u) != 0u;
+
+#include "reduce_functions.glsl"
+
+DECLARE_OPERAND(0, dst, writeonly)
+DEFINE_STORE(dst, OUT_DT)
+layout(set = 0, binding = 1) writeonly buffer Indices { uvec2 indices[]; };
+DECLARE_OPERAND(2, src, readonly)
+DEFINE_LOAD(src, IN_DT)
+layout(set = 0, binding = 3) readonly buffer StatesIn { uint states_in[]; };
+layout(set = 0, binding = 4) writeonly buffer StatesOut { uint states_out[]; };
+
+layout(push_constant) uniform Params {
+  uvec2 param;      // in compute_t's bits: correction, p, or the element count of Mean
+  uint in_offset;   // first element (or state) of the input in its window
+  uint out_offset;  // first result in the output window (or first state in the scratch)
+  uint idx_offset;  // first result in the indices window
+  uint outputs;
+  uint reduced;     // elements (or states) reduced per output
+  uint chunk;       // elements (or states) of one reduction per workgroup along x
+  // Bits 0-7: log2 of the invocations per output; 8-15: outer dims; 16-23: inner dims; bit 24: write
+  // values; bit 25: write indices.
+  uint shape;
+  uint sizes[MAX_DIMS];    // outer dims, then inner dims
+  uint strides[MAX_DIMS];  // of the input, in elements (states)
+} p;
+
+// Element offset of coordinate `index` over dims [first, first + count), row-major.
+uint dims_offset(uint index, uint first, uint count) {
+  if (count == 1u) return index * p.strides[first];
+  uint offset = 0u;
+  for (int d = int(first + count) - 1; d >= int(first); --d) {
+    const uint size = p.sizes[d];
+    offset += (index % size) * p.strides[d];
+    index /= size;
+  }
+  return offset;
+}
+
+// Compute words of one state in the scratch: a, b, then c.
+#if defined(COMPUTE_F64) || defined(COMPUTE_I64)
+#define VALUE_WORDS 2u
+#else
+#define VALUE_WORDS 1u
+#endif
+#define STATE_WORDS (2u * VALUE_WORDS + 1u)
+
+uvec2 value_to_words(compute_t v) {
+#if defined(COMPUTE_F64)
+  return unpackDouble2x32(v);
+#elif defined(COMPUTE_I64)
+  return unpack32(uint64_t(v));
+#elif defined(COMPUTE_I32)
+  return uvec2(uint(v), 0u);
+#else
+  return uvec2(floatBitsToUint(v), 0u);
+#endif
+}
+
+compute_t value_from_words(uvec2 w) {
+#if defined(COMPUTE_F64)
+  return packDouble2x32(w);
+#elif defined(COMPUTE_I64)
+  return int64_t(pack64(w));
+#elif defined(COMPUTE_I32)
+  return int(w.x);
+#else
+  return uintBitsToFloat(w.x);
+#endif
+}
+
+State load_state(uint i) {
+  const uint w = i * STATE_WORDS;
+  State s;
+  s.a = value_from_words(uvec2(states_in[w], VALUE_WORDS == 2u ? states_in[w + 1u] : 0u));
+  s.b = value_from_words(uvec2(states_in[w + VALUE_WORDS],
+                               VALUE_WORDS == 2u ? states_in[w + VALUE_WORDS + 1u] : 0u));
+  s.c = states_in[w + 2u * VALUE_WORDS];
+  return s;
+}
+
+void store_state(uint i, State s) {
+  const uint w = i * STATE_WORDS;
+  const uvec2 a = value_to_words(s.a);
+  const uvec2 b = value_to_words(s.b);
+  states_out[w] = a.x;
+  if (VALUE_WORDS == 2u) states_out[w + 1u] = a.y;
+  states_out[w + VALUE_WORDS] = b.x;
+  if (VALUE_WORDS == 2u) states_out[w + VALUE_WORDS + 1u] = b.y;
+  states_out[w + 2u * VALUE_WORDS] = s.c;
+}
+
+shared compute_t shared_a[WORKGROUP_SIZE];
+shared compute_t shared_b[WORKGROUP_SIZE];
+shared uint shared_c[WORKGROUP_SIZE];
+
+void put_shared(uint slot, State s) {
+  shared_a[slot] = s.a;
+  shared_b[slot] = s.b;
+  shared_c[slot] = s.c;
+}
+
+State get_shared(uint slot) { return State(shared_a[slot], shared_b[slot], shared_c[slot]); }
+
+// Merges the states of each group of `group` consecutive invocations as a pairwise tree; the group's
+// first invocation gets the result. Every invocation of the workgroup must call it.
+State group_merge(State s, uint lane, uint group) {
+  if (group == 1u) return s;
+  const uint slot = gl_LocalInvocationID.x;
+  put_shared(slot, s);
+  barrier();
+  for (uint width = group >> 1; width > 0u; width >>= 1) {
+    if (lane < width) put_shared(slot, merge(get_shared(slot), get_shared(slot + width)));
+    barrier();
+  }
+  const State total = get_shared(slot - lane);
+  barrier();  // shared memory is reused by the next output group
+  return total;
+}
+
+void store_result(uint output_index, State s, compute_t param) {
+  if ((p.shape & (1u << 24)) != 0u) {
+    if (RESULT_IS_COUNT) {
+      const uint count = finalize_count(s);
+      if (OUT_DT == DT_I64) {
+        dst_64[p.out_offset + output_index] = uvec2(count, 0u);
+      } else {
+        dst_store(p.out_offset + output_index, compute_t(count));
+      }
+    } else {
+      dst_store(p.out_offset + output_index, finalize_value(s, param));
+    }
+  }
+  if ((p.shape & (1u << 25)) != 0u) indices[p.idx_offset + output_index] = uvec2(s.c - 1u, 0u);
+}
+
+void main() {
+  const uint group_log2 = p.shape & 0xffu;
+  const uint outer_dims = (p.shape >> 8) & 0xffu;
+  const uint inner_dims = (p.shape >> 16) & 0xffu;
+  const uint group = 1u << group_log2;
+  const uint lane = gl_LocalInvocationID.x & (group - 1u);
+  const uint outputs_per_workgroup = WORKGROUP_SIZE >> group_log2;
+  const compute_t param = scalar_from_bits(p.param);
+
+  const uint chunk_index = gl_WorkGroupID.x;
+  const uint begin = chunk_index * p.chunk;
+  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
+
+  for (uint first = gl_WorkGroupID.y * outputs_per_workgroup; first < p.outputs;
+       first += gl_NumWorkGroups.y * outputs_per_workgroup) {
+    const uint output_index = first + (gl_LocalInvocationID.x >> group_log2);
+    State s = identity();
+    if (output_index < p.outputs) {
+      const uint base = p.in_offset + (outer_dims == 0u ? 0u : dims_offset(output_index, 0u, outer_dims));
+      // Two reduced dims (say N and HW of NCHW) step as a two-digit counter: integer division runs one
+      // lane at a time on lavapipe, so it happens once per invocation rather than per element. Other
+      // counts use dims_offset, which needs no division for one dim.
+      const bool counter = inner_dims == 2u;
+      const uint low_size = counter ? p.sizes[outer_dims + 1u] : 1u;
+      const uint high_step = group / low_size;
+      const uint low_step = group % low_size;
+      uint high = (begin + lane) / low_size;
+      uint low = (begin + lane) % low_size;
+      for (uint r = begin + lane; r < end; r += group) {
+        const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
+                                        : dims_offset(r, outer_dims, inner_dims));
+        s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
+        high += high_step;
+        low += low_step;
+        if (low >= low_size) {
+          low -= low_size;
+          ++high;
+        }
+      }
+    }
+    s = group_merge(s, lane, group);
+    if (lane == 0u && output_index < p.outputs) {
+      if (WRITES_STATES) {
+        store_state(p.out_offset + output_index * gl_NumWorkGroups.x + chunk_index, s);
+      } else {
+        store_result(output_index, s, param);
+      }
+    }
+  }
+}

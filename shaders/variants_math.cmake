@@ -1,5 +1,0 @@
-# Variants of the math.glsl test harness (see variants.cmake); tests/math_test.cpp drives them.
-list(APPEND EMBER_SHADER_VARIANTS
-  "math_test_f32|math_test.comp|COMPUTE_F32=1"
-  "math_test_f64|math_test.comp|COMPUTE_F64=1"
-)

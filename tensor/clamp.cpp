@@ -1,0 +1,120 @@
+// clamp with scalar or tensor bounds, clamp_min, clamp_max and clamp_. Scalar bounds take part in the
+// result dtype (PyTorch's promotion) and must fit it. The gradient flows to x where clamp passes it
+// through, the bounds included (PyTorch's rule).
+#include "tensor/elementwise_support.h"
+
+namespace ember {
+
+namespace {
+
+using autograd::FunctionNode;
+using autograd::Record;
+using autograd::tensor_list;
+
+void require_a_bound(bool min, bool max) {
+  if (!min && !max) throw Error("torch.clamp: At least one of 'min' or 'max' must not be None");
+}
+
+// The kernel op of a clamp with scalar bounds, at least one of which is given, each checked to fit
+// the result dtype.
+UnaryArgs clamp_args(const std::optional<Scalar>& min, const std::optional<Scalar>& max, DType result) {
+  if (min) detail::check_scalar_fits(*min, result);
+  if (max) detail::check_scalar_fits(*max, result);
+  if (min && max) return {.op = UnaryOp::Clamp, .min = *min, .max = *max};
+  if (min) return {.op = UnaryOp::ClampMin, .min = *min};
+  return {.op = UnaryOp::ClampMax, .max = *max};
+}
+
+Tensor passes_through(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (min && max) return (x >= *min).logical_and(x <= *max);
+  return min ? x >= *min : x <= *max;
+}
+
+}  // namespace
+
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  require_a_bound(min.has_value(), max.has_value());
+  DType result = dtype();
+  if (min) result = result_type(*this, *min);
+  if (max) result = promote_types(result, result_type(*this, *max));
+  const UnaryArgs op = clamp_args(min, max, result);
+  Record rec("ClampBackward1", {this});
+  const Tensor x = result == dtype() ? *this : to(result);
+  Tensor out = detail::run_unary(op, detail::UnaryKind::SameType, x, nullptr);
+  if (!rec) return out;
+  rec.save(*this);
+  return rec.finish(out, [min, max](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{ember::where(passes_through(node.saved(0), min, max), g[0], 0)};
+  });
+}
+
+Tensor Tensor::clamp_min(Scalar min) const {
+  Record rec("ClampMinBackward0", {this});
+  Tensor out = clamp(min, std::nullopt);
+  if (!rec) return out;
+  rec.save(*this);
+  return rec.finish(out, [min](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{ember::where(node.saved(0) >= min, g[0], 0)};
+  });
+}
+
+Tensor Tensor::clamp_max(Scalar max) const {
+  Record rec("ClampMaxBackward0", {this});
+  Tensor out = clamp(std::nullopt, max);
+  if (!rec) return out;
+  rec.save(*this);
+  return rec.finish(out, [max](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{ember::where(node.saved(0) <= max, g[0], 0)};
+  });
+}
+
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  require_a_bound(min.has_value(), max.has_value());
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.clamp(min, max); }, [&] {
+    detail::run_unary(clamp_args(min, max, dtype()), detail::UnaryKind::SameType, *this, this);
+  });
+}
+
+// With tensor bounds the result is min(max(x, lo), hi). x gets the gradient where lo <= x <= hi; lo
+// where x < lo and lo < hi; hi where x > hi, or everywhere hi < lo (there the result is hi). With lo ==
+// hi and x outside, nobody gets it, as in PyTorch.
+Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
+  require_a_bound(min.has_value(), max.has_value());
+  const Tensor* lo = min ? &*min : nullptr;
+  const Tensor* hi = max ? &*max : nullptr;
+  Record rec("ClampBackward0", {this, lo, hi});
+  Tensor out;
+  if (!hi) {
+    out = maximum(*lo);
+  } else if (!lo) {
+    out = minimum(*hi);
+  } else {
+    const DType result = detail::promote_all({result_type(*this, *lo), result_type(*this, *hi)});
+    out = detail::run_ternary(TernaryOp::Clamp, *this, *lo, *hi, result, result, 1, nullptr);
+  }
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save(lo ? *lo : Tensor());
+  rec.save(hi ? *hi : Tensor());
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    const Tensor x = node.saved(0), lo = node.saved(1), hi = node.saved(2);
+    tensor_list grads(3);
+    if (node.needs_input_grad(0)) {
+      const Tensor inside = !hi.defined()   ? x >= lo
+                            : !lo.defined() ? x <= hi
+                                            : (x >= lo).logical_and(x <= hi);
+      grads[0] = ember::where(inside, g[0], 0);
+    }
+    if (node.needs_input_grad(1)) {
+      grads[1] = ember::where(hi.defined() ? (x < lo).logical_and(lo < hi) : x < lo, g[0], 0);
+    }
+    if (node.needs_input_grad(2)) {
+      grads[2] = ember::where(lo.defined() ? (x > hi).logical_or(hi < lo) : x > hi, g[0], 0);
+    }
+    return grads;
+  });
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp(min, max); }
+
+}  // namespace ember

@@ -1,0 +1,108 @@
+// Comparisons, logical and bitwise ops, shifts and the floating-point class tests (isnan, isinf, ...):
+// results are bool, or for the bitwise ops the integral common dtype. None is differentiable.
+#include <string>
+
+#include "tensor/elementwise_support.h"
+
+namespace ember {
+
+namespace {
+
+using detail::binary;
+using detail::BinaryKind;
+using detail::unary;
+using detail::UnaryKind;
+
+constexpr BinaryKind kComparison = BinaryKind::Comparison;
+constexpr BinaryKind kLogical = BinaryKind::Logical;
+constexpr BinaryKind kBitwise = BinaryKind::Bitwise;
+
+// PyTorch names its shift kernels lshift and rshift; they take integral and bool operands only.
+Tensor shift(BinaryOp op, const Tensor& a, const detail::TensorOrScalar& b) {
+  const DType common = b.tensor ? result_type(a, *b.tensor) : result_type(a, *b.scalar);
+  if (is_floating_point(common)) {
+    throw Error(std::string(op == BinaryOp::LeftShift ? "\"lshift_cpu\"" : "\"rshift_cpu\"") +
+                " not implemented for '" + scalar_type_name(common) + "'");
+  }
+  return binary(op, kBitwise, a, b);
+}
+
+}  // namespace
+
+// ---- comparisons ----
+
+Tensor Tensor::eq(const Tensor& o) const { return binary(BinaryOp::Eq, kComparison, *this, o); }
+Tensor Tensor::eq(Scalar o) const { return binary(BinaryOp::Eq, kComparison, *this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return binary(BinaryOp::Ne, kComparison, *this, o); }
+Tensor Tensor::ne(Scalar o) const { return binary(BinaryOp::Ne, kComparison, *this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return binary(BinaryOp::Lt, kComparison, *this, o); }
+Tensor Tensor::lt(Scalar o) const { return binary(BinaryOp::Lt, kComparison, *this, o); }
+Tensor Tensor::le(const Tensor& o) const { return binary(BinaryOp::Le, kComparison, *this, o); }
+Tensor Tensor::le(Scalar o) const { return binary(BinaryOp::Le, kComparison, *this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return binary(BinaryOp::Gt, kComparison, *this, o); }
+Tensor Tensor::gt(Scalar o) const { return binary(BinaryOp::Gt, kComparison, *this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return binary(BinaryOp::Ge, kComparison, *this, o); }
+Tensor Tensor::ge(Scalar o) const { return binary(BinaryOp::Ge, kComparison, *this, o); }
+
+// ---- logical ----
+
+Tensor Tensor::logical_and(const Tensor& o) const { return binary(BinaryOp::LogicalAnd, kLogical, *this, o); }
+Tensor Tensor::logical_or(const Tensor& o) const { return binary(BinaryOp::LogicalOr, kLogical, *this, o); }
+Tensor Tensor::logical_xor(const Tensor& o) const { return binary(BinaryOp::LogicalXor, kLogical, *this, o); }
+Tensor Tensor::logical_not() const { return unary(UnaryOp::LogicalNot, UnaryKind::ToBool, *this); }
+
+// ---- bitwise ----
+
+Tensor Tensor::bitwise_and(const Tensor& o) const { return binary(BinaryOp::BitwiseAnd, kBitwise, *this, o); }
+Tensor Tensor::bitwise_or(const Tensor& o) const { return binary(BinaryOp::BitwiseOr, kBitwise, *this, o); }
+Tensor Tensor::bitwise_xor(const Tensor& o) const { return binary(BinaryOp::BitwiseXor, kBitwise, *this, o); }
+
+Tensor Tensor::bitwise_not() const {
+  if (dtype() == DType::Bool) return logical_not();
+  if (is_floating_point()) {
+    throw Error("\"bitwise_not_cpu\" not implemented for '" + scalar_type_name(dtype()) + "'");
+  }
+  return unary(UnaryOp::BitwiseNot, UnaryKind::SameType, *this);
+}
+
+Tensor Tensor::bitwise_left_shift(const Tensor& o) const { return shift(BinaryOp::LeftShift, *this, o); }
+Tensor Tensor::bitwise_left_shift(Scalar o) const { return shift(BinaryOp::LeftShift, *this, o); }
+Tensor Tensor::bitwise_right_shift(const Tensor& o) const { return shift(BinaryOp::RightShift, *this, o); }
+Tensor Tensor::bitwise_right_shift(Scalar o) const { return shift(BinaryOp::RightShift, *this, o); }
+
+// ---- floating-point classes ----
+
+Tensor Tensor::isnan() const { return unary(UnaryOp::IsNan, UnaryKind::ToBool, *this); }
+Tensor Tensor::isinf() const { return unary(UnaryOp::IsInf, UnaryKind::ToBool, *this); }
+Tensor Tensor::isposinf() const { return unary(UnaryOp::IsPosInf, UnaryKind::ToBool, *this); }
+Tensor Tensor::isneginf() const { return unary(UnaryOp::IsNegInf, UnaryKind::ToBool, *this); }
+Tensor Tensor::isfinite() const { return unary(UnaryOp::IsFinite, UnaryKind::ToBool, *this); }
+
+// ---- functional forms and operators ----
+
+Tensor isnan(const Tensor& x) { return x.isnan(); }
+Tensor isinf(const Tensor& x) { return x.isinf(); }
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }
+
+Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor operator==(const Tensor& a, Scalar b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor operator<(const Tensor& a, Scalar b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor operator>(const Tensor& a, Scalar b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return a.ge(b); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise_or(b); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise_xor(b); }
+Tensor operator<<(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
+Tensor operator<<(const Tensor& a, Scalar b) { return a.bitwise_left_shift(b); }
+Tensor operator>>(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }
+Tensor operator>>(const Tensor& a, Scalar b) { return a.bitwise_right_shift(b); }
+
+}  // namespace ember

@@ -1,0 +1,97 @@
+#include "tensor/indexing_support.h"
+
+#include "runtime/kernels/reduce.h"
+
+namespace ember {
+
+namespace {
+thread_local int trusted_index_scopes = 0;
+}  // namespace
+
+detail::TrustedIndices::TrustedIndices() { ++trusted_index_scopes; }
+detail::TrustedIndices::~TrustedIndices() { --trusted_index_scopes; }
+bool detail::TrustedIndices::active() { return trusted_index_scopes > 0; }
+
+}  // namespace ember
+
+namespace ember::detail {
+
+IndexKernels& index_kernels(const Tensor& t) { return kernels_for<IndexKernels>(*t.device()); }
+Stream& stream_of(const Tensor& t) { return *stream_for(*t.device()); }
+
+namespace {
+bool has_elements(const Tensor& t) { return t.defined() && t.numel() > 0; }
+}  // namespace
+
+std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices) {
+  std::vector<std::optional<IndexRange>> ranges(indices.size());
+  if (TrustedIndices::active()) return ranges;
+  const Tensor* first = nullptr;
+  int64_t count = 0;
+  for (const Tensor& index : indices) {
+    if (has_elements(index)) {
+      if (!first) first = &index;
+      ++count;
+    }
+  }
+  if (count == 0) return ranges;
+  Tensor stats = empty_on({2 * count}, DType::Int64, first->device());
+  int64_t slot = 0;
+  for (const Tensor& index : indices) {
+    if (!has_elements(index)) continue;
+    check_same_device({first, &index});
+    const uint32_t all = index.dim() >= 32 ? ~0u : (1u << index.dim()) - 1;
+    for (ReduceOp op : {ReduceOp::Amin, ReduceOp::Amax}) {
+      kernels_for<ReduceKernels>(*index.device())
+          .reduce(stream_of(index), {.op = op, .out = stats.narrow(0, slot++, 1).ref(), .in = index.ref(),
+                                  .reduce_mask = all, .compute = index.dtype()});
+    }
+  }
+  const std::vector<int64_t> values = stats.to_vector<int64_t>();
+  slot = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!has_elements(indices[i])) continue;
+    ranges[i] = IndexRange{values[2 * slot], values[2 * slot + 1]};
+    ++slot;
+  }
+  return ranges;
+}
+
+std::optional<IndexRange> index_range(const Tensor& index) { return index_ranges({index})[0]; }
+
+std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative) {
+  if (!range) return std::nullopt;
+  const int64_t low = negative ? -size : 0;
+  if (range->min < low) return range->min;
+  if (range->max >= size) return range->max;
+  return std::nullopt;
+}
+
+std::string bounds_message(int64_t index, int64_t dim, int64_t size) {
+  return "index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) +
+         " with size " + std::to_string(size);
+}
+
+Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range, int64_t size) {
+  if (!range || range->min >= 0) return index;
+  return index.remainder(size);
+}
+
+Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim) {
+  std::vector<int64_t> sizes(ndim, 1);
+  sizes[dim] = index.numel();
+  return index.reshape(sizes);
+}
+
+std::string join_sizes(IntArrayRef sizes) {
+  std::string s;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) s += ' ';
+    s += std::to_string(sizes[i]);
+  }
+  return s;
+}
+
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+}  // namespace ember::detail

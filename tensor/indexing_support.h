@@ -1,0 +1,46 @@
+#pragma once
+// What the index ops share (internal to tensor/): their kernels and stream, the bounds check that reads
+// the indices' min and max back to the host (skipped under detail::TrustedIndices), and the shape helpers
+// of indices laid along one dim. The TensorIndex engine's entry points for masking.cpp live here too.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/index.h"
+#include "tensor/indexing.h"
+#include "tensor/ops_support.h"
+
+namespace ember::detail {
+
+IndexKernels& index_kernels(const Tensor& t);
+Stream& stream_of(const Tensor& t);
+
+struct IndexRange {
+  int64_t min = 0, max = 0;
+};
+
+// The min and max of each index tensor (nullopt for undefined and empty ones), read back in one
+// synchronisation; all nullopt, without reading, under detail::TrustedIndices.
+std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices);
+std::optional<IndexRange> index_range(const Tensor& index);
+// The first bound an index range breaks, if any. Negative indices count from the end where allowed.
+std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative);
+// PyTorch's "index 5 is out of bounds for dimension 0 with size 2".
+std::string bounds_message(int64_t index, int64_t dim, int64_t size);
+// Indices in [-size, size) made non-negative: one remainder launch, only when some index is negative.
+Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range, int64_t size);
+// A 1-D index (or any index, flattened) with every dim of size 1 except `dim`, which holds its n
+// elements: its ref(shape) reads the index along one dim of `shape`. It may be a copy: keep it alive
+// until the kernel call that reads it has been recorded.
+Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim);
+// "2 3 4", as PyTorch's index_copy_ message lists sizes.
+std::string join_sizes(IntArrayRef sizes);
+// A tensor with at least one dim (0-dim tensors gather and scatter as one element).
+Tensor at_least_1d(const Tensor& t);
+
+// Tensor::index with the node named `name` (indexing.cpp): masked_select shares it.
+Tensor index_recorded(const Tensor& self, const std::vector<TensorIndex>& indices, const char* name);
+// The coordinates of x's nonzero elements, n × x.dim() (masking.cpp); reads the count back.
+Tensor nonzero_of(const Tensor& x);
+
+}  // namespace ember::detail

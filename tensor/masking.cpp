@@ -1,0 +1,177 @@
+// Selection by a condition: where (all forms), masked_fill, masked_select, masked_scatter_, nonzero
+// (as a matrix or a tuple of index tensors) and argwhere.
+#include <functional>
+#include <string>
+
+#include "tensor/elementwise_support.h"
+#include "runtime/kernels/reduce.h"
+#include "tensor/indexing_support.h"
+
+namespace ember {
+
+namespace {
+
+using autograd::FunctionNode;
+using autograd::Record;
+using autograd::tensor_list;
+using detail::run_ternary;
+
+void check_condition(const Tensor& condition) {
+  if (condition.dtype() != DType::Bool && condition.dtype() != DType::UInt8) {
+    throw Error("where expected condition to be a boolean tensor, but got a tensor with dtype " +
+                scalar_type_name(condition.dtype()));
+  }
+}
+
+// where(c, a, b): a's gradient where c holds, b's elsewhere. `a` or `b` null are scalars.
+Tensor recorded_where(const Tensor& condition, const Tensor* a, const Tensor* b, const std::function<Tensor()>& run) {
+  Record rec("WhereBackward0", {a, b});
+  Tensor out = run();
+  if (!rec) return out;
+  rec.save(condition);
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    const Tensor c = node.saved(0);
+    return tensor_list{node.needs_input_grad(0) ? ember::where(c, g[0], 0) : Tensor(),
+                       node.needs_input_grad(1) ? ember::where(c, 0, g[0]) : Tensor()};
+  });
+}
+
+void check_mask(const Tensor& mask) {
+  if (mask.dtype() != DType::Bool) {
+    throw Error("masked_fill_ only supports boolean masks, but got mask with dtype " +
+                std::string(dtype_name(mask.dtype())));
+  }
+}
+
+void check_fill_value(const Tensor& value) {
+  if (value.dim() != 0) {
+    throw Error("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with " +
+                std::to_string(value.dim()) + " dimension(s).");
+  }
+}
+
+}  // namespace
+
+// ---- where ----
+
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return ember::where(condition, *this, other);
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  check_condition(condition);
+  return recorded_where(condition, &a, &b, [&] {
+    const DType result = result_type(a, b);
+    return run_ternary(TernaryOp::Where, condition, a, b, result, result, 1, nullptr);
+  });
+}
+
+Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
+  check_condition(condition);
+  const DType result = result_type(b, a);
+  detail::check_scalar_fits(a, result);
+  return recorded_where(condition, nullptr, &b, [&] {
+    return run_ternary(TernaryOp::Where, condition, a, b, result, result, 1, nullptr);
+  });
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
+  check_condition(condition);
+  const DType result = result_type(a, b);
+  detail::check_scalar_fits(b, result);
+  return recorded_where(condition, &a, nullptr, [&] {
+    return run_ternary(TernaryOp::Where, condition, a, b, result, result, 1, nullptr);
+  });
+}
+
+Tensor where(const Tensor& condition, Scalar a, Scalar b) {
+  check_condition(condition);
+  auto dtype_of = [](Scalar s) {
+    return s.is_floating_point() ? get_default_dtype() : s.is_bool() ? DType::Bool : DType::Int64;
+  };
+  const DType result = promote_types(dtype_of(a), dtype_of(b));
+  Tensor filled = full(condition.sizes(), b, TensorOptions().dtype(result).device(condition.device()));
+  return run_ternary(TernaryOp::Where, condition, a, filled, result, result, 1, nullptr);
+}
+
+// ---- masked_fill ----
+// The out-of-place forms are one where() launch into a new tensor of the broadcast shape, as PyTorch's
+// expand-then-fill gives, rather than a clone followed by the in-place fill. Filled positions pass no
+// gradient to self; a tensor value gets the sum of theirs.
+
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  check_mask(mask);
+  detail::check_scalar_fits(value, dtype());
+  Record rec("MaskedFillBackward0", {this});
+  Tensor out = run_ternary(TernaryOp::Where, mask, value, *this, dtype(), dtype(), 1, nullptr);
+  if (!rec) return out;
+  rec.save(mask);
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{g[0].masked_fill(node.saved(0), 0)};
+  });
+}
+
+// A tensor value is converted as a cast converts, without the fit check PyTorch makes: that check would
+// read the value back to the host.
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  check_fill_value(value);
+  check_mask(mask);
+  Record rec("MaskedFillBackward1", {this, &value});
+  Tensor out = run_ternary(TernaryOp::Where, mask, value, *this, dtype(), dtype(), 1, nullptr);
+  if (!rec) return out;
+  rec.save(mask);
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    const Tensor m = node.saved(0);
+    return tensor_list{node.needs_input_grad(0) ? g[0].masked_fill(m, 0) : Tensor(),
+                       node.needs_input_grad(1) ? ember::where(m, g[0], 0).sum() : Tensor()};
+  });
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  check_mask(mask);
+  detail::check_scalar_fits(value, dtype());
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.masked_fill(mask, value); },
+                         [&] { run_ternary(TernaryOp::Where, mask, value, *this, dtype(), dtype(), 1, this); });
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  check_fill_value(value);
+  check_mask(mask);
+  return detail::inplace(*this, {&value}, [&](const Tensor& old) { return old.masked_fill(mask, value); },
+                         [&] { run_ternary(TernaryOp::Where, mask, value, *this, dtype(), dtype(), 1, this); });
+}
+
+// ---- nonzero and masked_select ----
+
+// Coordinates of the nonzero elements: a cumulative count over (x != 0) gives each its row, and the
+// last count (read back) sizes the result.
+namespace detail {
+
+Tensor nonzero_of(const Tensor& x) {
+  const auto& device = x.device();
+  if (x.numel() == 0) return empty_on({0, x.dim()}, DType::Int64, device);
+  const Tensor flags = x.ne(0).reshape({-1});
+  Tensor positions = empty_on({x.numel()}, DType::Int64, device);
+  kernels_for<ReduceKernels>(*x.device())
+      .scan(detail::stream_of(x), {.op = ScanOp::CumSum, .out = positions.ref(), .in = flags.ref(), .dim = 0,
+                        .compute = DType::Int64});
+  const int64_t count = positions.narrow(0, x.numel() - 1, 1).item<int64_t>();
+  Tensor out = empty_on({count, x.dim()}, DType::Int64, device);
+  if (out.numel() > 0) detail::index_kernels(x).nonzero(detail::stream_of(x), {out.ref(), x.ref(), positions.ref()});
+  return out;
+}
+
+}  // namespace detail
+
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  if (mask.dtype() != DType::Bool && mask.dtype() != DType::UInt8) {
+    throw Error("masked_select: expected BoolTensor or ByteTensor for mask");
+  }
+  const std::vector<int64_t> shape = broadcast_shapes(sizes(), mask.sizes());
+  return detail::index_recorded(expand(shape), {mask.expand(shape)}, "MaskedSelectBackward0");
+}
+
+Tensor Tensor::nonzero() const { return detail::nonzero_of(*this); }
+Tensor Tensor::argwhere() const { return detail::nonzero_of(*this); }
+
+}  // namespace ember
