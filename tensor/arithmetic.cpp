@@ -502,8 +502,10 @@ Tensor operator+(Scalar a, const Tensor& b) { return b.add(a); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
 Tensor operator-(const Tensor& a, Scalar b) { return a.sub(b); }
 
-// LibTorch computes s - b as full(s) - b, so the node is SubBackward0.
+// LibTorch computes s - b as full(s) - b, with b's dtype: so the node is SubBackward0, and a bool b is
+// a subtraction of two bool tensors.
 Tensor operator-(Scalar a, const Tensor& b) {
+  if (b.dtype() == DType::Bool) return b.sub(b);  // throws PyTorch's error for two bool tensors
   Record rec("SubBackward0", {&b});
   Tensor out = binary(BinaryOp::Sub, kArithmetic, a, b);
   if (!rec) return out;

@@ -1,5 +1,6 @@
 // Comparisons, logical and bitwise ops, shifts and the floating-point class tests (isnan, isinf, ...):
 // results are bool, or for the bitwise ops the integral common dtype. None is differentiable.
+#include <sstream>
 #include <string>
 
 #include "tensor/elementwise_support.h"
@@ -78,9 +79,48 @@ Tensor Tensor::isposinf() const { return unary(UnaryOp::IsPosInf, UnaryKind::ToB
 Tensor Tensor::isneginf() const { return unary(UnaryOp::IsNegInf, UnaryKind::ToBool, *this); }
 Tensor Tensor::isfinite() const { return unary(UnaryOp::IsFinite, UnaryKind::ToBool, *this); }
 
+// ---- closeness ----
+
+// PyTorch's isclose: a == b, or |a - b| <= atol + rtol |b| where that error is finite, computed in a's
+// floating dtype (the default one for integral and bool inputs); NaN equals NaN only with equal_nan.
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  if (dtype() != other.dtype()) {
+    throw Error(scalar_type_name(dtype()) + " did not match " + scalar_type_name(other.dtype()));
+  }
+  auto number = [](double v) {
+    std::ostringstream text;
+    text << v;
+    return text.str();
+  };
+  if (rtol < 0) throw Error("rtol must be greater than or equal to zero, but got " + number(rtol));
+  if (atol < 0) throw Error("atol must be greater than or equal to zero, but got " + number(atol));
+  Tensor close = eq(other);
+  if (equal_nan && is_floating_point()) close = close.logical_or(isnan().logical_and(other.isnan()));
+  if (rtol == 0 && atol == 0) return close;
+  const DType wide = is_floating_point() ? dtype() : get_default_dtype();
+  const Tensor a = to(wide), b = other.to(wide);
+  const Tensor allowed = (b * rtol).abs() + atol;
+  const Tensor error = (a - b).abs();
+  return close.logical_or(error.isfinite().logical_and(error <= allowed));
+}
+
 // ---- functional forms and operators ----
 
 Tensor isnan(const Tensor& x) { return x.isnan(); }
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return a.isclose(b, rtol, atol, equal_nan);
+}
+
+// Both read one bool back from the device.
+bool equal(const Tensor& a, const Tensor& b) {
+  detail::check_same_device({&a, &b});
+  if (!(a.sizes() == b.sizes())) return false;
+  return a.eq(b).all().item<bool>();
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return a.isclose(b, rtol, atol, equal_nan).all().item<bool>();
+}
 Tensor isinf(const Tensor& x) { return x.isinf(); }
 Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
 Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }

@@ -33,13 +33,14 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
   if (sizes.size() != strides.size()) throw Error("mismatch in length of strides and shape");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) extent = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) throw Error("Trying to create tensor with negative dimension " + std::to_string(s) + ": " + to_string(sizes));
   }
-  if (extent) {
-    for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
+  for (int64_t s : strides) {
+    if (s < 0) throw Error("as_strided: Negative strides are not supported at the moment, got strides: " + to_string(strides));
   }
+  const DType dtype = options.dtype_or(get_default_dtype());
+  const auto extent = static_cast<int64_t>(detail::strided_nbytes(sizes, strides, dtype) / element_size(dtype));
   Tensor base = blank({extent}, options);
   return finish(base.as_strided(sizes, strides, 0), options);
 }
@@ -49,6 +50,7 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return full(size
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1, options.dtype(options.dtype_or(get_default_dtype()))); }
 
 Tensor full(IntArrayRef sizes, Scalar value, const TensorOptions& options) {
+  detail::check_scalar_fits(value, options.dtype_or(dtype_of_value(value)));
   Tensor t = blank(sizes, options.dtype(options.dtype_or(dtype_of_value(value))));
   t.fill_(value);
   return finish(t, options);
@@ -124,6 +126,10 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
 }
 
 Tensor from_blob(const void* data, IntArrayRef sizes, const TensorOptions& options) {
+  if (!data && detail::product(sizes) != 0) {
+    throw Error("from_blob: data is null, but sizes " + to_string(sizes) + " ask for " +
+                std::to_string(detail::product(sizes)) + " elements");
+  }
   Tensor t = blank(sizes, options);
   if (t.nbytes() > 0) {
     detail::stream_for(*t.device())->copy_from_host(*t.storage()->allocation, 0, data, t.nbytes());

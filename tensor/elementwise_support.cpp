@@ -46,9 +46,20 @@ void check_binary_dtypes(BinaryOp op, BinaryKind kind, DType common) {
     throw Error("\"" + std::string(binary_op_name(op)) + "_cpu\" not implemented for '" + scalar_type_name(common) +
                 "'");
   }
-  if (op == BinaryOp::Sub && common == DType::Bool) {
+}
+
+// PyTorch's subtraction refuses bool operands: both bool, or one (a tensor or a scalar).
+void check_bool_subtraction(const TensorOrScalar& a, const TensorOrScalar& b) {
+  auto is_bool = [](const TensorOrScalar& x) {
+    return x.tensor ? x.tensor->dtype() == DType::Bool : x.scalar->is_bool();
+  };
+  if (is_bool(a) && is_bool(b)) {
     throw Error("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                 "`logical_xor()` operator instead.");
+  }
+  if (is_bool(a) || is_bool(b)) {
+    throw Error("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead.");
   }
 }
 
@@ -80,6 +91,7 @@ Tensor run_binary(const BinaryArgs& op, BinaryKind kind, const TensorOrScalar& a
                                             : result_type(*a.scalar, *b.tensor);
   const DType compute = kind == BinaryKind::TrueDivision ? result_dtype(kind, common) : common;
   check_binary_dtypes(op.op, kind, common);
+  if (op.op == BinaryOp::Sub) check_bool_subtraction(a, b);
   if (op.op == BinaryOp::Pow && !is_floating_point(compute) && b.scalar && b.scalar->to_int64() < 0) {
     throw Error("Integers to negative integer powers are not allowed.");
   }

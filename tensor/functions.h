@@ -112,6 +112,7 @@ Tensor threshold(const Tensor& x, Scalar threshold, Scalar value);
 Tensor& threshold_(Tensor& x, Scalar threshold, Scalar value);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);  // same sizes and elements
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
               bool equal_nan = false);

@@ -1,5 +1,6 @@
 #include "tensor/ops_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -45,16 +46,52 @@ void check_dtype_supported(const Device& device, DType dtype) {
 
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   std::vector<int64_t> strides(sizes.size());
-  int64_t stride = 1;
+  // Unsigned, so that the strides of an empty tensor whose other sizes are huge wrap instead of
+  // overflowing: such a tensor has no element to reach.
+  uint64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
+    strides[i] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(std::max<int64_t>(sizes[i], 1));
   }
   return strides;
 }
 
 int64_t product(IntArrayRef sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
+  int64_t n = 1;
+  bool overflowed = false;
+  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(n, s, &n);
+  // A zero anywhere makes the product 0, whatever overflowed before it.
+  if (overflowed && std::find(sizes.begin(), sizes.end(), 0) == sizes.end()) {
+    throw Error("numel: integer multiplication overflow");
+  }
+  return overflowed ? 0 : n;
+}
+
+uint64_t contiguous_nbytes(IntArrayRef sizes, DType dtype) {
+  int64_t bytes = static_cast<int64_t>(element_size(dtype));
+  bool overflowed = false;
+  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(bytes, s, &bytes);
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
+  if (overflowed) throw Error("Storage size calculation overflowed with sizes=" + to_string(sizes));
+  return static_cast<uint64_t>(bytes);
+}
+
+uint64_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, DType dtype) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
+  int64_t elements = 1;
+  bool overflowed = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t reach = 0;
+    overflowed |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach);
+    overflowed |= __builtin_add_overflow(elements, reach, &elements);
+  }
+  int64_t bytes = 0;
+  overflowed |= __builtin_mul_overflow(elements, static_cast<int64_t>(element_size(dtype)), &bytes);
+  if (overflowed) {
+    throw Error("Storage size calculation overflowed with sizes=" + to_string(sizes) + " and strides=" +
+                to_string(strides));
+  }
+  return static_cast<uint64_t>(bytes);
 }
 
 std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
@@ -88,6 +125,7 @@ std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArray
 std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
   std::vector<int64_t> result = shape.vec();
   int64_t known = 1;
+  bool overflows = false;
   std::optional<size_t> infer;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -95,13 +133,16 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
       infer = i;
     } else if (shape[i] < 0) {
       throw Error("invalid shape dimension " + std::to_string(shape[i]));
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      overflows = true;
     }
   }
   const auto invalid = [&] {
     return Error("shape '" + to_string(shape) + "' is invalid for input of size " + std::to_string(numel));
   };
+  // A shape whose sizes overflow int64 is invalid, unless a 0 among them makes it empty.
+  if (overflows && std::find(shape.begin(), shape.end(), 0) == shape.end()) throw invalid();
+  if (overflows) known = 0;
   if (infer) {
     if (known == 0) {
       throw Error("cannot reshape tensor of 0 elements into shape " + to_string(shape) +
@@ -127,7 +168,7 @@ Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& d
   }
   auto storage = std::make_shared<Storage>();
   storage->device = device;
-  storage->nbytes = static_cast<uint64_t>(product(sizes)) * element_size(dtype);
+  storage->nbytes = contiguous_nbytes(sizes, dtype);
   // Zero-byte tensors still get an allocation, so every tensor can be bound.
   storage->allocation = device->allocate(std::max<uint64_t>(storage->nbytes, 4), stream_for(*device));
   auto impl = std::make_shared<TensorImpl>();

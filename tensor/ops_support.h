@@ -28,7 +28,14 @@ void check_same_device(std::initializer_list<const Tensor*> tensors);
 void check_dtype_supported(const Device& device, DType dtype);
 
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+// The product of `sizes`. Throws PyTorch's "numel: integer multiplication overflow" where it would not
+// fit int64: every size product in tensor/ goes through here, so no element or byte count wraps.
 int64_t product(IntArrayRef sizes);
+// The bytes of a new contiguous tensor; throws "Storage size calculation overflowed with sizes=[...]".
+uint64_t contiguous_nbytes(IntArrayRef sizes, DType dtype);
+// The bytes a strided view reaches from its first element, (1 + sum((size - 1) * stride)) elements, or 0
+// when it has none; throws "Storage size calculation overflowed with sizes=[...] and strides=[...]".
+uint64_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, DType dtype);
 // Row-major dims merged where possible; used to decide whether view() can express a reshape.
 std::optional<std::vector<int64_t>> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
                                                  IntArrayRef new_sizes);

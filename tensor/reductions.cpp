@@ -259,6 +259,9 @@ std::tuple<Tensor, Tensor> max_min_dim(ReduceOp op, const char* name, const char
 }
 
 Tensor arg_reduce(ReduceOp op, const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (x.dtype() == DType::Bool) {
+    throw Error("\"" + std::string(name) + "_cpu\" not implemented for 'Bool'");
+  }
   ReductionDims rd;
   if (dim) {
     rd = one_dim(x, *dim);

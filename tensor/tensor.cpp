@@ -219,6 +219,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::fill_(Scalar value) {
+  detail::check_scalar_fits(value, dtype());
   if (autograd::inplace_needs_record(*this, {})) {
     return autograd::record_inplace(*this, [&](const Tensor& old) {
       return overwritten("FillBackward2", old, nullptr, value);

@@ -223,6 +223,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
       strides[i] = 0;
     }
   }
+  detail::product(sizes);  // PyTorch's error when the expanded element count overflows
   Record rec("ExpandBackward0", {this});
   return finish_view(rec, make_view(*this, sizes, strides, storage_offset()),
                      [in = this->sizes().vec()](const Tensor& g) { return autograd::sum_to(g, in); });
@@ -369,19 +370,26 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
     throw Error("mismatch in length of strides and shape");
   }
   const int64_t start = offset.value_or(storage_offset());
-  int64_t last = start;
-  bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (strides[i] < 0) throw Error("as_strided: Negative strides are not supported at the moment, got strides: " + to_string(strides));
-    if (sizes[i] == 0) empty = true;
-    last += (sizes[i] - 1) * strides[i];
+    if (sizes[i] < 0) {
+      throw Error("Trying to create tensor with negative dimension " + std::to_string(sizes[i]) + ": " +
+                  to_string(sizes));
+    }
+    if (strides[i] < 0) {
+      throw Error("as_strided: Negative strides are not supported at the moment, got strides: " + to_string(strides));
+    }
   }
-  const int64_t capacity = static_cast<int64_t>(storage()->nbytes / element_size());
-  if (!empty && (start < 0 || last >= capacity)) {
+  if (start < 0) throw Error("Tensor: invalid storage offset " + std::to_string(start));
+  const uint64_t reach = detail::strided_nbytes(sizes, strides, dtype());  // checked for overflow
+  uint64_t needed = 0;
+  if (reach > 0 && __builtin_add_overflow(static_cast<uint64_t>(start) * element_size(), reach, &needed)) {
+    throw Error("Storage size calculation overflowed with sizes=" + to_string(sizes) + " and strides=" +
+                to_string(strides));
+  }
+  if (needed > storage()->nbytes) {
     throw Error("setStorage: sizes " + to_string(sizes) + ", strides " + to_string(strides) +
                 ", storage offset " + std::to_string(start) + ", and itemsize " +
-                std::to_string(element_size()) + " requiring a storage size of " +
-                std::to_string((last + 1) * static_cast<int64_t>(element_size())) +
+                std::to_string(element_size()) + " requiring a storage size of " + std::to_string(needed) +
                 " are out of bounds for storage of size " + std::to_string(storage()->nbytes));
   }
   Record rec("AsStridedBackward0", {this});
