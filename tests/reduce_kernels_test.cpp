@@ -27,17 +27,6 @@ class ReduceKernelsTest : public BackendTest {
   }
 };
 
-// Relative tolerance of a result stored in `dtype`, beyond the rounding of float32 accumulation.
-double tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::Float16: return 2e-3;
-    case DType::BFloat16: return 1.6e-2;
-    case DType::Float32: return 2e-5;
-    case DType::Float64: return 1e-12;
-    default: return 0;
-  }
-}
-
 // A view of a flat storage: sizes, strides and the offset of its first element, in elements.
 struct Layout {
   std::string name;

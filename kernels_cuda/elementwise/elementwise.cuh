@@ -1,15 +1,25 @@
 #pragma once
-// What the elementwise launchers (unary.cu, binary.cu, ternary.cu) share: operands that may be host
-// scalars, and the checks that an op has a kernel for its compute type.
+// The CUDA elementwise family (unary.cu, binary.cu, ternary.cu, sequence.cu, registered in unary.cu) and
+// what its launchers share: operands that may be host scalars.
 #include <string>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/device_math.cuh"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/device_math.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
 #include "runtime/error.h"
+#include "runtime/kernels/elementwise.h"
 
 namespace ember::cuda {
+
+class CudaElementwise final : public ElementwiseKernels {
+ public:
+  explicit CudaElementwise(CudaDevice&) {}
+  void unary(Stream& stream, const UnaryArgs& args) override;        // unary.cu
+  void binary(Stream& stream, const BinaryArgs& args) override;      // binary.cu
+  void ternary(Stream& stream, const TernaryArgs& args) override;    // ternary.cu
+  void sequence(Stream& stream, const SequenceArgs& args) override;  // sequence.cu
+};
 
 // The dtype of each operand (operand 0 is the output) and, for operands that are host scalars, their
 // value in compute type T. A scalar operand's strides are zero and its pointer is never read.
@@ -45,13 +55,6 @@ void set_operand(ElementwiseOperands<T, N>& typed, int k, const Operand& operand
   typed.is_scalar[k] = operand.is_scalar();
   typed.dtypes[k] = operand.is_scalar() ? dtype_code(DType::Float32) : dtype_code(operand.tensor.dtype);
   typed.scalars[k] = operand.is_scalar() ? scalar_as<T>(*operand.scalar) : T(0);
-}
-
-inline bool is_integral_compute(DType compute) { return !is_floating_point(compute); }
-
-[[noreturn]] inline void throw_no_kernel(std::string_view family, std::string_view op, DType compute) {
-  throw UnsupportedError("the cuda backend has no " + std::string(family) + " " + std::string(op) +
-                         " kernel computing in " + std::string(dtype_name(compute)));
 }
 
 }  // namespace ember::cuda

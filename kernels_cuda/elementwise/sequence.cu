@@ -4,9 +4,7 @@
 // converts once.
 #include <cstdint>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/elementwise/elementwise.cuh"
 
 namespace ember::cuda {
 
@@ -33,8 +31,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 
 }  // namespace
 
-void CudaKernels::sequence(Stream& stream, const TensorRef& out, Scalar start, Scalar step,
-                           std::optional<Scalar> end) {
+void CudaElementwise::sequence(Stream& stream, const SequenceArgs& args) {
+  const TensorRef& out = args.out;
+  const Scalar start = args.start;
+  const Scalar step = args.step;
+  const std::optional<Scalar>& end = args.end;
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
   const LaunchShape shape = plan_launch({&out});

@@ -1,14 +1,16 @@
 // unary: out = f(in) elementwise, for every UnaryOp. One kernel per compute type; the op is a switch
-// whose value every thread shares.
+// whose value every thread shares. Registers the CUDA elementwise family.
 #include <cstdint>
 
-#include "kernels_cuda/elementwise.cuh"
+#include "kernels_cuda/elementwise/elementwise.cuh"
 
 namespace ember::cuda {
 
 namespace {
 
 // f(x) in compute type T. Ops whose result is bool give 1 or 0, which the store turns into true or false.
+// Every op has a case: a missing one fails the build (-Werror=switch). Ops outside T's domain (see
+// unary_ops.def) break out to the end, which the launcher never lets a thread reach.
 template <class T>
 __host__ __device__ T unary_value(UnaryOp op, T x, T p0, T p1, T p2, int out_dtype) {
   switch (op) {
@@ -28,66 +30,128 @@ __host__ __device__ T unary_value(UnaryOp op, T x, T p0, T p1, T p2, int out_dty
     case UnaryOp::IsFinite: return is_nan(x) || is_inf(x) ? T(0) : T(1);
     case UnaryOp::LogicalNot: return x == T(0) ? T(1) : T(0);
     case UnaryOp::Clamp: {
-      // A NaN x stays NaN; NaN bounds are ignored, as torch.clamp with scalar bounds does.
+      // p0 = min, p1 = max. A NaN x stays NaN; NaN bounds are ignored, as torch.clamp with scalar bounds.
       const T low = x < p0 ? p0 : x;
       return low > p1 ? p1 : low;
     }
     case UnaryOp::ClampMin: return x < p0 ? p0 : x;
     case UnaryOp::ClampMax: return x > p0 ? p0 : x;
-    case UnaryOp::LeakyRelu: return x > T(0) ? x : x * p0;
-    case UnaryOp::Threshold: return x <= p0 ? p1 : x;
-    default: break;
-  }
-  if constexpr (kIsFloat<T>) {
-    switch (op) {
-      case UnaryOp::Reciprocal: return T(1) / x;
-      case UnaryOp::Exp: return m_exp(x);
-      case UnaryOp::Exp2: return m_exp2(x);
-      case UnaryOp::Log: return m_log(x);
-      case UnaryOp::Log2: return m_log2(x);
-      case UnaryOp::Log10: return m_log10(x);
-      case UnaryOp::Log1p: return m_log1p(x);
-      case UnaryOp::Expm1: return m_expm1(x);
-      case UnaryOp::Sqrt: return m_sqrt(x);
-      case UnaryOp::Rsqrt: return T(1) / m_sqrt(x);
-      case UnaryOp::Sin: return m_sin(x);
-      case UnaryOp::Cos: return m_cos(x);
-      case UnaryOp::Tan: return m_tan(x);
-      case UnaryOp::Asin: return m_asin(x);
-      case UnaryOp::Acos: return m_acos(x);
-      case UnaryOp::Atan: return m_atan(x);
-      case UnaryOp::Sinh: return m_sinh(x);
-      case UnaryOp::Cosh: return m_cosh(x);
-      case UnaryOp::Tanh: return m_tanh(x);
-      case UnaryOp::Sigmoid: return T(1) / (T(1) + m_exp(-x));
-      case UnaryOp::Gelu: return T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440)));
-      case UnaryOp::GeluTanh: {
+    case UnaryOp::Threshold: return x <= p0 ? p1 : x;  // p0 = threshold, p1 = value
+    case UnaryOp::BitwiseNot:
+      // Bool's complement is logical; an integer's is bitwise.
+      if constexpr (!kIsFloat<T>) return out_dtype == kBool ? (x == T(0) ? T(1) : T(0)) : static_cast<T>(~x);
+      break;
+    case UnaryOp::Reciprocal:
+      if constexpr (kIsFloat<T>) return T(1) / x;
+      break;
+    case UnaryOp::Exp:
+      if constexpr (kIsFloat<T>) return m_exp(x);
+      break;
+    case UnaryOp::Exp2:
+      if constexpr (kIsFloat<T>) return m_exp2(x);
+      break;
+    case UnaryOp::Log:
+      if constexpr (kIsFloat<T>) return m_log(x);
+      break;
+    case UnaryOp::Log2:
+      if constexpr (kIsFloat<T>) return m_log2(x);
+      break;
+    case UnaryOp::Log10:
+      if constexpr (kIsFloat<T>) return m_log10(x);
+      break;
+    case UnaryOp::Log1p:
+      if constexpr (kIsFloat<T>) return m_log1p(x);
+      break;
+    case UnaryOp::Expm1:
+      if constexpr (kIsFloat<T>) return m_expm1(x);
+      break;
+    case UnaryOp::Sqrt:
+      if constexpr (kIsFloat<T>) return m_sqrt(x);
+      break;
+    case UnaryOp::Rsqrt:
+      if constexpr (kIsFloat<T>) return T(1) / m_sqrt(x);
+      break;
+    case UnaryOp::Sin:
+      if constexpr (kIsFloat<T>) return m_sin(x);
+      break;
+    case UnaryOp::Cos:
+      if constexpr (kIsFloat<T>) return m_cos(x);
+      break;
+    case UnaryOp::Tan:
+      if constexpr (kIsFloat<T>) return m_tan(x);
+      break;
+    case UnaryOp::Asin:
+      if constexpr (kIsFloat<T>) return m_asin(x);
+      break;
+    case UnaryOp::Acos:
+      if constexpr (kIsFloat<T>) return m_acos(x);
+      break;
+    case UnaryOp::Atan:
+      if constexpr (kIsFloat<T>) return m_atan(x);
+      break;
+    case UnaryOp::Sinh:
+      if constexpr (kIsFloat<T>) return m_sinh(x);
+      break;
+    case UnaryOp::Cosh:
+      if constexpr (kIsFloat<T>) return m_cosh(x);
+      break;
+    case UnaryOp::Tanh:
+      if constexpr (kIsFloat<T>) return m_tanh(x);
+      break;
+    case UnaryOp::Sigmoid:
+      if constexpr (kIsFloat<T>) return T(1) / (T(1) + m_exp(-x));
+      break;
+    case UnaryOp::Gelu:
+      if constexpr (kIsFloat<T>) return T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440)));
+      break;
+    case UnaryOp::GeluTanh:
+      if constexpr (kIsFloat<T>) {
         const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
         return T(0.5) * x * (T(1) + m_tanh(inner));
       }
-      case UnaryOp::Silu: return x / (T(1) + m_exp(-x));
-      case UnaryOp::Erf: return m_erf(x);
-      case UnaryOp::Erfc: return m_erfc(x);
-      case UnaryOp::Floor: return m_floor(x);
-      case UnaryOp::Ceil: return m_ceil(x);
-      case UnaryOp::Round: return m_rint(x);  // half to even, as torch.round
-      case UnaryOp::Trunc: return m_trunc(x);
-      case UnaryOp::Frac: return x - m_trunc(x);
-      case UnaryOp::NanToNum:
+      break;
+    case UnaryOp::Silu:
+      if constexpr (kIsFloat<T>) return x / (T(1) + m_exp(-x));
+      break;
+    case UnaryOp::Erf:
+      if constexpr (kIsFloat<T>) return m_erf(x);
+      break;
+    case UnaryOp::Erfc:
+      if constexpr (kIsFloat<T>) return m_erfc(x);
+      break;
+    case UnaryOp::Floor:
+      if constexpr (kIsFloat<T>) return m_floor(x);
+      break;
+    case UnaryOp::Ceil:
+      if constexpr (kIsFloat<T>) return m_ceil(x);
+      break;
+    case UnaryOp::Round:
+      if constexpr (kIsFloat<T>) return m_rint(x);  // half to even, as torch.round
+      break;
+    case UnaryOp::Trunc:
+      if constexpr (kIsFloat<T>) return m_trunc(x);
+      break;
+    case UnaryOp::Frac:
+      if constexpr (kIsFloat<T>) return x - m_trunc(x);
+      break;
+    case UnaryOp::NanToNum:
+      // p0 replaces NaN, p1 +inf, p2 -inf.
+      if constexpr (kIsFloat<T>) {
         if (is_nan(x)) return p0;
         if (x == highest<T>()) return p1;
         if (x == lowest<T>()) return p2;
         return x;
-      default: return x;
-    }
-  } else {
-    switch (op) {
-      // Bool's complement is logical; an integer's is bitwise.
-      case UnaryOp::BitwiseNot: return out_dtype == kBool ? (x == T(0) ? T(1) : T(0)) : static_cast<T>(~x);
-      default: return x;  // Floor, Ceil, Round, Trunc and NanToNum leave integers as they are
-    }
+      }
+      break;
+    case UnaryOp::LeakyRelu:
+      if constexpr (kIsFloat<T>) return x > T(0) ? x : x * p0;  // p0 = the negative slope
+      break;
   }
+  return x;
 }
+
+// The host compiler checks the switch above only where it compiles the function: here.
+template float unary_value<float>(UnaryOp, float, float, float, float, int);
 
 template <class T>
 __global__ void __launch_bounds__(kThreadsPerBlock)
@@ -98,20 +162,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     element_offsets(operands, i, offsets);
     const T x = load_as<T>(in_dtype, operands.data[1], offsets[1]);
     store_as<T>(out_dtype, operands.data[0], offsets[0], unary_value(op, x, p0, p1, p2, out_dtype));
-  }
-}
-
-bool needs_floating_compute(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Reciprocal: case UnaryOp::Exp: case UnaryOp::Exp2: case UnaryOp::Log: case UnaryOp::Log2:
-    case UnaryOp::Log10: case UnaryOp::Log1p: case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt:
-    case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tan: case UnaryOp::Asin: case UnaryOp::Acos:
-    case UnaryOp::Atan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Tanh: case UnaryOp::Sigmoid:
-    case UnaryOp::Gelu: case UnaryOp::GeluTanh: case UnaryOp::Silu: case UnaryOp::Erf: case UnaryOp::Erfc:
-    case UnaryOp::Frac:
-      return true;
-    default:
-      return false;
   }
 }
 
@@ -126,11 +176,12 @@ DType cast_compute(DType in, DType out) {
 
 }  // namespace
 
-void CudaKernels::unary(Stream& stream, UnaryOp op, const TensorRef& out, const TensorRef& in, DType compute,
-                        Scalar p0, Scalar p1, Scalar p2) {
-  if (op == UnaryOp::Cast) compute = cast_compute(in.dtype, out.dtype);
-  if (needs_floating_compute(op) && is_integral_compute(compute)) throw_no_kernel("unary", unary_op_name(op), compute);
-  if (op == UnaryOp::BitwiseNot && !is_integral_compute(compute)) throw_no_kernel("unary", unary_op_name(op), compute);
+void CudaElementwise::unary(Stream& stream, const UnaryArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
+  const DType compute = args.op == UnaryOp::Cast ? cast_compute(in.dtype, out.dtype) : args.compute;
+  require_domain(op_domain(args.op), compute, "unary", unary_op_name(args.op));
+  const std::array<Scalar, 3> parameters = args.parameters();
 
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
@@ -141,11 +192,13 @@ void CudaKernels::unary(Stream& stream, UnaryOp op, const TensorRef& out, const 
   with_compute_type(compute, [&](auto zero) {
     using T = decltype(zero);
     unary_kernel<T><<<grid_size(operands.numel), kThreadsPerBlock, 0, cuda_stream.handle()>>>(
-        operands, dtype_code(out.dtype), dtype_code(in.dtype), op, scalar_as<T>(p0), scalar_as<T>(p1),
-        scalar_as<T>(p2));
+        operands, dtype_code(out.dtype), dtype_code(in.dtype), args.op, scalar_as<T>(parameters[0]),
+        scalar_as<T>(parameters[1]), scalar_as<T>(parameters[2]));
   });
   check_launch(cuda_stream, "the unary kernel's launch");
   cuda_stream.note_dispatch({out.allocation, in.allocation});
 }
+
+EMBER_CUDA_KERNELS(ElementwiseKernels, CudaElementwise);
 
 }  // namespace ember::cuda

@@ -1,11 +1,12 @@
 // The index kernels that only move elements: gather, triangle (tril/triu) and nonzero. gather and
-// triangle copy bits, so they are instantiated per element width, not per dtype.
+// triangle copy bits, so they are instantiated per element width, not per dtype. Registers the CUDA
+// index family.
 #include <cstdint>
 #include <string>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
+#include "kernels_cuda/index/cuda_index.h"
 
 namespace ember::cuda {
 
@@ -92,7 +93,11 @@ void check_dim(const char* kernel, const TensorRef& ref, int dim) {
 
 }  // namespace
 
-void CudaKernels::gather(Stream& stream, const TensorRef& out, const TensorRef& in, int dim, const TensorRef& index) {
+void CudaIndex::gather(Stream& stream, const GatherArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
+  const int dim = args.dim;
+  const TensorRef& index = args.index;
   if (out.dtype != in.dtype) throw Error("gather kernel: out and in differ in dtype");
   if (index.dtype != DType::Int64) throw Error("gather kernel: the index must be int64");
   if (in.ndim != out.ndim) throw Error("gather kernel: out and in differ in rank");
@@ -120,7 +125,11 @@ void CudaKernels::gather(Stream& stream, const TensorRef& out, const TensorRef& 
   cuda_stream.note_dispatch({out.allocation, index.allocation, in.allocation});
 }
 
-void CudaKernels::triangle(Stream& stream, const TensorRef& out, const TensorRef& in, int64_t diagonal, bool upper) {
+void CudaIndex::triangle(Stream& stream, const TriangleArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
+  const int64_t diagonal = args.diagonal;
+  const bool upper = args.upper;
   if (out.dtype != in.dtype) throw Error("triangle kernel: out and in differ in dtype");
   if (in.ndim < 2 || out.ndim != in.ndim) throw Error("triangle kernel: needs out and in of the same rank, at least 2");
   for (int d = 0; d < in.ndim; ++d) {
@@ -140,7 +149,10 @@ void CudaKernels::triangle(Stream& stream, const TensorRef& out, const TensorRef
   cuda_stream.note_dispatch({out.allocation, in.allocation});
 }
 
-void CudaKernels::nonzero(Stream& stream, const TensorRef& out, const TensorRef& in, const TensorRef& positions) {
+void CudaIndex::nonzero(Stream& stream, const NonzeroArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
+  const TensorRef& positions = args.positions;
   if (out.dtype != DType::Int64 || positions.dtype != DType::Int64) {
     throw Error("nonzero kernel: out and positions must be int64");
   }
@@ -156,5 +168,7 @@ void CudaKernels::nonzero(Stream& stream, const TensorRef& out, const TensorRef&
   check_launch(cuda_stream, "the nonzero kernel's launch");
   cuda_stream.note_dispatch({out.allocation, in.allocation, positions.allocation});
 }
+
+EMBER_CUDA_KERNELS(IndexKernels, CudaIndex);
 
 }  // namespace ember::cuda

@@ -7,25 +7,30 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/device_math.cuh"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/common/device_math.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
+#include "kernels_cuda/index/cuda_index.h"
 
 namespace ember::cuda {
 
 namespace {
 
+// What `current` becomes when `value` is combined into it. Every mode has a case (-Werror=switch).
 template <class A>
-__device__ inline A scatter_combine(ScatterMode mode, A current, A value) {
+__host__ __device__ inline A scatter_combine(ScatterMode mode, A current, A value) {
   switch (mode) {
+    case ScatterMode::Assign: return value;
     case ScatterMode::Add: return wrap_add(current, value);
     case ScatterMode::Multiply: return wrap_mul(current, value);
     case ScatterMode::Amax: return maximum(current, value);  // NaN propagates, as scatter_reduce's amax
     case ScatterMode::Amin: return minimum(current, value);
-    default: return value;
   }
+  return value;
 }
+
+// The host compiler checks the switch above only where it compiles the function: here.
+template float scatter_combine<float>(ScatterMode, float, float);
 
 // element (op)= value by compare-and-swap on the naturally aligned word holding the element.
 template <class A>
@@ -108,7 +113,7 @@ __device__ void scatter_element(ScatterMode mode, int dtype, void* base, int64_t
   combine_by_cas(mode, dtype, element, value);
 }
 
-struct ScatterArgs {
+struct ScatterLaunch {
   int out_dtype;
   int src_dtype;
   bool src_is_scalar;
@@ -119,7 +124,7 @@ struct ScatterArgs {
 // Operands: index (int64), src (unread when a scalar), out with stride 0 along dim.
 template <class A>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-    scatter_kernel(const __grid_constant__ StridedOperands<3> operands, const ScatterArgs args,
+    scatter_kernel(const __grid_constant__ StridedOperands<3> operands, const ScatterLaunch args,
                    const ScatterMode mode, const A scalar, const A alpha) {
   const int64_t* index = static_cast<const int64_t*>(operands.data[0]);
   for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
@@ -134,11 +139,15 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
-
 }  // namespace
 
-void CudaKernels::scatter(Stream& stream, ScatterMode mode, const TensorRef& out, int dim, const TensorRef& index,
-                          const Operand& src, Scalar alpha) {
+void CudaIndex::scatter(Stream& stream, const ScatterArgs& scatter) {
+  const ScatterMode mode = scatter.mode;
+  const TensorRef& out = scatter.out;
+  const int dim = scatter.dim;
+  const TensorRef& index = scatter.index;
+  const Operand& src = scatter.src;
+  const Scalar alpha = scatter.alpha;
   if (index.dtype != DType::Int64) throw Error("scatter kernel: the index must be int64");
   if (index.ndim != out.ndim) throw Error("scatter kernel: out and index differ in rank");
   const bool valid_dim = out.ndim == 0 ? dim == 0 : dim >= 0 && dim < out.ndim;
@@ -146,7 +155,7 @@ void CudaKernels::scatter(Stream& stream, ScatterMode mode, const TensorRef& out
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
 
-  ScatterArgs args{};
+  ScatterLaunch args{};
   args.out_dtype = dtype_code(out.dtype);
   args.src_is_scalar = src.is_scalar();
   args.src_dtype = src.is_scalar() ? args.out_dtype : dtype_code(src.tensor.dtype);

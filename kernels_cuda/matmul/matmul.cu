@@ -19,8 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/strided_index.cuh"
+#include <mutex>
+
+#include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/matmul.h"
+#include "runtime/kernels/memory.h"
 
 namespace ember::cuda {
 
@@ -97,9 +102,29 @@ BlasTypes blas_types(DType dtype) {
 
 bool fits_int(int64_t value) { return value >= 0 && value <= INT_MAX; }
 
-}  // namespace
+// The CUDA matmul family: owns the device's cuBLAS handle.
+class CudaMatmul final : public MatmulKernels {
+ public:
+  explicit CudaMatmul(CudaDevice& device) : device_(device) {}
+  ~CudaMatmul() override;
+  CudaMatmul(const CudaMatmul&) = delete;
+  CudaMatmul& operator=(const CudaMatmul&) = delete;
+  void matmul(Stream& stream, const MatmulArgs& args) override;
 
-CudaKernels::~CudaKernels() {
+ private:
+  ElementwiseKernels& elementwise() const { return device_.kernels().get<ElementwiseKernels>(); }
+  // The cuBLAS handle, created on first use; the caller holds blas_mutex_ and has made device
+  // `device_index` current.
+  cublasHandle_t blas_handle(int device_index);
+
+  CudaDevice& device_;
+  // Guards the handle, because a cuBLAS handle is bound to one stream at a time.
+  std::mutex blas_mutex_;
+  cublasHandle_t blas_handle_ = nullptr;
+  int blas_device_ = -1;
+};
+
+CudaMatmul::~CudaMatmul() {
   if (blas_handle_ == nullptr) return;
   // Runs from the device's destructor, which must not throw; a lost device or an unloading runtime
   // leaves nothing to release.
@@ -111,7 +136,7 @@ CudaKernels::~CudaKernels() {
   cudaGetLastError();
 }
 
-cublasContext* CudaKernels::blas_handle(int device_index) {
+cublasHandle_t CudaMatmul::blas_handle(int device_index) {
   if (blas_handle_ != nullptr) return blas_handle_;
   cublasHandle_t handle = nullptr;
   check_blas(cublasCreate(&handle), "cublasCreate");
@@ -128,7 +153,8 @@ cublasContext* CudaKernels::blas_handle(int device_index) {
   return blas_handle_;
 }
 
-void CudaKernels::matmul(Stream& stream, const MatmulArgs& args) {
+void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
+  MemoryKernels& memory = device_.kernels().get<MemoryKernels>();
   const TensorRef& out = args.out;
   if (out.ndim != 3 || args.a.ndim != 3 || args.b.ndim != 3) {
     throw Error("matmul kernel: out, a and b must each have one batch dim and two matrix dims");
@@ -148,9 +174,10 @@ void CudaKernels::matmul(Stream& stream, const MatmulArgs& args) {
   if (k == 0) {
     // Nothing to multiply: out = beta * bias, or zeros.
     if (use_bias) {
-      binary(stream, BinaryOp::Mul, out, *args.bias, Scalar(args.beta), out.dtype, Scalar(1));
+      elementwise().binary(stream, {.op = BinaryOp::Mul, .out = out, .a = *args.bias, .b = Scalar(args.beta),
+                                    .compute = out.dtype});
     } else {
-      fill(stream, out, Scalar(0));
+      memory.fill(stream, {out, Scalar(0)});
     }
     return;
   }
@@ -166,10 +193,10 @@ void CudaKernels::matmul(Stream& stream, const MatmulArgs& args) {
     TensorRef source = ref;
     if (source.sizes[0] == 1 || source.strides[0] == 0) source.sizes[0] = 1;
     const uint64_t bytes = static_cast<uint64_t>(source.numel()) * element_size(ref.dtype);
-    scratch.push_back(allocator_.allocate(bytes, stream.shared_from_this()));
+    scratch.push_back(device_.allocator().allocate(bytes, stream.shared_from_this()));
     TensorRef copy_ref =
         TensorRef::contiguous(*scratch.back(), ref.dtype, {source.sizes[0], source.sizes[1], source.sizes[2]});
-    copy(stream, copy_ref, source);
+    memory.copy(stream, {copy_ref, source});
     return copy_ref;
   };
 
@@ -183,13 +210,15 @@ void CudaKernels::matmul(Stream& stream, const MatmulArgs& args) {
   }
   const bool out_in_scratch = !c || c->op != CUBLAS_OP_N || (batch > 1 && out.strides[0] == 0);
   if (out_in_scratch) {
-    scratch.push_back(allocator_.allocate(static_cast<uint64_t>(out.numel()) * element_size(out.dtype),
+    scratch.push_back(device_.allocator().allocate(static_cast<uint64_t>(out.numel()) * element_size(out.dtype),
                                           stream.shared_from_this()));
     target = TensorRef::contiguous(*scratch.back(), out.dtype, {batch, m, n});
     c = as_blas(MatrixView{target, m, n}, true);
     transposed = true;
   }
-  if (use_bias) unary(stream, UnaryOp::Cast, target, *args.bias, target.dtype, 0, 0, 0);
+  if (use_bias) {
+    elementwise().unary(stream, {.op = UnaryOp::Cast, .out = target, .in = *args.bias, .compute = target.dtype});
+  }
 
   // cuBLAS computes C (rows × cols, column-major) = op(X) op(Y) with X rows × inner and Y inner × cols.
   const MatrixView first = transposed ? MatrixView{args.b, k, n} : MatrixView{args.a, m, k};
@@ -233,7 +262,11 @@ void CudaKernels::matmul(Stream& stream, const MatmulArgs& args) {
   }
   check_launch(cuda_stream, "the matmul kernel's launch");
   cuda_stream.note_dispatch({target.allocation, x_ref.allocation, y_ref.allocation});
-  if (out_in_scratch) copy(stream, out, target);
+  if (out_in_scratch) memory.copy(stream, {out, target});
 }
+
+}  // namespace
+
+EMBER_CUDA_KERNELS(MatmulKernels, CudaMatmul);
 
 }  // namespace ember::cuda

@@ -2,8 +2,8 @@
 // instantiated per element width.
 #include <cstdint>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/strided_index.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/memory/cuda_memory.h"
 
 namespace ember::cuda {
 
@@ -23,7 +23,9 @@ __global__ void copy_kernel(const __grid_constant__ StridedOperands<2> operands)
 
 }  // namespace
 
-void CudaKernels::copy(Stream& stream, const TensorRef& out, const TensorRef& in) {
+void CudaMemory::copy(Stream& stream, const CopyArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& in = args.in;
   if (out.dtype != in.dtype) {
     throw Error("copy kernel: dtypes differ (" + std::string(dtype_name(out.dtype)) + " output, " +
                 std::string(dtype_name(in.dtype)) + " input)");

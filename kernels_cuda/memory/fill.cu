@@ -1,9 +1,9 @@
 // fill: out[...] = value, for every dtype. The host converts the value to the dtype's bit pattern, so the
-// kernel only stores bits of the element's width.
+// kernel only stores bits of the element's width. Registers the CUDA memory family.
 #include <cstdint>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/strided_index.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/memory/cuda_memory.h"
 
 namespace ember::cuda {
 
@@ -21,7 +21,9 @@ __global__ void fill_kernel(const __grid_constant__ StridedOperands<1> out, Bits
 
 }  // namespace
 
-void CudaKernels::fill(Stream& stream, const TensorRef& out, Scalar value) {
+void CudaMemory::fill(Stream& stream, const FillArgs& args) {
+  const TensorRef& out = args.out;
+  const Scalar value = args.value;
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
   const uint64_t bits = value.bits_as(out.dtype);
@@ -37,5 +39,7 @@ void CudaKernels::fill(Stream& stream, const TensorRef& out, Scalar value) {
     cuda_stream.note_dispatch({out.allocation});
   });
 }
+
+EMBER_CUDA_KERNELS(MemoryKernels, CudaMemory);
 
 }  // namespace ember::cuda

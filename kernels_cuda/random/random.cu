@@ -11,17 +11,18 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/device_math.cuh"
-#include "kernels_cuda/philox.cuh"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/device_math.cuh"
+#include "kernels_cuda/common/philox.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
+#include "runtime/kernels/random.h"
 
 namespace ember::cuda {
 
 namespace {
 
-struct RandomArgs {
+struct RandomLaunch {
   uint64_t seed;
   uint64_t offset;
   RandomOp op;
@@ -32,11 +33,38 @@ struct RandomArgs {
   uint64_t int_range;  // RandInt: high - low
 };
 
+// One floating draw from a Philox block: `low` and `high` are the op's two parameters in A, and
+// `probability` Bernoulli's for this element. Every op has a case (-Werror=switch); RandInt and
+// Randperm draw integers elsewhere.
+template <class A>
+__host__ __device__ A floating_draw(RandomOp op, uint4 block, A low, A high, A probability, int out_dtype) {
+  switch (op) {
+    case RandomOp::Uniform: {
+      const A value = as_stored(out_dtype, low + philox_unit<A>(block.x, block.y) * (high - low));
+      return value >= high ? low : value;
+    }
+    case RandomOp::Normal: {
+      // Box-Muller; the first uniform is taken from (0, 1] so that its log is finite.
+      const A u1 = A(1) - philox_unit<A>(block.x, block.y);
+      const A u2 = philox_unit<A>(block.z, block.w);
+      const A two_pi = static_cast<A>(6.283185307179586476925286766559);
+      return low + high * (m_sqrt(A(-2) * m_log(u1)) * m_cos(two_pi * u2));
+    }
+    case RandomOp::Bernoulli: return philox_unit<A>(block.x, block.y) < probability ? A(1) : A(0);
+    case RandomOp::RandInt:
+    case RandomOp::Randperm: break;
+  }
+  return A(0);
+}
+
+// The host compiler checks the switch above only where it compiles the function: here.
+template float floating_draw<float>(RandomOp, uint4, float, float, float, int);
+
 // Operands: out, then the probabilities (Bernoulli with a tensor; otherwise a stand-in never read).
 // A is float, or double for float64; low and high are the op's parameters in A.
 template <class A>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-    random_kernel(const __grid_constant__ StridedOperands<2> operands, const RandomArgs args, const A low,
+    random_kernel(const __grid_constant__ StridedOperands<2> operands, const RandomLaunch args, const A low,
                   const A high) {
   for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
     int64_t offsets[2];
@@ -49,29 +77,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       store_as<int64_t>(args.out_dtype, operands.data[0], offsets[0], value);
       continue;
     }
-    A value = A(0);
-    switch (args.op) {
-      case RandomOp::Uniform:
-        value = as_stored(args.out_dtype, low + philox_unit<A>(block.x, block.y) * (high - low));
-        if (value >= high) value = low;
-        break;
-      case RandomOp::Normal: {
-        // Box-Muller; the first uniform is taken from (0, 1] so that its log is finite.
-        const A u1 = A(1) - philox_unit<A>(block.x, block.y);
-        const A u2 = philox_unit<A>(block.z, block.w);
-        const A two_pi = static_cast<A>(6.283185307179586476925286766559);
-        value = low + high * (m_sqrt(A(-2) * m_log(u1)) * m_cos(two_pi * u2));
-        break;
-      }
-      case RandomOp::Bernoulli: {
-        const A probability = args.has_probabilities
-                                  ? load_as<A>(args.probability_dtype, operands.data[1], offsets[1])
-                                  : low;
-        value = philox_unit<A>(block.x, block.y) < probability ? A(1) : A(0);
-        break;
-      }
-      default: break;
-    }
+    const A probability =
+        args.has_probabilities ? load_as<A>(args.probability_dtype, operands.data[1], offsets[1]) : low;
+    const A value = floating_draw<A>(args.op, block, low, high, probability, args.out_dtype);
     store_as<A>(args.out_dtype, operands.data[0], offsets[0], value);
   }
 }
@@ -143,10 +151,20 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
-}  // namespace
+class CudaRandom final : public RandomKernels {
+ public:
+  explicit CudaRandom(CudaDevice&) {}
+  void random(Stream& stream, const RandomArgs& args) override;
+  void multinomial(Stream& stream, const MultinomialArgs& args) override;
+};
 
-void CudaKernels::random(Stream& stream, RandomOp op, const TensorRef& out, PhiloxState state, Scalar p0, Scalar p1,
-                         const TensorRef* probabilities) {
+void CudaRandom::random(Stream& stream, const RandomArgs& draw) {
+  const RandomOp op = draw.op;
+  const TensorRef& out = draw.out;
+  const PhiloxState state = draw.state;
+  const std::array<Scalar, 2> parameters = draw.parameters();
+  const Scalar p0 = parameters[0], p1 = parameters[1];
+  const TensorRef* probabilities = draw.probabilities ? &*draw.probabilities : nullptr;
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
   const int64_t numel = out.numel();
@@ -171,7 +189,7 @@ void CudaKernels::random(Stream& stream, RandomOp op, const TensorRef& out, Phil
     throw UnsupportedError("the cuda backend has no random kernel drawing floats into " +
                            std::string(dtype_name(out.dtype)));
   }
-  RandomArgs args{};
+  RandomLaunch args{};
   args.seed = state.seed;
   args.offset = state.offset;
   args.op = op;
@@ -202,7 +220,10 @@ void CudaKernels::random(Stream& stream, RandomOp op, const TensorRef& out, Phil
   cuda_stream.note_dispatch({out.allocation, has_probabilities ? probabilities->allocation : nullptr});
 }
 
-void CudaKernels::multinomial(Stream& stream, const TensorRef& out, const TensorRef& cdf, PhiloxState state) {
+void CudaRandom::multinomial(Stream& stream, const MultinomialArgs& args) {
+  const TensorRef& out = args.out;
+  const TensorRef& cdf = args.cdf;
+  const PhiloxState state = args.state;
   if (out.ndim != 2 || cdf.ndim != 2 || out.sizes[0] != cdf.sizes[0]) {
     throw Error("multinomial kernel: out must be rows × samples and cdf rows × categories");
   }
@@ -229,5 +250,9 @@ void CudaKernels::multinomial(Stream& stream, const TensorRef& out, const Tensor
   check_launch(cuda_stream, "the multinomial kernel's launch");
   cuda_stream.note_dispatch({out.allocation, cdf.allocation});
 }
+
+}  // namespace
+
+EMBER_CUDA_KERNELS(RandomKernels, CudaRandom);
 
 }  // namespace ember::cuda

@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels_cuda/cuda_kernels.h"
-#include "kernels_cuda/reduce_ops.cuh"
-#include "kernels_cuda/strided_index.cuh"
-#include "kernels_cuda/typed_operands.cuh"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
+#include "kernels_cuda/reduce/cuda_reduce.h"
+#include "kernels_cuda/reduce/reduce_ops.cuh"
 
 namespace ember::cuda {
 
@@ -220,19 +220,27 @@ ReduceParams reduce_params(ReduceOp op, double param) {
   return params;
 }
 
-
 }  // namespace
 
-void CudaKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, const TensorRef* indices,
-                         const TensorRef& in, uint32_t reduce_mask, DType compute, double param) {
+// The host compiler checks the op switches of reduce_ops.cuh only where it compiles them: here.
+template ReduceState<float> reduce_lift<float>(const ReduceParams&, float, int64_t);
+template ReduceState<float> reduce_merge<float>(const ReduceParams&, const ReduceState<float>&,
+                                                const ReduceState<float>&);
+template float reduce_value<float>(const ReduceParams&, const ReduceState<float>&);
+
+void CudaReduce::reduce(Stream& stream, const ReduceArgs& args) {
+  const ReduceOp op = args.op;
+  const TensorRef* out = args.out ? &*args.out : nullptr;
+  const TensorRef* indices = args.indices ? &*args.indices : nullptr;
+  const TensorRef& in = args.in;
+  const uint32_t reduce_mask = args.reduce_mask;
+  const DType compute = args.compute;
+  const double param = op == ReduceOp::Norm ? args.p : args.correction;
   const bool arg_only = op == ReduceOp::Argmax || op == ReduceOp::Argmin;
   const bool has_indices = arg_only || op == ReduceOp::Max || op == ReduceOp::Min;
   if (arg_only && indices == nullptr) throw Error(std::string(reduce_op_name(op)) + " kernel: no indices to write");
   if (!arg_only && out == nullptr) throw Error(std::string(reduce_op_name(op)) + " kernel: no output to write");
-  if (reduce_needs_floating(op) && !is_floating_point(compute)) {
-    throw UnsupportedError("the cuda backend has no reduce " + std::string(reduce_op_name(op)) +
-                           " kernel computing in " + std::string(dtype_name(compute)));
-  }
+  require_domain(op_domain(op), compute, "reduce", reduce_op_name(op));
   if (indices != nullptr && indices->dtype != DType::Int64) throw Error("reduce kernel: indices must be int64");
 
   CudaStream& cuda_stream = CudaStream::of(stream);
@@ -269,7 +277,7 @@ void CudaKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, cons
     // The scratch memory goes back to this stream's cache at the end of this scope, and the stream may
     // reuse it at once: its later work runs after these kernels.
     const uint64_t bytes = static_cast<uint64_t>(geometry.outputs * splits) * sizeof(ReduceState<A>);
-    std::shared_ptr<Allocation> scratch = allocator_.allocate(bytes, stream.shared_from_this());
+    std::shared_ptr<Allocation> scratch = device_.allocator().allocate(bytes, stream.shared_from_this());
     auto* partials = static_cast<ReduceState<A>*>(device_pointer(*scratch, 0));
     reduce_kernel<A><<<grid, kThreadsPerBlock, 0, cuda_stream.handle()>>>(geometry, params, input,
                                                                          dtype_code(in.dtype), partials, results);
@@ -283,5 +291,7 @@ void CudaKernels::reduce(Stream& stream, ReduceOp op, const TensorRef* out, cons
     cuda_stream.note_dispatch({scratch.get(), out_allocation, indices_allocation});
   });
 }
+
+EMBER_CUDA_KERNELS(ReduceKernels, CudaReduce);
 
 }  // namespace ember::cuda

@@ -1,5 +1,5 @@
 #pragma once
-// The reduction ops as states that merge (the same scheme as shaders/reduce_ops.glsl): each op starts
+// The reduction ops as states that merge (the same scheme as shaders/reduce/reduce_functions.glsl): each op starts
 // from identity(), takes one element through lift(), combines two partial results with merge() in any
 // grouping, and turns the final state into its result with finalize(). merge() is associative, and
 // where indices decide ties it compares them, so every grouping of the tree gives the same answer up to
@@ -9,8 +9,8 @@
 // int64_t for every integer and bool compute (PyTorch accumulates integers in int64 too).
 #include <cstdint>
 
-#include "kernels_cuda/device_math.cuh"
-#include "runtime/kernels.h"
+#include "kernels_cuda/common/device_math.cuh"
+#include "runtime/kernels/reduce.h"
 
 namespace ember::cuda {
 
@@ -38,14 +38,30 @@ struct ReduceParams {
   double param;  // Var, Std: the correction; Norm: p
 };
 
+// Every switch over ReduceOp below lists every op (-Werror=switch checks them in reduce.cu).
+
 __host__ __device__ inline bool counts_elements(ReduceOp op, NormKind norm) {
   switch (op) {
     case ReduceOp::All:
     case ReduceOp::Any:
     case ReduceOp::CountNonzero: return false;
     case ReduceOp::Norm: return norm != NormKind::Zero;
-    default: return true;
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+    case ReduceOp::Mean:
+    case ReduceOp::NanSum:
+    case ReduceOp::NanMean:
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::Amax:
+    case ReduceOp::Amin:
+    case ReduceOp::Argmax:
+    case ReduceOp::Argmin:
+    case ReduceOp::Var:
+    case ReduceOp::Std:
+    case ReduceOp::LogSumExp: return true;
   }
+  return true;
 }
 
 // Ops that keep the element with the best value: the larger for these, the smaller for the others.
@@ -58,8 +74,19 @@ __host__ __device__ inline bool selects_value(ReduceOp op, NormKind norm) {
     case ReduceOp::Argmax:
     case ReduceOp::Argmin: return true;
     case ReduceOp::Norm: return norm == NormKind::Infinity || norm == NormKind::NegativeInfinity;
-    default: return false;
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+    case ReduceOp::Mean:
+    case ReduceOp::NanSum:
+    case ReduceOp::NanMean:
+    case ReduceOp::Var:
+    case ReduceOp::Std:
+    case ReduceOp::LogSumExp:
+    case ReduceOp::All:
+    case ReduceOp::Any:
+    case ReduceOp::CountNonzero: return false;
   }
+  return false;
 }
 
 __host__ __device__ inline bool selects_largest(ReduceOp op, NormKind norm) {
@@ -103,18 +130,32 @@ __host__ __device__ inline ReduceState<A> reduce_lift(const ReduceParams& p, A x
           case NormKind::Zero: s.n = x != A(0) ? 1 : 0; return s;
           case NormKind::Two: s.v = x * x; break;
           case NormKind::Other: s.v = m_pow(m_fabs(x), static_cast<A>(p.param)); break;
-          default: s.v = m_fabs(x); break;  // One, Infinity, NegativeInfinity
+          case NormKind::One:
+          case NormKind::Infinity:
+          case NormKind::NegativeInfinity: s.v = m_fabs(x); break;
         }
       }
       s.n = 1;
       s.index = index;
       return s;
-    default:  // Sum, Prod, Mean, the selecting ops, Var and Std (Welford's state of one element)
+    // The sums and products, the selecting ops, and Var and Std (Welford's state of one element).
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+    case ReduceOp::Mean:
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::Amax:
+    case ReduceOp::Amin:
+    case ReduceOp::Argmax:
+    case ReduceOp::Argmin:
+    case ReduceOp::Var:
+    case ReduceOp::Std:
       s.v = x;
       s.n = 1;
       s.index = index;
       return s;
   }
+  return s;
 }
 
 // NaN wins; otherwise the larger (or smaller) value; ties go to the earlier index.
@@ -172,8 +213,23 @@ __host__ __device__ inline ReduceState<A> reduce_merge(const ReduceParams& p, co
         }
       }
       return s;
-    default: s.v = wrap_add(x.v, y.v); return s;  // the sums
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::NanSum:
+    case ReduceOp::NanMean:
+    case ReduceOp::Norm: s.v = wrap_add(x.v, y.v); return s;
+    // Merged above: the selecting and the counting ops.
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::Amax:
+    case ReduceOp::Amin:
+    case ReduceOp::Argmax:
+    case ReduceOp::Argmin:
+    case ReduceOp::All:
+    case ReduceOp::Any:
+    case ReduceOp::CountNonzero: return s;
   }
+  return s;
 }
 
 // The result value of a final state (the counting ops' results are their n, see reduce_count).
@@ -202,27 +258,23 @@ __host__ __device__ inline A reduce_value(const ReduceParams& p, const ReduceSta
       case ReduceOp::LogSumExp:
         if (s.n == 0) return -infinity<A>();
         return is_inf(s.v) || is_nan(s.v) ? s.v : s.v + m_log(s.w);
-      default: break;
+      case ReduceOp::Sum:
+      case ReduceOp::Prod:
+      case ReduceOp::NanSum:
+      case ReduceOp::Max:
+      case ReduceOp::Min:
+      case ReduceOp::Amax:
+      case ReduceOp::Amin:
+      case ReduceOp::Argmax:
+      case ReduceOp::Argmin:
+      case ReduceOp::All:
+      case ReduceOp::Any:
+      case ReduceOp::CountNonzero: break;
     }
   }
-  switch (p.op) {
-    case ReduceOp::All: return s.n == 0 ? A(1) : A(0);
-    case ReduceOp::Any: return s.n != 0 ? A(1) : A(0);
-    default: return s.v;
-  }
-}
-
-// Ops that only make sense on floats; integer compute has no kernel for them.
-inline bool reduce_needs_floating(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Mean:
-    case ReduceOp::NanMean:
-    case ReduceOp::Var:
-    case ReduceOp::Std:
-    case ReduceOp::Norm:
-    case ReduceOp::LogSumExp: return true;
-    default: return false;
-  }
+  if (p.op == ReduceOp::All) return s.n == 0 ? A(1) : A(0);
+  if (p.op == ReduceOp::Any) return s.n != 0 ? A(1) : A(0);
+  return s.v;
 }
 
 }  // namespace ember::cuda

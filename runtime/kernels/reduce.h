@@ -9,16 +9,22 @@
 namespace ember {
 
 enum class ReduceOp : uint8_t {
-#define EMBER_REDUCE_OP(Enum, name) Enum,
+#define EMBER_REDUCE_OP(Enum, name, domain) Enum,
 #include "runtime/kernels/reduce_ops.def"
 #undef EMBER_REDUCE_OP
 };
 inline constexpr std::string_view kReduceOpNames[] = {
-#define EMBER_REDUCE_OP(Enum, name) #name,
+#define EMBER_REDUCE_OP(Enum, name, domain) #name,
+#include "runtime/kernels/reduce_ops.def"
+#undef EMBER_REDUCE_OP
+};
+inline constexpr OpDomain kReduceOpDomains[] = {
+#define EMBER_REDUCE_OP(Enum, name, domain) OpDomain::domain,
 #include "runtime/kernels/reduce_ops.def"
 #undef EMBER_REDUCE_OP
 };
 inline constexpr size_t kReduceOpCount = std::size(kReduceOpNames);
+static_assert(std::size(kReduceOpDomains) == kReduceOpCount);
 
 enum class ScanOp : uint8_t {
 #define EMBER_SCAN_OP(Enum, name) Enum,
@@ -34,6 +40,7 @@ inline constexpr size_t kScanOpCount = std::size(kScanOpNames);
 
 constexpr std::string_view reduce_op_name(ReduceOp op) { return op_name(op, kReduceOpNames); }
 constexpr std::string_view scan_op_name(ScanOp op) { return op_name(op, kScanOpNames); }
+constexpr OpDomain op_domain(ReduceOp op) { return kReduceOpDomains[static_cast<size_t>(op)]; }
 
 // Reduces `in` over the dims whose bit is set in `reduce_mask`. out (and indices, int64) are contiguous
 // with the kept dims of `in`, in order; the arg-ops write only indices, Max and Min both.
