@@ -1,5 +1,6 @@
 #include "shaders/common/index_launch.h"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/error.h"
@@ -16,6 +17,15 @@ TensorRef along_dim_view(const TensorRef& ref, const TensorRef& shape, int dim) 
 uint64_t reach_bytes(int64_t count, int64_t stride, size_t element_bytes) {
   if (count <= 1) return 0;
   return static_cast<uint64_t>((count - 1) * stride) * element_bytes;
+}
+
+std::vector<DimSlice> dim_slices(const Context& context, int64_t count, int64_t stride, size_t element_bytes) {
+  const uint64_t half = max_window_bytes(context) / 2;
+  if (reach_bytes(count, stride, element_bytes) <= half) return {{0, count}};
+  const int64_t per_slice = static_cast<int64_t>(half / (static_cast<uint64_t>(stride) * element_bytes)) + 1;
+  std::vector<DimSlice> slices;
+  for (int64_t first = 0; first < count; first += per_slice) slices.push_back({first, std::min(per_slice, count - first)});
+  return slices;
 }
 
 uint64_t window_limit(const Context& context, uint64_t reach, std::string_view op) {

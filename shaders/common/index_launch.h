@@ -4,6 +4,7 @@
 // of a launch piece (triangle, random draws), and 0-dim tensors seen as one element.
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "shaders/common/launch.h"
 
@@ -17,6 +18,16 @@ TensorRef along_dim_view(const TensorRef& ref, const TensorRef& shape, int dim);
 // Bytes that an operand reaches beyond each launch element along a gathered dim: `count` elements
 // `stride` elements apart, of `element_bytes` each.
 uint64_t reach_bytes(int64_t count, int64_t stride, size_t element_bytes);
+
+// A slice [first, first + size) of an indexed dim.
+struct DimSlice {
+  int64_t first = 0;
+  int64_t size = 0;
+};
+// The slices of an indexed dim of `count` elements `stride` apart that a launch takes one at a time:
+// the whole dim when its reach fits half a binding, else slices that each reach at most half, leaving
+// the other half to the rest of the operand.
+std::vector<DimSlice> dim_slices(const Context& context, int64_t count, int64_t stride, size_t element_bytes);
 
 // What for_each_window may give each operand of a launch where one also reaches `reach` bytes further.
 // Throws UnsupportedError, naming `op`, when the reach alone is more than a binding can hold.

@@ -14,11 +14,15 @@ namespace ember::vulkan {
 
 namespace {
 
+// Out, index and in with the extras fit 128 bytes of push constants with five launch dims.
+constexpr int kGatherDims = 5;
 struct GatherExtra {
   uint32_t in_dim_stride;
   uint32_t in_dim_size;
+  uint32_t slice_first;
+  uint32_t slice_size;
 };
-using GatherParams = StridedParams<3, GatherExtra>;
+using GatherParams = StridedParams<3, GatherExtra, kGatherDims>;
 
 struct TriangleExtra {
   uint32_t rows;
@@ -47,12 +51,16 @@ constexpr int kScatterDims = 5;
 struct ScatterExtra {
   uint32_t out_dim_stride;
   uint32_t out_dim_size;
+  uint32_t slice_first;
+  uint32_t slice_size;
   uint32_t alpha_lo, alpha_hi;
 };
 using ScatterParams = StridedParams<3, ScatterExtra, kScatterDims>;
 struct ScatterValueExtra {
   uint32_t out_dim_stride;
   uint32_t out_dim_size;
+  uint32_t slice_first;
+  uint32_t slice_size;
   uint32_t alpha_lo, alpha_hi;
   uint32_t value_lo, value_hi;
 };
@@ -146,24 +154,32 @@ void VulkanIndex::gather(Stream& stream, const GatherArgs& args) {
   VulkanStream& vs = vulkan_stream(stream);
   const Context& context = device_.context();
   const Pipeline& pipeline = device_.pipelines().get("gather_" + width_suffix(out.dtype));
-  const TensorRef in_view = along_dim_view(in, out, dim);
-  const GatherExtra extra{to_u32(in.strides[dim], "gather's stride along dim"),
-                          to_u32(in.sizes[dim], "gather's size along dim")};
-  const uint64_t reach = reach_bytes(in.sizes[dim], in.strides[dim], element_size(in.dtype));
-  for_each_window(plan_launch({&out, &index, &in_view}), kShaderMaxDims,
-                  window_limit(context, reach, "gather"), [&](const LaunchShape& piece) {
-                    GatherParams params{};
-                    Binding bindings[3];
-                    const bool writes[] = {true, false, false};
-                    fill_params(context, piece, params, bindings, writes);
-                    const Window in_window =
-                        widened_window(context, piece, 2, false, in.sizes[dim], in.strides[dim]);
-                    bindings[2] = in_window.binding;
-                    params.offsets[2] = in_window.first_element;
-                    params.extra = extra;
-                    vs.dispatch(pipeline, bindings, &params, sizeof params,
-                                workgroups_for(context, piece.numel()));
-                  });
+  const uint32_t dim_stride = to_u32(in.strides[dim], "gather's stride along dim");
+  const uint32_t dim_size = to_u32(in.sizes[dim], "gather's size along dim");
+  const size_t element = element_size(in.dtype);
+  for (const DimSlice& slice : dim_slices(context, in.sizes[dim], in.strides[dim], element)) {
+    TensorRef in_slice = in;
+    in_slice.byte_offset += static_cast<uint64_t>(slice.first * in.strides[dim]) * element;
+    in_slice.sizes[dim] = slice.size;
+    const TensorRef in_view = along_dim_view(in_slice, out, dim);
+    const GatherExtra extra{dim_stride, dim_size, static_cast<uint32_t>(slice.first),
+                            static_cast<uint32_t>(slice.size)};
+    const uint64_t reach = reach_bytes(slice.size, in.strides[dim], element);
+    for_each_window(plan_launch({&out, &index, &in_view}), kGatherDims, window_limit(context, reach, "gather"),
+                    [&](const LaunchShape& piece) {
+                      GatherParams params{};
+                      Binding bindings[3];
+                      const bool writes[] = {true, false, false};
+                      fill_params(context, piece, params, bindings, writes);
+                      const Window in_window =
+                          widened_window(context, piece, 2, false, slice.size, in.strides[dim]);
+                      bindings[2] = in_window.binding;
+                      params.offsets[2] = in_window.first_element;
+                      params.extra = extra;
+                      vs.dispatch(pipeline, bindings, &params, sizeof params,
+                                  workgroups_for(context, piece.numel()));
+                    });
+  }
 }
 
 void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
@@ -202,54 +218,60 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
   std::vector<uint32_t> specialization = {static_cast<uint32_t>(out.dtype),
                                           static_cast<uint32_t>(mode)};
   if (!src.is_scalar()) specialization.push_back(static_cast<uint32_t>(src.tensor.dtype));
-  const TensorRef out_view = along_dim_view(out, index, dim);
   const uint32_t out_dim_stride = to_u32(out.strides[dim], "scatter's stride along dim");
   const uint32_t out_dim_size = to_u32(out.sizes[dim], "scatter's size along dim");
-  const uint64_t limit = window_limit(
-      context, reach_bytes(out.sizes[dim], out.strides[dim], element_size(out.dtype)), "scatter");
-
-  // Binds out (the last operand) with its reach along dim, then dispatches.
-  auto launch = [&](const LaunchShape& piece, auto& params, std::span<Binding> bindings,
-                    std::span<const bool> writes, const Pipeline& pipeline) {
-    fill_params(context, piece, params, bindings, writes);
-    const int last = piece.noperands - 1;
-    const Window out_window =
-        widened_window(context, piece, last, true, out.sizes[dim], out.strides[dim]);
-    bindings[last] = out_window.binding;
-    params.offsets[last] = out_window.first_element;
-    vs.dispatch(pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.numel()));
-  };
-
+  const size_t element = element_size(out.dtype);
   const std::string suffix(compute_suffix(out.dtype));
-  if (src.is_scalar()) {
-    const Pipeline& pipeline = device_.pipelines().get("scatter_value_" + suffix, specialization);
-    const uint64_t value_bits = src.scalar->bits_as(storage);
-    for_each_window(plan_launch({&index, &out_view}), kShaderMaxDims, limit,
-                    [&](const LaunchShape& piece) {
-                      ScatterValueParams params{};
-                      params.extra = {out_dim_stride,
-                                      out_dim_size,
-                                      static_cast<uint32_t>(alpha_bits),
-                                      static_cast<uint32_t>(alpha_bits >> 32),
-                                      static_cast<uint32_t>(value_bits),
-                                      static_cast<uint32_t>(value_bits >> 32)};
-                      Binding bindings[2];
-                      const bool writes[] = {false, true};
-                      launch(piece, params, bindings, writes, pipeline);
-                    });
-    return;
+  const Pipeline& pipeline =
+      device_.pipelines().get((src.is_scalar() ? "scatter_value_" : "scatter_") + suffix, specialization);
+  const uint64_t value_bits = src.is_scalar() ? src.scalar->bits_as(storage) : 0;
+  const TensorRef source = src.is_scalar() ? TensorRef{} : at_least_1d(src.tensor);
+  for (const DimSlice& slice : dim_slices(context, out.sizes[dim], out.strides[dim], element)) {
+    TensorRef out_slice = out;
+    out_slice.byte_offset += static_cast<uint64_t>(slice.first * out.strides[dim]) * element;
+    out_slice.sizes[dim] = slice.size;
+    const TensorRef out_view = along_dim_view(out_slice, index, dim);
+    const uint64_t limit = window_limit(context, reach_bytes(slice.size, out.strides[dim], element), "scatter");
+    const auto first = static_cast<uint32_t>(slice.first);
+    const auto size = static_cast<uint32_t>(slice.size);
+
+    // Binds out (the last operand) with its reach along dim, then dispatches.
+    auto launch = [&](const LaunchShape& piece, auto& params, std::span<Binding> bindings,
+                      std::span<const bool> writes) {
+      fill_params(context, piece, params, bindings, writes);
+      const int last = piece.noperands - 1;
+      const Window out_window = widened_window(context, piece, last, true, slice.size, out.strides[dim]);
+      bindings[last] = out_window.binding;
+      params.offsets[last] = out_window.first_element;
+      vs.dispatch(pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.numel()));
+    };
+
+    if (src.is_scalar()) {
+      for_each_window(plan_launch({&index, &out_view}), kShaderMaxDims, limit, [&](const LaunchShape& piece) {
+        ScatterValueParams params{};
+        params.extra = {out_dim_stride,
+                        out_dim_size,
+                        first,
+                        size,
+                        static_cast<uint32_t>(alpha_bits),
+                        static_cast<uint32_t>(alpha_bits >> 32),
+                        static_cast<uint32_t>(value_bits),
+                        static_cast<uint32_t>(value_bits >> 32)};
+        Binding bindings[2];
+        const bool writes[] = {false, true};
+        launch(piece, params, bindings, writes);
+      });
+    } else {
+      for_each_window(plan_launch({&index, &source, &out_view}), kScatterDims, limit, [&](const LaunchShape& piece) {
+        ScatterParams params{};
+        params.extra = {out_dim_stride, out_dim_size, first, size, static_cast<uint32_t>(alpha_bits),
+                        static_cast<uint32_t>(alpha_bits >> 32)};
+        Binding bindings[3];
+        const bool writes[] = {false, false, true};
+        launch(piece, params, bindings, writes);
+      });
+    }
   }
-  const TensorRef source = at_least_1d(src.tensor);
-  const Pipeline& pipeline = device_.pipelines().get("scatter_" + suffix, specialization);
-  for_each_window(plan_launch({&index, &source, &out_view}), kScatterDims, limit,
-                  [&](const LaunchShape& piece) {
-                    ScatterParams params{};
-                    params.extra = {out_dim_stride, out_dim_size, static_cast<uint32_t>(alpha_bits),
-                                    static_cast<uint32_t>(alpha_bits >> 32)};
-                    Binding bindings[3];
-                    const bool writes[] = {false, false, true};
-                    launch(piece, params, bindings, writes, pipeline);
-                  });
 }
 
 void VulkanIndex::triangle(Stream& stream, const TriangleArgs& args) {

@@ -7,7 +7,9 @@
 // Combining modes update each element with a compare-and-swap loop on the word that holds it: the
 // 32-bit word for 8-, 16- and 32-bit dtypes, a 64-bit word for 64-bit dtypes, so colliding indices
 // all take effect. Assign stores once; among colliding indices any one value wins, as in PyTorch.
-// Negative indices count from the end; an index still out of range writes nothing.
+// Negative indices count from the end; an index still out of range writes nothing. Where out along
+// `dim` is wider than a binding, the host launches once per slice [slice_first, slice_first +
+// slice_size) of that dim, binding only the slice; each launch writes the indices that fall in its slice.
 #include "typed_bits.glsl"
 #if defined(COMPUTE_F64) || defined(COMPUTE_I64)
 #extension GL_EXT_shader_atomic_int64 : require
@@ -24,13 +26,15 @@ layout(constant_id = 2) const uint SRC_DT = DT_F32;
 #ifdef SCALAR_SRC
 #define NUM_OPERANDS 2
 #define OUT_BINDING 1
-#define EXTRA_PARAMS                                                                  \
-  uint out_dim_stride; uint out_dim_size; uint alpha_lo; uint alpha_hi; uint value_lo; uint value_hi;
+#define EXTRA_PARAMS                                                                                    \
+  uint out_dim_stride; uint out_dim_size; uint slice_first; uint slice_size; uint alpha_lo; uint alpha_hi; \
+  uint value_lo; uint value_hi;
 #else
 #define NUM_OPERANDS 3
 #define OUT_BINDING 2
 #define MAX_DIMS 5  // three operands and the extras fit 128 bytes with five dims
-#define EXTRA_PARAMS uint out_dim_stride; uint out_dim_size; uint alpha_lo; uint alpha_hi;
+#define EXTRA_PARAMS                                                                                    \
+  uint out_dim_stride; uint out_dim_size; uint slice_first; uint slice_size; uint alpha_lo; uint alpha_hi;
 #endif
 #include "strided.glsl"
 
@@ -97,8 +101,9 @@ void main() {
     operand_offsets(i, offsets);
     int64_t index = index_data[offsets[0]];
     if (index < 0) index += size;
-    if (index < 0 || index >= size) continue;
-    const uint e = offsets[NUM_OPERANDS - 1] + uint(index) * p.out_dim_stride;
+    const int64_t local = index - int64_t(p.slice_first);
+    if (local < 0 || local >= int64_t(p.slice_size)) continue;  // out of range, or another slice's
+    const uint e = offsets[NUM_OPERANDS - 1] + uint(local) * p.out_dim_stride;
 #ifdef SCALAR_SRC
     compute_t value = scalar_from_bits(uvec2(p.value_lo, p.value_hi));
 #else

@@ -85,6 +85,19 @@ TensorRef sub_block(const TensorRef& ref, int64_t b0, int64_t batch, int64_t m0,
   return piece;
 }
 
+// The view of `count` positions of dim `dim` from `first`.
+TensorRef narrowed(const TensorRef& ref, int dim, int64_t first, int64_t count) {
+  TensorRef view = ref;
+  view.byte_offset += static_cast<uint64_t>(first * ref.strides[dim]) * element_size(ref.dtype);
+  view.sizes[dim] = count;
+  return view;
+}
+
+// Bytes between the first and the last element of `ref` along `dim`.
+uint64_t span_bytes(const TensorRef& ref, int dim) {
+  return static_cast<uint64_t>((ref.sizes[dim] - 1) * ref.strides[dim]) * element_size(ref.dtype);
+}
+
 // A stride as the shader takes it: only strides along dims longer than one are ever multiplied by a
 // non-zero index, and those stay inside one binding window, so they fit 32 bits.
 uint32_t shader_stride(const TensorRef& ref, int d) {
@@ -198,8 +211,49 @@ class VulkanMatmul final : public MatmulKernels {
   void matmul(Stream& stream, const MatmulArgs& args) override;
 
  private:
+  // Runs a product whose B, or one row of A, out or bias, is wider than a binding as two halves.
+  void split_wide(Stream& stream, const MatmulArgs& args);
+
   VulkanDevice& device_;
 };
+
+// The halves go along K (out = alpha A1 B1 + beta bias, then out = alpha A2 B2 + out) or along N (the
+// columns of B, out and bias), whichever spans more memory; each half splits again until it fits.
+void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
+  const int64_t K = args.a.sizes[2];
+  const int64_t N = args.out.sizes[2];
+  const bool has_bias = args.bias.has_value() && args.beta != 0.0;
+  const uint64_t along_k = std::max(span_bytes(args.a, 2), span_bytes(args.b, 1));
+  uint64_t along_n = std::max(span_bytes(args.b, 2), span_bytes(args.out, 2));
+  if (has_bias) along_n = std::max(along_n, span_bytes(*args.bias, 2));
+  if (K > 1 && along_k >= along_n) {
+    const int64_t half = K / 2;
+    MatmulArgs first = args;
+    first.a = narrowed(args.a, 2, 0, half);
+    first.b = narrowed(args.b, 1, 0, half);
+    matmul(stream, first);
+    MatmulArgs second = args;
+    second.a = narrowed(args.a, 2, half, K - half);
+    second.b = narrowed(args.b, 1, half, K - half);
+    second.bias = args.out;  // each invocation reads its elements of out before it writes them
+    second.beta = 1.0;
+    matmul(stream, second);
+    return;
+  }
+  if (N > 1) {
+    const int64_t half = N / 2;
+    for (auto [first, count] : {std::pair<int64_t, int64_t>{0, half}, {half, N - half}}) {
+      MatmulArgs part = args;
+      part.out = narrowed(args.out, 2, first, count);
+      part.b = narrowed(args.b, 2, first, count);
+      if (args.bias) part.bias = narrowed(*args.bias, 2, first, count);
+      matmul(stream, part);
+    }
+    return;
+  }
+  throw UnsupportedError("matmul: one element of an operand is larger than a storage-buffer binding of " +
+                         device_.info().name + " can reach");
+}
 
 }  // namespace
 
@@ -262,6 +316,10 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     if (has_bias) ok = ok && sub_block(*args.bias, 0, matrices, 0, rows).extent_bytes() <= max_bytes;
     return ok;
   };
+  if (!fits(1, 1)) {
+    split_wide(stream, args);
+    return;
+  }
   int64_t rows_per_launch = max_rows;
   int64_t matrices_per_launch = largest_fitting(
       std::min<int64_t>(batch, limits.maxComputeWorkGroupCount[2]),

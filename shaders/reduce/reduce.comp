@@ -34,7 +34,7 @@ layout(set = 0, binding = 3) readonly buffer StatesIn { uint states_in[]; };
 layout(set = 0, binding = 4) writeonly buffer StatesOut { uint states_out[]; };
 
 layout(push_constant) uniform Params {
-  uvec2 param;      // in compute_t's bits: correction, p, or the element count of Mean
+  uvec2 param;      // in compute_t's bits: correction, p, or the element count of Mean; Max, Min: see main()
   uint in_offset;   // first element (or state) of the input in its window
   uint out_offset;  // first result in the output window (or first state in the scratch)
   uint idx_offset;  // first result in the indices window
@@ -165,6 +165,9 @@ void main() {
   const uint lane = gl_LocalInvocationID.x & (group - 1u);
   const uint outputs_per_workgroup = WORKGROUP_SIZE >> group_log2;
   const compute_t param = scalar_from_bits(p.param);
+  // Max and Min take no parameter: when the launcher splits a reduction into pieces along its reduced
+  // dims, the parameter is the reduction index of the piece's first element.
+  const uint index_base = OP == REDUCE_KERNEL_OP_MAX || OP == REDUCE_KERNEL_OP_MIN ? p.param.x : 0u;
 
   const uint chunk_index = gl_WorkGroupID.x;
   const uint begin = chunk_index * p.chunk;
@@ -188,7 +191,7 @@ void main() {
       for (uint r = begin + lane; r < end; r += group) {
         const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
                                         : dims_offset(r, outer_dims, inner_dims));
-        s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r, param));
+        s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r + index_base, param));
         high += high_step;
         low += low_step;
         if (low >= low_size) {

@@ -239,11 +239,57 @@ struct ReduceJob {
   uint32_t state_size;
 };
 
+// A run of reduction indices: the part of the reduced dims that one piece of a split reduction reads,
+// and the index of its first element in the whole reduction.
+struct InnerPiece {
+  Box box;
+  int64_t first_index = 0;
+};
+
+// Splits `box` (the reduced dims, operand 0 the input) into runs of consecutive reduction indices, each
+// reaching at most `limit` elements of the input, by halving its outermost dim.
+void split_inner(const Box& box, int64_t first_index, int64_t limit, std::vector<InnerPiece>& pieces) {
+  if (box.reach(0) - box.base[0] <= limit) {
+    pieces.push_back({box, first_index});
+    return;
+  }
+  if (box.ndim == 0) throw Error("reduce: one element is larger than a buffer binding can reach");
+  const int64_t inner_count = box.count() / box.sizes[0];
+  if (box.sizes[0] == 1) {
+    Box rest = box;
+    for (int d = 1; d < box.ndim; ++d) {
+      rest.sizes[d - 1] = box.sizes[d];
+      for (int i = 0; i < kBoxOperands; ++i) rest.strides[i][d - 1] = box.strides[i][d];
+    }
+    --rest.ndim;
+    split_inner(rest, first_index, limit, pieces);
+    return;
+  }
+  const int64_t half = box.sizes[0] / 2;
+  Box head = box;
+  head.sizes[0] = half;
+  Box tail = box;
+  tail.sizes[0] = box.sizes[0] - half;
+  for (int i = 0; i < kBoxOperands; ++i) tail.base[i] += half * box.strides[i][0];
+  split_inner(head, first_index, limit, pieces);
+  split_inner(tail, first_index + half * inner_count, limit, pieces);
+}
+
+// Where the last pass of a reduction writes: its results (values, indices or both), or, for one piece of
+// reductions split along their reduced dims, one partial state per output into a shared scratch,
+// starting at state `first_state` of `states`.
+struct FinalTarget {
+  std::optional<Window> out;
+  std::optional<Window> indices;
+  std::optional<Binding> states;
+  uint32_t first_state = 0;
+};
+
 // Records the passes over one piece's `outputs` reductions: each pass reduces chunks of its input to
-// partial states, until a pass has one chunk per output and writes the results. `spare` is a read-only
+// partial states, until a pass has one chunk per output and writes to `target`. `spare` is a read-only
 // binding for the slots a pass does not use.
 void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const Binding& spare,
-                   const std::optional<Window>& out_window, const std::optional<Window>& idx_window) {
+                   const FinalTarget& target) {
   const Context& context = job.device.context();
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   // Scratch states stay alive until the pass that reads them is recorded; after that, stream order
@@ -278,15 +324,19 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
       bindings[2] = input.binding;
     }
     std::shared_ptr<Allocation> states_written;
-    if (final_pass) {
-      if (out_window) {
-        bindings[0] = out_window->binding;
-        params.out_offset = out_window->first_element;
+    if (final_pass && target.states) {
+      stage |= kStageWritesStates;
+      bindings[4] = *target.states;
+      params.out_offset = target.first_state;
+    } else if (final_pass) {
+      if (target.out) {
+        bindings[0] = target.out->binding;
+        params.out_offset = target.out->first_element;
         params.shape |= 1u << 24;
       }
-      if (idx_window) {
-        bindings[1] = idx_window->binding;
-        params.idx_offset = idx_window->first_element;
+      if (target.indices) {
+        bindings[1] = target.indices->binding;
+        params.idx_offset = target.indices->first_element;
         params.shape |= 1u << 25;
       }
     } else {
@@ -433,50 +483,113 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
       state_bytes(compute),
   };
 
-  auto fits = [&](const Box& piece) {
-    const int64_t count = piece.count();
+  // The reductions run in pieces of their reduced dims when one output's slice of the input is wider
+  // than a binding: each piece (a run of reduction indices) writes one partial state per output, and a
+  // last pass merges every output's states.
+  std::vector<InnerPiece> pieces;
+  const uint64_t piece_limit = max_window / 2 / in_size;
+  if (static_cast<uint64_t>(inner_reach + 1) <= piece_limit) {
+    pieces.push_back({inner, 0});
+  } else {
+    split_inner(inner, 0, static_cast<int64_t>(piece_limit), pieces);
+  }
+  int64_t piece_reach = 0;  // elements from a piece's first to one past its furthest
+  int64_t piece_reduced = 0;
+  for (const InnerPiece& piece : pieces) {
+    piece_reach = std::max(piece_reach, piece.box.reach(0) - piece.box.base[0]);
+    piece_reduced = std::max(piece_reduced, piece.box.count());
+  }
+  const auto piece_count = static_cast<int64_t>(pieces.size());
+  // The pieces' states, piece by piece, each the outputs in order.
+  std::shared_ptr<Allocation> piece_states;
+  std::optional<Window> piece_states_window;
+  if (piece_count > 1) {
+    const int64_t states = piece_count * outputs;
+    if (static_cast<uint64_t>(states) * job.state_size > max_window) {
+      throw UnsupportedError("reduce " + name + ": the partial states of " + std::to_string(outputs) +
+                             " outputs over " + std::to_string(piece_count) +
+                             " pieces are larger than a buffer binding of this device can reach");
+    }
+    piece_states = device_.allocator().allocate(states * job.state_size, job.stream.shared_from_this());
+    piece_states_window = element_window(context, piece_states.get(), 0, job.state_size, states, true);
+    if (piece_states_window->first_element != 0) throw Error("reduce: scratch states are not aligned");
+  }
+
+  auto fits = [&](const Box& block) {
+    const int64_t count = block.count();
     if (count > kMaxCount) return false;
-    const uint64_t in_bytes = static_cast<uint64_t>(piece.reach(0) + inner_reach - piece.base[0]) * in_size;
+    const uint64_t in_bytes = static_cast<uint64_t>(block.reach(0) + piece_reach - 1 - block.base[0]) * in_size;
     // The first pass's states, when there are several chunks, outnumber the outputs.
-    const int64_t states = count * ceil_div(reduced, kWorkgroupSize * kChain);
+    const int64_t states = count * ceil_div(piece_reduced, kWorkgroupSize * kChain);
     return in_bytes <= max_window &&
            static_cast<uint64_t>(count) * std::max<uint32_t>(out_size, 8) <= max_window &&
            static_cast<uint64_t>(states) * job.state_size <= max_window;
   };
 
-  auto launch = [&](const Box& piece) {
-    const int64_t piece_outputs = piece.count();
-    const Window in_window = element_window(context, in.allocation, in.byte_offset + piece.base[0] * in_size,
-                                            in_size, piece.reach(0) + inner_reach - piece.base[0], false);
-    std::optional<Window> out_window, idx_window;
+  // Where a block's results go, for `block_outputs` outputs from output `first`.
+  auto result_target = [&](int64_t first, int64_t block_outputs) {
+    FinalTarget target;
     if (out) {
-      out_window = element_window(context, out->allocation, out->byte_offset + piece.base[1] * out_size,
-                                  out_size, piece_outputs, true);
+      target.out = element_window(context, out->allocation, out->byte_offset + first * out_size, out_size,
+                                  block_outputs, true);
     }
     if (indices) {
-      idx_window = element_window(context, indices->allocation, indices->byte_offset + piece.base[1] * 8, 8,
-                                  piece_outputs, true);
+      target.indices = element_window(context, indices->allocation, indices->byte_offset + first * 8, 8,
+                                      block_outputs, true);
     }
+    return target;
+  };
 
-    PassInput input;
-    input.binding = in_window.binding;
-    input.offset = in_window.first_element;
-    input.outer_ndim = piece.ndim;
-    input.inner_ndim = inner.ndim;
-    for (int d = 0; d < piece.ndim; ++d) {
-      input.sizes[d] = piece.sizes[d];
-      input.strides[d] = piece.strides[0][d];
+  auto launch = [&](const Box& block) {
+    const int64_t block_outputs = block.count();
+    for (int64_t k = 0; k < piece_count; ++k) {
+      const InnerPiece& piece = pieces[k];
+      const int64_t first = block.base[0] + piece.box.base[0];
+      const Window in_window = element_window(context, in.allocation, in.byte_offset + first * in_size, in_size,
+                                              block.reach(0) - block.base[0] + piece.box.reach(0) - piece.box.base[0] - 1,
+                                              false);
+      PassInput input;
+      input.binding = in_window.binding;
+      input.offset = in_window.first_element;
+      input.outer_ndim = block.ndim;
+      input.inner_ndim = piece.box.ndim;
+      for (int d = 0; d < block.ndim; ++d) {
+        input.sizes[d] = block.sizes[d];
+        input.strides[d] = block.strides[0][d];
+      }
+      for (int d = 0; d < piece.box.ndim; ++d) {
+        input.sizes[block.ndim + d] = piece.box.sizes[d];
+        input.strides[block.ndim + d] = piece.box.strides[0][d];
+      }
+      input.reduced = piece.box.count();
+      if (piece_count == 1) {
+        record_passes(job, input, block_outputs, in_window.binding, result_target(block.base[1], block_outputs));
+        continue;
+      }
+      // Max and Min ignore the parameter: it carries the piece's first reduction index instead.
+      ReduceJob piece_job = job;
+      if (kop == KernelOp::Max || kop == KernelOp::Min) piece_job.param_bits = static_cast<uint64_t>(piece.first_index);
+      FinalTarget target;
+      target.states = piece_states_window->binding;
+      target.first_state = static_cast<uint32_t>(k * outputs + block.base[1]);
+      record_passes(piece_job, input, block_outputs, in_window.binding, target);
     }
-    for (int d = 0; d < inner.ndim; ++d) {
-      input.sizes[piece.ndim + d] = inner.sizes[d];
-      input.strides[piece.ndim + d] = inner.strides[0][d];
-    }
-    input.reduced = reduced;
-
-    record_passes(job, input, piece_outputs, in_window.binding, out_window, idx_window);
   };
 
   split_box(outer, kReduceMaxDims - inner.ndim, fits, launch, "reduce " + name);
+  if (piece_count == 1) return;
+
+  // The last pass: each output merges its states of every piece (piece-major, so `outputs` apart).
+  PassInput merge;
+  merge.states = true;
+  merge.binding = piece_states_window->binding;
+  merge.binding.write = false;
+  merge.outer_ndim = 1;
+  merge.inner_ndim = 1;
+  merge.sizes = {outputs, piece_count};
+  merge.strides = {1, outputs};
+  merge.reduced = piece_count;
+  record_passes(job, merge, outputs, merge.binding, result_target(0, outputs));
 }
 
 void VulkanReduce::scan(Stream& stream, const ScanArgs& args) {
