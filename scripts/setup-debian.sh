@@ -8,7 +8,7 @@ packages=(
   libvulkan-dev vulkan-tools vulkan-validationlayers mesa-vulkan-drivers
   glslc spirv-cross libspirv-cross-c-shared-dev
   libgtest-dev libbenchmark-dev
-  libtorch-dev libdlpack-dev python3-torch
+  libtorch-dev libdlpack-dev python3-torch libopenblas0-pthread
 )
 
 missing=()
