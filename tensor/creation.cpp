@@ -1,7 +1,9 @@
-// Tensor creation: from host data, constant fills, sequences and identity matrices.
+// Tensor creation: from host data, constant fills, sequences (linspace, logspace), identity matrices, and
+// the new_* methods that take their dtype and device from a tensor.
 #include <cmath>
 #include <cstring>
 
+#include "runtime/half.h"
 #include "runtime/kernels/elementwise.h"
 #include "tensor/ops_support.h"
 
@@ -78,6 +80,23 @@ Tensor full_like(const Tensor& like, Scalar value, const TensorOptions& options)
   return full(like.sizes(), value, like_options(like, options));
 }
 
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& options) const {
+  return empty(size, like_options(*this, options));
+}
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& options) const {
+  return full(size, 0, like_options(*this, options));
+}
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& options) const {
+  return full(size, 1, like_options(*this, options));
+}
+Tensor Tensor::new_full(IntArrayRef size, Scalar fill_value, const TensorOptions& options) const {
+  return full(size, fill_value, like_options(*this, options));
+}
+// The data takes this tensor's dtype, not the one its values would infer: int8's new_tensor({1.5}) is [1].
+Tensor Tensor::new_tensor(const TensorData& data, const TensorOptions& options) const {
+  return tensor(data, like_options(*this, options));
+}
+
 Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
 Tensor arange(Scalar start, Scalar end, const TensorOptions& options) { return arange(start, end, 1, options); }
 
@@ -101,6 +120,34 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
   return finish(t, options);
 }
 
+namespace {
+
+// t[i] = start + i * step, with the upper half counted back from end so that the last element is end.
+void fill_linear(const Tensor& t, double start, double step, double end) {
+  detail::kernels_for<ElementwiseKernels>(*t.device())
+      .sequence(*detail::stream_for(*t.device()), {.out = t.ref(), .start = start, .step = step, .end = end});
+}
+
+// The value `v` keeps when stored as `dtype`: rounded to a floating type, truncated (and wrapped) into an
+// integer type.
+double stored_value(double v, DType dtype) {
+  switch (dtype) {
+    case DType::Float64: return v;
+    case DType::Float32: return static_cast<float>(v);
+    case DType::Float16: return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
+    case DType::BFloat16: return bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(v)));
+    case DType::Int8: return static_cast<int8_t>(static_cast<int64_t>(v));
+    case DType::UInt8: return static_cast<uint8_t>(static_cast<int64_t>(v));
+    case DType::Int16: return static_cast<int16_t>(static_cast<int64_t>(v));
+    case DType::Int32: return static_cast<int32_t>(static_cast<int64_t>(v));
+    case DType::Int64: return static_cast<double>(static_cast<int64_t>(v));
+    case DType::Bool: return v != 0 ? 1 : 0;
+  }
+  return v;
+}
+
+}  // namespace
+
 Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& options) {
   if (steps < 0) throw Error("number of steps must be non-negative");
   Tensor t = blank({steps}, options.dtype(options.dtype_or(get_default_dtype())));
@@ -108,10 +155,34 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& op
     t.fill_(start);
   } else if (steps > 1) {
     const double step = (end.to_double() - start.to_double()) / static_cast<double>(steps - 1);
-    detail::kernels_for<ElementwiseKernels>(*t.device())
-        .sequence(*detail::stream_for(*t.device()),
-                  {.out = t.ref(), .start = start.to_double(), .step = step, .end = end.to_double()});
+    fill_linear(t, start.to_double(), step, end.to_double());
   }
+  return finish(t, options);
+}
+
+Tensor logspace(Scalar start, Scalar end, int64_t steps, double base, const TensorOptions& options) {
+  if (steps < 0) throw Error("number of steps must be non-negative");
+  const DType dtype = options.dtype_or(get_default_dtype());
+  if (steps <= 1) {
+    Tensor t = blank({steps}, options.dtype(dtype));
+    if (steps == 1) t.fill_(std::pow(base, start.to_double()));
+    return finish(t, options);
+  }
+  if (dtype == DType::Bool || dtype == DType::Float16) {
+    throw Error("\"logspace_cpu\" not implemented for '" + scalar_type_name(dtype) + "'");
+  }
+  // As PyTorch: the bounds are first converted to the dtype, and their difference taken in it.
+  detail::check_scalar_fits(start, dtype);
+  detail::check_scalar_fits(end, dtype);
+  const double first = stored_value(start.to_double(), dtype), last = stored_value(end.to_double(), dtype);
+  const double span = is_floating_point(dtype) ? stored_value(last - first, dtype) : last - first;
+  Tensor t = blank({steps}, options.dtype(dtype));
+  // Exponents and powers in float64, as PyTorch computes them, where the device has it: integer results
+  // truncate, so 10 ** 3 must not come out as 999.99994.
+  const DType compute = t.device()->supports(DType::Float64) ? DType::Float64 : DType::Float32;
+  const Tensor exponents = blank({steps}, TensorOptions(compute).device(t.device()));
+  fill_linear(exponents, first, span / static_cast<double>(steps - 1), last);
+  t.copy_(pow(Scalar(base), exponents));
   return finish(t, options);
 }
 

@@ -125,6 +125,27 @@ Tensor vstack(const std::vector<Tensor>& tensors);
 Tensor column_stack(const std::vector<Tensor>& tensors);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 
+// ---- repeating, splitting and logspace (torch.repeat_interleave, tile, tensor_split, h/v/dsplit, logspace) ----
+Tensor tile(const Tensor& self, IntArrayRef dims);
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
+// The index of the element each output position repeats: [0] * repeats[0] + [1] * repeats[1] + ..., in
+// repeats' dtype (int32 or int64). Without output_size its length is read back from the device.
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& indices_or_sections, int64_t dim = 0);
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices);
+// base ** linspace(start, end, steps), computed in float64 where the device has it, as PyTorch does.
+Tensor logspace(Scalar start, Scalar end, int64_t steps, double base = 10.0, const TensorOptions& options = {});
+
 // ---- out-of-place forms of the in-place index ops ----
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
@@ -132,6 +153,12 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar v
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 Tensor broadcast_to(const Tensor& x, IntArrayRef sizes);
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// ---- scatter with a reduction (torch.scatter_reduce and torch.scatter's reduce argument, PyTorch 1.13) ----
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self = true);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, std::string_view reduce);
 
 // ---- linear algebra ----
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -141,6 +168,17 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
              Scalar alpha = 1);
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
                Scalar alpha = 1);
+
+// ---- sorting (PyTorch's sort, argsort, msort, topk, kthvalue; stable order, NaN largest) ----
+std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> stable, int64_t dim = -1,
+                                bool descending = false);
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& x, bool stable, int64_t dim = -1, bool descending = false);
+Tensor msort(const Tensor& x);
+std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
 
 // ---- random ----
 // A counter-based (Philox) generator: draws depend only on the seed and how many came before.
@@ -174,6 +212,12 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
                    Generator* generator = nullptr);
 Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options = {},
               Generator* generator = nullptr);
+
+// ---- einsum and selection by a condition ----
+// torch.einsum, torch.where(condition) (one index tensor per dim) and torch.masked_scatter.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors);
+std::vector<Tensor> where(const Tensor& condition);
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 
 // ---- printing ----
 struct PrintOptions {

@@ -77,6 +77,19 @@ Tensor& scatter_impl(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& 
   return self;
 }
 
+}  // namespace
+
+void detail::check_scatter_args(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  check_scatter(self, dim, index, src);
+}
+
+Tensor& detail::scatter_checked(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& index, const Tensor* src,
+                                std::optional<Scalar> value) {
+  return scatter_impl(self, mode, dim, index, src, value);
+}
+
+namespace {
+
 // index_add_/index_copy_/index_fill_: a 1-D index along `dim` becomes a scatter with the index
 // broadcast over `shape` (self's sizes with dim replaced by the index count).
 void scatter_along(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& index, const Operand& src,

@@ -9,12 +9,15 @@
 
 namespace ember::indexing {
 
-struct NoneIndex {};
+// LibTorch's None is c10::nullopt, so it also stands for an absent bound: Slice(None, 3), Slice(1, None).
+struct NoneIndex {
+  constexpr operator std::optional<int64_t>() const { return std::nullopt; }
+};
 struct EllipsisIndex {};
 inline constexpr NoneIndex None{};
 inline constexpr EllipsisIndex Ellipsis{};
 
-// Python's start:stop:step; an absent bound means the end of the dim.
+// Python's start:stop:step; an absent bound (std::nullopt or None) means the end of the dim.
 class Slice {
  public:
   Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,

@@ -38,6 +38,14 @@ std::string join_sizes(IntArrayRef sizes);
 // A tensor with at least one dim (0-dim tensors gather and scatter as one element).
 Tensor at_least_1d(const Tensor& t);
 
+// scatter's checks of dtypes and shapes, with PyTorch's messages; `dim` is already wrapped, src optional.
+void check_scatter_args(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);
+// self (mode)= src, or the scalar value, at `index` along `dim` (gather_scatter.cpp): the checks above,
+// the bounds check (one read-back of the indices, skipped under TrustedIndices), one scatter kernel
+// call, and the version bump. Records nothing.
+Tensor& scatter_checked(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& index, const Tensor* src,
+                        std::optional<Scalar> value);
+
 // Tensor::index with the node named `name` (indexing.cpp): masked_select shares it.
 Tensor index_recorded(const Tensor& self, const std::vector<TensorIndex>& indices, const char* name);
 // The coordinates of x's nonzero elements, n × x.dim() (masking.cpp); reads the count back.

@@ -4,6 +4,10 @@
 // batch reads with stride 0. Only batch dims that cannot be one strided dim are copied. Each records its
 // PyTorch node; the gradients are products with the other operand transposed (mT), so they are
 // differentiable again.
+//
+// Integer operands multiply as PyTorch's CPU does, wrapping around; bool is refused with the message of
+// the CPU kernel PyTorch would dispatch to. As there, dtypes are checked only where there is something
+// to multiply: an empty result, or an empty inner dim (zeros), comes back in the dtype PyTorch gives it.
 #include "runtime/kernels/matmul.h"
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
@@ -13,10 +17,10 @@ namespace ember {
 namespace {
 
 
-void check_float(DType dtype) {
-  if (!is_floating_point(dtype)) {
-    throw UnsupportedError("matmul: ember multiplies float32, float16, bfloat16 and float64 matrices; got " +
-                           scalar_type_name(dtype) + " (convert the operands to a floating dtype)");
+// PyTorch's "not implemented" error of the CPU kernel `kernel` for bool operands.
+void check_not_bool(DType dtype, const char* kernel) {
+  if (dtype == DType::Bool) {
+    throw Error(std::string("\"") + kernel + "\" not implemented for '" + scalar_type_name(dtype) + "'");
   }
 }
 
@@ -24,6 +28,18 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype()) {
     throw Error("expected scalar type " + scalar_type_name(a.dtype()) + " but found " + scalar_type_name(b.dtype()));
   }
+}
+
+// Whether a (batch of) rows × inner by inner × cols product multiplies anything.
+bool has_products(int64_t batch, int64_t rows, int64_t inner, int64_t cols) {
+  return batch > 0 && rows > 0 && inner > 0 && cols > 0;
+}
+
+// The checks of a product with work to do: a bool `a` first (the kernel is chosen by its dtype), then b
+// in a's dtype.
+void check_product_dtypes(const Tensor& a, const Tensor& b, const char* kernel) {
+  check_not_bool(a.dtype(), kernel);
+  check_same_dtype(a, b);
 }
 
 // t (batch dims..., rows, cols) as one batch dim: stride 0 when the batch is broadcast, the common
@@ -73,6 +89,11 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
   args.out = batched_ref(out, batch, keep);
   args.a = batched_ref(a, batch, keep);
   args.b = batched_ref(b, batch, keep);
+  if (a.size(-1) == 0) {
+    // No elements to read: A and B are described in out's dtype, which they may differ from here.
+    args.a.dtype = out.dtype();
+    args.b.dtype = out.dtype();
+  }
   if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch, keep);
   args.alpha = alpha;
   args.beta = bias ? beta : 0.0;
@@ -97,8 +118,7 @@ void check_mm(const Tensor& a, const Tensor& b) {
                 std::to_string(a.size(1)) + " and " + std::to_string(b.size(0)) + "x" +
                 std::to_string(b.size(1)) + ")");
   }
-  check_same_dtype(a, b);
-  check_float(a.dtype());
+  if (has_products(1, a.size(0), a.size(1), b.size(1))) check_product_dtypes(a, b, "addmm_impl_cpu_");
 }
 
 void check_bmm(const Tensor& a, const Tensor& b) {
@@ -110,8 +130,7 @@ void check_bmm(const Tensor& a, const Tensor& b) {
                 ", " + std::to_string(a.size(2)) + "] but got: [" + std::to_string(b.size(0)) + ", " +
                 std::to_string(b.size(1)) + "].");
   }
-  check_same_dtype(a, b);
-  check_float(a.dtype());
+  if (has_products(a.size(0), a.size(1), a.size(2), b.size(2))) check_product_dtypes(a, b, "bmm");
 }
 
 // matmul for operands of 3 or more dims (after 1-D operands gained a dim): batch dims broadcast.
@@ -130,10 +149,10 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
                 std::to_string(m) + "] but got: [" + std::to_string(count) + ", " + std::to_string(b.size(-2)) +
                 "].");
   }
-  check_same_dtype(a, b);
-  check_float(a.dtype());
+  if (has_products(count, n, m, p)) check_product_dtypes(a, b, "bmm");
   out_shape.insert(out_shape.end(), {n, p});
-  Tensor out = detail::empty_on(out_shape, a.dtype(), a.device());
+  // bmm's result takes batch2's dtype, which only an empty product can tell apart.
+  Tensor out = detail::empty_on(out_shape, b.dtype(), a.device());
   if (batch.empty()) {
     run_matmul(out.unsqueeze(0), a.expand(a_shape).unsqueeze(0), b.expand(b_shape).unsqueeze(0), nullptr, 0, 1);
   } else {
@@ -153,7 +172,8 @@ Tensor composed_matmul(const Tensor& self, const Tensor& other) {
     const Tensor t1 = transpose ? other.mT() : self;
     const Tensor t2 = !transpose ? other : (d1 == 2 ? self.t() : self);
     std::vector<int64_t> out_shape(t1.sizes().begin(), t1.sizes().end() - 1);
-    const Tensor folded = t1.reshape({-1, t1.size(-1)});
+    // The folded row count is spelled out: -1 cannot be inferred when the inner dim is empty.
+    const Tensor folded = t1.reshape({detail::product(out_shape), t1.size(-1)});
     Tensor out;
     if (t2.dim() == 2) {
       out_shape.push_back(t2.size(1));
@@ -235,7 +255,8 @@ Tensor Tensor::mm(const Tensor& mat2) const {
 Tensor Tensor::bmm(const Tensor& mat2) const {
   check_bmm(*this, mat2);
   autograd::Record rec("BmmBackward0", {this, &mat2});
-  Tensor out = detail::empty_on({size(0), size(1), mat2.size(2)}, dtype(), device());
+  // batch2's dtype, as PyTorch's bmm (they differ only in an empty product).
+  Tensor out = detail::empty_on({size(0), size(1), mat2.size(2)}, mat2.dtype(), device());
   run_matmul(out, *this, mat2, nullptr, 0, 1);
   if (!rec) return out;
   save_operands(rec, *this, mat2);
@@ -256,10 +277,12 @@ Tensor Tensor::mv(const Tensor& vec) const {
     throw Error("size mismatch, got " + std::to_string(size(0)) + ", " + std::to_string(size(0)) + "x" +
                 std::to_string(size(1)) + "," + std::to_string(vec.size(0)));
   }
-  check_same_dtype(*this, vec);
-  check_float(dtype());
+  const bool products = has_products(1, size(0), size(1), 1);
+  if (products) check_product_dtypes(*this, vec, "addmv_impl_cpu");
   autograd::Record rec("MvBackward0", {this, &vec});
-  Tensor out = mm_into(*this, vec.unsqueeze(1), nullptr, 0, 1).squeeze(1);
+  // An empty product gives zeros in vec's dtype, as PyTorch's.
+  Tensor out = products ? mm_into(*this, vec.unsqueeze(1), nullptr, 0, 1).squeeze(1)
+                        : zeros({size(0)}, TensorOptions().dtype(vec.dtype()).device(device()));
   if (!rec) return out;
   save_operands(rec, *this, vec);
   return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
@@ -284,7 +307,7 @@ Tensor Tensor::dot(const Tensor& other) const {
                 std::to_string(other.numel()) + "] to have the same number of elements, but got " +
                 std::to_string(numel()) + " and " + std::to_string(other.numel()) + " elements respectively");
   }
-  check_float(dtype());
+  check_not_bool(dtype(), "dot");
   autograd::Record rec("DotBackward0", {this, &other});
   Tensor out = mm_into(unsqueeze(0), other.unsqueeze(1), nullptr, 0, 1).reshape({});
   if (!rec) return out;
@@ -315,9 +338,11 @@ Tensor Tensor::matmul(const Tensor& other) const {
 }
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
+  // PyTorch checks these dtypes before anything else.
+  if (dtype() != mat2.dtype()) throw Error("self and mat2 must have the same dtype");
+  if (mat1.dtype() != mat2.dtype()) throw Error("mat1 and mat2 must have the same dtype");
   check_mm(mat1, mat2);
   detail::check_same_device({this, &mat1});
-  if (dtype() != mat1.dtype()) throw Error("self and mat2 must have the same dtype");
   autograd::Record rec("AddmmBackward0", {this, &mat1, &mat2});
   const Tensor bias = expand({mat1.size(0), mat2.size(1)});
   Tensor out = mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double());

@@ -174,4 +174,104 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
 Tensor Tensor::nonzero() const { return detail::nonzero_of(*this); }
 Tensor Tensor::argwhere() const { return detail::nonzero_of(*this); }
 
+// A 0-dim tensor is one element, as PyTorch's nonzero_numpy and masked_scatter see it.
+std::vector<Tensor> Tensor::nonzero_numpy() const {
+  return detail::nonzero_of(detail::at_least_1d(*this)).unbind(1);
+}
+
+std::vector<Tensor> where(const Tensor& condition) { return condition.nonzero_numpy(); }
+
+// ---- masked_scatter ----
+// The true positions of the mask (broadcast to self's shape) take source's elements in row-major order:
+// the mask's nonzero coordinates (one read-back, for their count) index one index_put_ of source's first
+// `count` elements. The coordinates are saved, so backward reads nothing back.
+
+namespace {
+
+void check_scatter_mask(const Tensor& mask) {
+  // PyTorch 1.13 reads other dtypes' bytes as bools; refusing them is clearer.
+  if (mask.dtype() != DType::Bool && mask.dtype() != DType::UInt8) {
+    throw Error("masked_scatter_ only supports boolean masks, but got mask with dtype " +
+                std::string(dtype_name(mask.dtype())));
+  }
+}
+
+void check_scatter_source(const Tensor& self, const Tensor& source) {
+  // PyTorch's message has no space after "got".
+  if (self.dtype() != source.dtype()) {
+    throw Error("masked_scatter: expected self and source to have same dtypes but got" +
+                scalar_type_name(self.dtype()) + " and " + scalar_type_name(source.dtype()));
+  }
+}
+
+std::vector<TensorIndex> columns_of(const Tensor& positions) {
+  std::vector<TensorIndex> columns;
+  for (const Tensor& column : positions.unbind(1)) columns.emplace_back(column);
+  return columns;
+}
+
+// The coordinates of mask's true elements (mask has the target's shape), one row each, row-major.
+Tensor true_positions(const Tensor& mask) { return detail::nonzero_of(detail::at_least_1d(mask)); }
+
+// Writes source's first positions.size(0) elements at `positions` of target.
+void scatter_at(const Tensor& target, const Tensor& positions, const Tensor& source) {
+  const int64_t count = positions.size(0);
+  if (count > source.numel()) throw Error("Number of elements of source < number of ones in mask");
+  if (count == 0) return;
+  detail::TrustedIndices trusted;  // nonzero's coordinates are in range
+  Tensor view = detail::at_least_1d(target);
+  view.index_put_(columns_of(positions), source.reshape({-1}).narrow(0, 0, count));
+}
+
+}  // namespace
+
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  detail::check_same_device({this, &mask, &source});
+  check_scatter_mask(mask);
+  const std::vector<int64_t> shape = broadcast_shapes(mask.sizes(), sizes());
+  check_scatter_source(*this, source);
+  const Tensor full_mask = mask.expand(shape);
+  Record rec("MaskedScatterBackward0", {this, &source});
+  Tensor out = detail::empty_on(shape, dtype(), device());
+  out.copy_(expand(shape));
+  const Tensor positions = true_positions(full_mask);
+  scatter_at(out, positions, source);
+  if (!rec) return out;
+  rec.save(full_mask);
+  rec.save(positions);
+  // self: the gradient where nothing was written; source: the gradient at the written positions, in
+  // order, then zeros for the elements left unused.
+  return rec.finish(out, [self_sizes = sizes().vec(), source_sizes = source.sizes().vec(),
+                          source_numel = source.numel()](FunctionNode& node, const tensor_list& g) {
+    tensor_list grads(2);
+    if (node.needs_input_grad(0)) grads[0] = autograd::sum_to(g[0].masked_fill(node.saved(0), 0), self_sizes);
+    if (node.needs_input_grad(1)) {
+      const Tensor positions = node.saved(1);
+      Tensor picked;
+      {
+        detail::TrustedIndices trusted;
+        picked = detail::at_least_1d(g[0]).index(columns_of(positions));
+      }
+      const int64_t unused = source_numel - positions.size(0);
+      if (unused > 0) picked = cat({picked, detail::zeros_as(g[0], {unused})});
+      grads[1] = picked.reshape(source_sizes);
+    }
+    return grads;
+  });
+}
+
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  detail::check_same_device({this, &mask, &source});
+  detail::check_no_internal_overlap(*this);
+  check_scatter_source(*this, source);
+  check_scatter_mask(mask);
+  const Tensor full_mask = mask.expand(sizes());
+  return detail::inplace(*this, {&source}, [&](const Tensor& old) { return old.masked_scatter(full_mask, source); },
+                         [&] { scatter_at(*this, true_positions(full_mask), source); });
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  return self.masked_scatter(mask, source);
+}
+
 }  // namespace ember

@@ -33,10 +33,11 @@ Tensor Tensor::neg() const {
 Tensor Tensor::abs() const { return recorded_unary(UnaryOp::Abs, UnaryKind::SameType, *this); }
 Tensor Tensor::sign() const { return recorded_unary(UnaryOp::Sign, UnaryKind::SameType, *this); }
 
-// x * x, recorded as PyTorch's square (which is pow(x, 2)).
+// Recorded as PyTorch's square, which is pow(x, 2): bool squares to int64.
 Tensor Tensor::square() const {
+  if (dtype() == DType::Bool) return to(DType::Int64).square();
   autograd::Record rec("PowBackward0", {this});
-  Tensor out = detail::binary(BinaryOp::Mul, detail::BinaryKind::Arithmetic, *this, *this);
+  Tensor out = detail::unary(UnaryOp::Square, detail::UnaryKind::SameType, *this);
   if (!rec) return out;
   rec.save(*this);
   return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {

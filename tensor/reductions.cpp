@@ -5,6 +5,7 @@
 // softmax, log_softmax are composed of amax, sub, exp, sum and log. Each differentiable op records one
 // node named as PyTorch's (SumBackward1, MaxBackward0, ...); the formulas follow the kernels' section.
 #include <cmath>
+#include <limits>
 
 #include "runtime/kernels/reduce.h"
 #include "autograd/record.h"
@@ -301,11 +302,14 @@ Tensor all_any(ReduceOp op, const Tensor& x, const ReductionDims& rd, bool keepd
   return x.dtype() == DType::UInt8 ? result.to(DType::UInt8) : result;
 }
 
-Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+// `indices` (cummax, cummin) receives where each running extreme was found, as int64.
+Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::optional<DType> dtype,
+            Tensor* indices = nullptr) {
   wrap_dim(dim, x.dim());
   if (dtype == DType::Bool) throw Error("\"" + std::string(name) + "_out_cpu\" not implemented for 'Bool'");
   const DType out_dtype = widened_dtype(x, dtype);
   Tensor out = detail::empty_on(x.sizes(), out_dtype, x.device());
+  if (indices) *indices = detail::empty_on(x.sizes(), DType::Int64, x.device());
   if (x.numel() == 0) return out;
   // A 0-dim tensor scans as one element. Float64 loads and stores need float64 compute (see run_reduce).
   Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
@@ -318,9 +322,10 @@ Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::opti
     }
   }
   const Tensor target = x.dim() == 0 ? out.reshape({1}) : out;
-  detail::kernels_for<ReduceKernels>(*x.device())
-      .scan(*detail::stream_for(*x.device()), {.op = op, .out = target.ref(), .in = in.ref(),
-                                              .dim = static_cast<int>(wrap_dim(dim, in.dim())), .compute = compute});
+  ScanArgs args{.op = op, .out = target.ref(), .in = in.ref(), .dim = static_cast<int>(wrap_dim(dim, in.dim())),
+                .compute = compute};
+  if (indices) args.indices = (x.dim() == 0 ? indices->reshape({1}) : *indices).ref();
+  detail::kernels_for<ReduceKernels>(*x.device()).scan(*detail::stream_for(*x.device()), args);
   return out;
 }
 
@@ -553,6 +558,61 @@ Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
   const std::optional<int64_t> along = this->dim() == 0 ? std::nullopt : std::optional<int64_t>(wrap_dim(dim, this->dim()));
   return rec.finish(out, [along](autograd::FunctionNode& node, const autograd::tensor_list& g) {
     return autograd::tensor_list{along ? cumprod_backward(g[0], node.saved(0), node.saved(1), *along) : g[0]};
+  });
+}
+
+namespace {
+
+// cummax and cummin: the running extreme and where it was last reached; the gradient goes to that
+// position.
+std::tuple<Tensor, Tensor> running_extreme(ScanOp op, const char* name, const char* node, const Tensor& x,
+                                           int64_t dim) {
+  if (x.dtype() == DType::Bool) throw Error("\"" + std::string(name) + "_cpu\" not implemented for 'Bool'");
+  autograd::Record rec(node, {&x});
+  Tensor indices;
+  Tensor values = scan(op, name, x, dim, x.dtype(), &indices);
+  if (!rec) return {values, indices};
+  rec.save(indices);
+  const std::optional<int64_t> along = x.dim() == 0 ? std::nullopt : std::optional<int64_t>(wrap_dim(dim, x.dim()));
+  values = rec.finish(values, [along](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    if (!along) return autograd::tensor_list{g[0]};
+    return autograd::tensor_list{zeros_like(g[0]).scatter_add(*along, node.saved(0), g[0])};
+  });
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const {
+  return running_extreme(ScanOp::CumMax, "cummax", "CummaxBackward0", *this, dim);
+}
+
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const {
+  return running_extreme(ScanOp::CumMin, "cummin", "CumminBackward0", *this, dim);
+}
+
+Tensor Tensor::logcumsumexp(int64_t dim) const {
+  if (!is_floating_point()) {
+    throw Error("\"logcumsumexp_out_cpu\" not implemented for '" + scalar_type_name(dtype()) + "'");
+  }
+  autograd::Record rec("LogcumsumexpBackward0", {this});
+  Tensor out = scan(ScanOp::LogCumSumExp, "logcumsumexp", *this, dim, dtype());
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save_output(out);
+  const std::optional<int64_t> along = this->dim() == 0 ? std::nullopt : std::optional<int64_t>(wrap_dim(dim, this->dim()));
+  return rec.finish(out, [along](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    if (!along) return autograd::tensor_list{g[0]};
+    // d out_j / d x_i = exp(x_i - out_j) for j >= i. The sum over j is taken in log space, positive and
+    // negative gradients apart, so that nothing overflows: exp(x_i + log sum_{j>=i} |g_j| exp(-out_j)).
+    const Tensor x = node.saved(0), out = node.saved(1);
+    const Tensor none = full_like(g[0], -std::numeric_limits<double>::infinity());
+    const Tensor log_abs = g[0].abs().log();
+    const auto part = [&](const Tensor& selected) {
+      const Tensor logs = ember::where(selected, log_abs, none) - out;
+      return (flip_dim(flip_dim(logs, *along).logcumsumexp(*along), *along) + x).exp();
+    };
+    return autograd::tensor_list{part(g[0] > 0) - part(g[0] < 0)};
   });
 }
 

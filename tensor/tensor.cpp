@@ -151,6 +151,12 @@ Scalar Tensor::item() const {
   return item<int64_t>();
 }
 
+bool Tensor::is_nonzero() const {
+  if (numel() == 0) throw Error("Boolean value of Tensor with no values is ambiguous");
+  if (numel() > 1) throw Error("Boolean value of Tensor with more than one value is ambiguous");
+  return item<double>() != 0;  // NaN is nonzero, as in PyTorch
+}
+
 #define EMBER_INSTANTIATE_HOST_ACCESS(T)                   \
   template std::vector<T> Tensor::to_vector<T>() const;    \
   template T Tensor::item<T>() const;

@@ -2,6 +2,17 @@
 // ember::Tensor: a handle with shared ownership of its implementation (storage, sizes, strides, storage
 // offset, dtype). Views share storage. Methods follow LibTorch's names and argument order; the op
 // semantics (broadcasting, type promotion, shape checks with PyTorch's messages) live in tensor/*.cpp.
+// Each section names the PyTorch documentation it follows (https://pytorch.org/docs/1.13/tensors.html).
+//
+// Where ember deviates from PyTorch:
+// - Random numbers come from a counter-based Philox generator on the device, so a seed gives other
+//   values than PyTorch's CPU generator (the distributions are the same; see tensor/random.cpp).
+// - A dtype the device lacks (float64 or int64 without shaderFloat64/shaderInt64, float16 storage) is
+//   refused with UnsupportedError naming the device, never emulated on the host.
+// - float16 and bfloat16 compute in float32 and round once, as PyTorch's CUDA kernels do; PyTorch's CPU
+//   rounds some intermediates (a quotient before trunc), so results can differ from CPU in the last bit.
+// - Nothing waits on the host unless its result is read (item, to_vector, printing) or its output size
+//   depends on values (nonzero, masked_select, repeat_interleave without output_size).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +31,7 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+class TensorData;  // tensor/functions.h
 class Generator;
 struct AutogradMeta;  // defined by autograd/
 namespace autograd {
@@ -59,7 +71,7 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
-  // ---- metadata ----
+  // ---- metadata (torch.Tensor attributes: size, stride, dtype, device, is_contiguous) ----
   DType dtype() const { return impl().dtype; }
   DType scalar_type() const { return dtype(); }
   const std::shared_ptr<Device>& device() const { return impl().storage->device; }
@@ -84,7 +96,7 @@ class Tensor {
   TensorRef ref() const;
   TensorRef ref(IntArrayRef shape) const;
 
-  // ---- conversion and host access ----
+  // ---- conversion and host access (Tensor.to, item, tolist; reads wait for the device) ----
   Tensor to(DType dtype, bool copy = false) const;
   Tensor to(std::shared_ptr<Device> device, std::optional<DType> dtype = std::nullopt,
             bool copy = false) const;
@@ -95,7 +107,7 @@ class Tensor {
   template <class T> T item() const;
   Scalar item() const;
   template <class T> std::vector<T> to_vector() const;  // row-major elements converted to T
-  // ---- autograd (autograd/variable.cpp) ----
+  // ---- autograd (torch.autograd: requires_grad, grad, backward, hooks; autograd/variable.cpp) ----
   bool requires_grad() const;
   // Only floating-point leaves can require grad; a non-leaf can only be set to require it.
   Tensor& requires_grad_(bool requires_grad = true);
@@ -126,7 +138,7 @@ class Tensor {
   Tensor to_half() const { return to(kFloat16); }
   Tensor to_bool() const { return to(kBool); }
 
-  // ---- views ----
+  // ---- views (PyTorch's view semantics: the result shares storage; tensor_view.html) ----
   Tensor view(IntArrayRef shape) const;
   Tensor reshape(IntArrayRef shape) const;
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
@@ -163,7 +175,35 @@ class Tensor {
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor alias() const;
 
-  // ---- indexing ----
+  // ---- repeating, splitting, new tensors like this one (PyTorch's Tensor methods of these names) ----
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tile(IntArrayRef dims) const;
+  // Tensor repeats: without output_size the output's length is read back from the device.
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  // A 0-dim (sections) or 1-D (indices) int64 tensor, read back from the device.
+  std::vector<Tensor> tensor_split(const Tensor& indices_or_sections, int64_t dim = 0) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  // `start` is a 0-dim integer tensor, read back from the device.
+  Tensor narrow(int64_t dim, const Tensor& start, int64_t length) const;
+  bool is_nonzero() const;
+  // This tensor's dtype and device unless `options` say otherwise.
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, Scalar fill_value, const TensorOptions& options = {}) const;
+  Tensor new_tensor(const TensorData& data, const TensorOptions& options = {}) const;
+
+  // ---- indexing (Tensor.index / index_put_ as LibTorch's TensorIndex; gather, scatter, index_*) ----
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
@@ -201,7 +241,7 @@ class Tensor {
   Tensor& tril_(int64_t diagonal = 0);
   Tensor& triu_(int64_t diagonal = 0);
 
-  // ---- elementwise ----
+  // ---- elementwise (broadcasting and type promotion as torch's; in-place forms end in _) ----
   Tensor add(const Tensor& other, Scalar alpha = 1) const;
   Tensor add(Scalar other, Scalar alpha = 1) const;
   Tensor sub(const Tensor& other, Scalar alpha = 1) const;
@@ -333,7 +373,7 @@ class Tensor {
   Tensor& fill_(Scalar value);
   Tensor& fill_(const Tensor& value);  // value is 0-dim
 
-  // ---- reductions ----
+  // ---- reductions (torch.sum, mean, max, ...: dims wrap, keepdim, integer sums widen to int64) ----
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor nansum(IntArrayRef dims = {}, bool keepdim = false) const;
@@ -362,10 +402,14 @@ class Tensor {
   Tensor count_nonzero(IntArrayRef dims = {}) const;
   Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  // The running maximum (minimum) and the index where it was last reached.
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
   Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
 
-  // ---- linear algebra ----
+  // ---- linear algebra (torch.matmul's broadcasting rules; mm, bmm, addmm) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
@@ -374,7 +418,16 @@ class Tensor {
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
   Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1) const;
 
-  // ---- random, in place ----
+  // ---- sorting (PyTorch's sort, argsort, msort, topk, kthvalue; stable order, NaN largest) ----
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
+  Tensor msort() const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+
+  // ---- random, in place (Tensor.uniform_, normal_, bernoulli_, random_; Philox, see above) ----
   Tensor& uniform_(double from = 0, double to = 1, Generator* generator = nullptr);
   Tensor& normal_(double mean = 0, double std = 1, Generator* generator = nullptr);
   Tensor& bernoulli_(double p = 0.5, Generator* generator = nullptr);
@@ -382,10 +435,30 @@ class Tensor {
   Tensor& random_(int64_t to, Generator* generator = nullptr) { return random_(0, to, generator); }
   Tensor bernoulli(Generator* generator = nullptr) const;
 
-  // ---- printing ----
+  // ---- masked scatter, diagonal fill, nonzero as index tensors ----
+  // PyTorch's masked_scatter(_), fill_diagonal_ and nonzero_numpy (nonzero(as_tuple=True)).
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& fill_diagonal_(Scalar fill_value, bool wrap = false);
+  std::vector<Tensor> nonzero_numpy() const;
+
+  // ---- scatter with a reduction (PyTorch 1.13's scatter_reduce and scatter's reduce argument) ----
+  // reduce: "sum", "prod", "mean", "amax" or "amin"; include_self = false leaves self's values at the
+  // scattered positions out of the reduction.
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true);
+  // reduce: "add" or "multiply". Not differentiable, as in PyTorch.
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const;
+  Tensor scatter(int64_t dim, const Tensor& index, Scalar value, std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value, std::string_view reduce);
+
+  // ---- printing (PyTorch's repr format and print options) ----
   std::string toString() const;
 
-  // ---- operators ----
+  // ---- operators (Python's operator semantics: `2 / x` is true division) ----
   Tensor operator-() const { return neg(); }
   Tensor operator~() const { return bitwise_not(); }
   Tensor& operator+=(const Tensor& other) { return add_(other); }

@@ -284,18 +284,20 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   if (dim() == 0) throw Error("narrow() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim());
-  if (length < 0) throw Error("narrow(): length must be non-negative.");
   const int64_t cur = size(d);
-  if (start < -cur || start > cur) {
-    throw IndexError("start out of range (expected to be in range of [" + std::to_string(-cur) + ", " +
-                     std::to_string(cur) + "], but got " + std::to_string(start) + ")");
-  }
-  if (start < 0) start += cur;
-  if (start + length > cur) {
+  // LibTorch 1.13 wraps start as a dim index (with its message), the end itself allowed.
+  if (start != cur) start = wrap_dim(start, cur);
+  if (length < 0 || start > cur - length) {
     throw Error("start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
                 ") exceeds dimension size (" + std::to_string(cur) + ").");
   }
   return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::narrow(int64_t d, const Tensor& start, int64_t length) const {
+  if (start.dim() != 0 || !is_integral(start.dtype())) throw Error("start must be an 0-dim integral Tensor.");
+  // A view's offset is host metadata: reading start back waits for the device (PyTorch's item() too).
+  return narrow(d, start.item<int64_t>(), length);
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
@@ -346,6 +348,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   start_dim = wrap_dim(start_dim, dim());
   end_dim = wrap_dim(end_dim, dim());
   if (start_dim > end_dim) throw Error("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start_dim == end_dim) return *this;  // PyTorch returns self itself: no view, no node
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(size(d));
   int64_t merged = 1;

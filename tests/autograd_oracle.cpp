@@ -1,6 +1,7 @@
 #include "tests/autograd_oracle.h"
 
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/function.h>
 
 #include <algorithm>
 
@@ -81,6 +82,9 @@ Tolerances tolerances(const GradCase& test) {
 }
 
 }  // namespace
+
+std::string grad_fn_name(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
+std::string grad_fn_name(const at::Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
 
 double gradient_tolerance(DType dtype) {
   switch (dtype) {

@@ -28,6 +28,10 @@ struct GradCase {
   std::string context;
 };
 
+// The name of a result's grad_fn, as PyTorch prints it ("MulBackward0"), or "none".
+std::string grad_fn_name(const Tensor& t);
+std::string grad_fn_name(const at::Tensor& t);
+
 // Tolerance for gradients, which pass through more roundings than forward values.
 double gradient_tolerance(DType dtype);
 

@@ -1,6 +1,6 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
-// size) through reductions, scans, gathers, scatters, matmul and its backward, compared with LibTorch.
+// size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, compared with LibTorch.
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -107,6 +107,25 @@ TEST_P(BindingSizeTest, JoiningAndCopies) {
   const Tensor doubled = ember::cat({x_, x_.narrow(0, 0, 100)});
   EXPECT_TENSOR_EQ(doubled.narrow(0, rows_, 100), values_.narrow(0, 0, 100));
   EXPECT_TENSOR_EQ(x_.t().contiguous().narrow(1, rows_ - 3, 3), values_.t().narrow(1, rows_ - 3, 3));
+}
+
+TEST_P(BindingSizeTest, SortAlongEitherDim) {
+  // Along dim 1 each row sorts in one workgroup; the launch splits over rows, and the indices span
+  // three bindings.
+  const at::Tensor rows = row_indices();
+  const Tensor rows_e = from_torch(rows, device);
+  const auto [values, indices] = x_.sort(1, /*descending=*/true);
+  const auto [expected_values, expected_indices] = at::sort(values_.index_select(0, rows), true, 1, true);
+  EXPECT_TENSOR_EQ(values.index_select(0, rows_e), expected_values);
+  EXPECT_TENSOR_EQ(indices.index_select(0, rows_e), expected_indices);
+  // Along dim 0 a row is a column, wider than a binding: it is sorted through a copy with the dim
+  // innermost, over several merge passes (each column is longer than a tile).
+  const Tensor some = x_.narrow(1, 5, 3);
+  const at::Tensor some_values = values_.narrow(1, 5, 3);
+  const auto [column_values, column_indices] = some.sort(0);
+  EXPECT_TENSOR_EQ(column_values, std::get<0>(at::sort(some_values, true, 0, false)));
+  EXPECT_TENSOR_EQ(column_indices, std::get<1>(at::sort(some_values, true, 0, false)));
+  EXPECT_TENSOR_EQ(std::get<1>(x_.narrow(1, 700, 2).topk(9, 0)), std::get<1>(values_.narrow(1, 700, 2).topk(9, 0)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -118,39 +118,58 @@ struct MatmulCase {
 };
 
 // batch × rows × cols of N(0, 1) in `type`, stored transposed when asked, one matrix expanded over the
-// batch when `broadcast`.
-// batch when `broadcast`, every other column of a matrix twice as wide when `stepped`.
+// Values of `type`: N(0, 1) for floating types; for integers, uniform over the dtype's whole range (the
+// low bits of random int64s), so that products and sums wrap around.
+at::Tensor random_values(at::IntArrayRef sizes, at::ScalarType type) {
+  if (!at::isIntegralType(type, /*includeBool=*/false)) return at::randn(sizes).to(type);
+  int64_t count = 1;
+  for (int64_t size : sizes) count *= size;
+  return at::randint(0, 256, {count * 8}, at::kByte).view(at::kLong).reshape(sizes).to(type);
+}
+
+// batch × rows × cols of random_values in `type`, stored transposed when asked, one matrix expanded over
+// the batch when `broadcast`, every other column of a matrix twice as wide when `stepped`.
 at::Tensor operand(at::ScalarType type, int64_t batch, int64_t rows, int64_t cols, bool transposed,
                    bool broadcast, bool stepped = false) {
   const int64_t stored = broadcast ? 1 : batch;
   const int64_t step = stepped ? 2 : 1;
-  at::Tensor t = transposed ? at::randn({stored, cols, rows * step}).to(type).transpose(1, 2)
-                            : at::randn({stored, rows, cols * step}).to(type);
+  at::Tensor t = transposed ? random_values({stored, cols, rows * step}, type).transpose(1, 2)
+                            : random_values({stored, rows, cols * step}, type);
   if (stepped) t = transposed ? t.slice(1, 0, rows * step, step) : t.slice(2, 0, cols * step, step);
   return broadcast ? t.expand({batch, rows, cols}) : t;
+}
+
+// The case's bias (undefined for BiasKind::None) of random_values in `type`.
+at::Tensor case_bias(const MatmulCase& c, at::ScalarType type) {
+  switch (c.bias) {
+    case BiasKind::None: return {};
+    case BiasKind::Full: return random_values({c.batch, c.M, c.N}, type);
+    case BiasKind::Row: return random_values({c.batch, 1, c.N}, type).expand({c.batch, c.M, c.N});
+    case BiasKind::RowAndBatch: return random_values({1, 1, c.N}, type).expand({c.batch, c.M, c.N});
+  }
+  return {};
+}
+
+// The case's out, filled with `fill`, in its layout (transposed, stepped).
+at::Tensor case_out(const MatmulCase& c, at::ScalarType type, const at::Scalar& fill) {
+  const int64_t step = c.stepped ? 2 : 1;
+  at::Tensor out = c.out_transposed ? at::full({c.batch, c.N, c.M * step}, fill, at::dtype(type)).transpose(1, 2)
+                                    : at::full({c.batch, c.M, c.N * step}, fill, at::dtype(type));
+  if (c.stepped) {
+    out = c.out_transposed ? out.slice(1, 0, c.M * step, step) : out.slice(2, 0, c.N * step, step);
+  }
+  return out;
 }
 
 void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarType type) {
   SCOPED_TRACE(c.describe() + " " + std::string(c10::toString(type)));
   const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast, c.stepped);
   const at::Tensor b = operand(type, c.batch, c.K, c.N, c.b_transposed, c.b_broadcast, c.stepped);
-  at::Tensor bias;
-  switch (c.bias) {
-    case BiasKind::None: break;
-    case BiasKind::Full: bias = at::randn({c.batch, c.M, c.N}).to(type); break;
-    case BiasKind::Row: bias = at::randn({c.batch, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
-    case BiasKind::RowAndBatch: bias = at::randn({1, 1, c.N}).to(type).expand({c.batch, c.M, c.N}); break;
-  }
+  const at::Tensor bias = case_bias(c, type);
   // NaN everywhere first: an element the kernel forgets fails the comparison, and the gaps of a
   // stepped out must stay NaN.
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const int64_t step = c.stepped ? 2 : 1;
-  at::Tensor out = c.out_transposed
-                       ? at::full({c.batch, c.N, c.M * step}, nan, at::dtype(type)).transpose(1, 2)
-                       : at::full({c.batch, c.M, c.N * step}, nan, at::dtype(type));
-  if (c.stepped) {
-    out = c.out_transposed ? out.slice(1, 0, c.M * step, step) : out.slice(2, 0, c.N * step, step);
-  }
+  const at::Tensor out = case_out(c, type, nan);
 
   const OnDevice a_dev = to_device(device, stream, a);
   const OnDevice b_dev = to_device(device, stream, b);
@@ -425,16 +444,100 @@ TEST_P(MatmulKernelsTest, EmptyOutputDoesNothing) {
   stream->synchronize();
 }
 
-TEST_P(MatmulKernelsTest, IntegerOperandsAreUnsupported) {
+// Integer products wrap around as LibTorch's CPU ones do, so they must equal its integer baddbmm
+// exactly; alpha and beta are truncated toward zero, as PyTorch converts them for integers.
+void run_integer_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarType type) {
+  SCOPED_TRACE(c.describe() + " " + std::string(c10::toString(type)));
+  const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast, c.stepped);
+  const at::Tensor b = operand(type, c.batch, c.K, c.N, c.b_transposed, c.b_broadcast, c.stepped);
+  const at::Tensor bias = case_bias(c, type);
+  // A value the kernel never writes: what stays there marks forgotten elements, and the gaps of a
+  // stepped out must keep it.
+  const int64_t sentinel = 0x5a;
+  const at::Tensor out = case_out(c, type, sentinel);
+  const OnDevice a_dev = to_device(device, stream, a);
+  const OnDevice b_dev = to_device(device, stream, b);
+  const OnDevice out_dev = to_device(device, stream, out);
+  std::optional<OnDevice> bias_dev;
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  if (bias.defined()) {
+    bias_dev = to_device(device, stream, bias);
+    args.bias = bias_dev->ref;
+  }
+  args.alpha = c.alpha;
+  args.beta = bias.defined() ? c.beta : 0.0;
+  device.kernels().get<MatmulKernels>().matmul(stream, args);
+
+  // The oracle takes the truncated scalars as integers: LibTorch refuses floating ones on some paths.
+  const at::Tensor expected =
+      at::baddbmm(bias.defined() ? bias : at::zeros({c.batch, c.M, c.N}, type), a, b,
+                  static_cast<int64_t>(args.beta), static_cast<int64_t>(c.alpha));
+  const at::Tensor got = from_device(stream, out_dev, out);
+  EXPECT_TRUE(at::equal(got, expected)) << "got\n" << got << "\nexpected\n" << expected;
+  if (c.stepped) {
+    const auto stored = static_cast<int64_t>(out.storage().nbytes() / out.element_size());
+    const at::Tensor storage = got.as_strided({stored}, {1}, 0);
+    at::Tensor written = at::zeros({stored}, at::kBool);
+    written.as_strided(out.sizes(), out.strides(), out.storage_offset()).fill_(true);
+    EXPECT_TRUE(storage.masked_select(~written).eq(sentinel).all().item<bool>())
+        << "the kernel wrote outside out's view";
+  }
+}
+
+TEST_P(MatmulKernelsTest, IntegerProductsWrapAround) {
+  at::manual_seed(10);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
+    for (at::ScalarType type : {at::kInt, at::kLong}) {
+      if (!device->supports(ember_dtype(type))) {
+        std::printf("[  NOTE    ] %s skipped: the device lacks it\n", c10::toString(type));
+        continue;
+      }
+      for (const MatmulCase& c : layout_cases()) run_integer_case(*device, *stream, c, type);
+      MatmulCase empty_inner;  // out = beta * bias
+      empty_inner.batch = 2;
+      empty_inner.M = 5;
+      empty_inner.K = 0;
+      empty_inner.N = 3;
+      empty_inner.bias = BiasKind::Full;
+      empty_inner.beta = 3.0;
+      run_integer_case(*device, *stream, empty_inner, type);
+    }
+    // The narrow types compute in int32 and keep the low bits.
+    for (at::ScalarType type : {at::kChar, at::kByte, at::kShort}) {
+      if (!device->supports(ember_dtype(type))) {
+        std::printf("[  NOTE    ] %s skipped: the device lacks it\n", c10::toString(type));
+        continue;
+      }
+      MatmulCase c;
+      c.batch = 2;
+      c.M = 17;
+      c.K = 33;
+      c.N = 9;
+      c.b_transposed = true;
+      c.bias = BiasKind::Row;
+      c.alpha = 3.0;
+      c.beta = -2.0;
+      run_integer_case(*device, *stream, c, type);
+    }
+  }
+}
+
+TEST_P(MatmulKernelsTest, BoolAndMixedOperandsAreRefused) {
   auto memory = device->allocate(64);
+  MatmulKernels& kernels = device->kernels().get<MatmulKernels>();
   const TensorRef f = view(memory.get(), DType::Float32, {1, 2, 2}, {4, 2, 1});
   const TensorRef i = view(memory.get(), DType::Int32, {1, 2, 2}, {4, 2, 1});
+  const TensorRef b = view(memory.get(), DType::Bool, {1, 2, 2}, {4, 2, 1});
   try {
-    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{f, i, f});
-    FAIL() << "int32 matmul did not throw";
+    kernels.matmul(*stream, MatmulArgs{b, b, b});
+    FAIL() << "bool matmul did not throw";
   } catch (const UnsupportedError& error) {
-    EXPECT_NE(std::string(error.what()).find("int32"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("bool"), std::string::npos) << error.what();
   }
+  EXPECT_THROW(kernels.matmul(*stream, MatmulArgs{f, i, f}), Error);
+  EXPECT_THROW(kernels.matmul(*stream, MatmulArgs{i, i, f}), Error);
 }
 
 // Operands whose extent passes one storage-buffer binding: the launch is split along the batch, then

@@ -58,8 +58,10 @@ at::Tensor random_torch(at::IntArrayRef sizes, DType dtype, at::Generator& gener
   if (is_floating_point(dtype)) {
     return (at::rand(sizes, generator, options) * (range->high - low) + low).to(torch_dtype(dtype));
   }
-  return at::randint(static_cast<int64_t>(low), static_cast<int64_t>(range->high), sizes, generator, options)
-      .to(torch_dtype(dtype));
+  // Integers in the range's integer hull, at least one value wide.
+  const int64_t first = static_cast<int64_t>(std::floor(low));
+  const int64_t end = std::max(first + 1, static_cast<int64_t>(std::ceil(range->high)));
+  return at::randint(first, end, sizes, generator, options).to(torch_dtype(dtype));
 }
 
 at::Tensor random_torch(at::IntArrayRef sizes, DType dtype, uint64_t seed, double low, double high) {

@@ -23,23 +23,33 @@ at::Tensor L(const D& values, const D& shape = {}) {
   return shape.empty() ? t : t.reshape(shape);
 }
 
-// The LibTorch spelling of an ember index.
-at::indexing::TensorIndex to_at_index(const TensorIndex& index) {
+// Appends the LibTorch spelling of an ember index to `out`, constructed in place. LibTorch 1.13's
+// TensorIndex leaves its bool member uninitialised unless it holds a bool, so copying or moving one
+// reads an indeterminate bool (UndefinedBehaviorSanitizer reports it): nothing here copies one.
+void append_at_index(std::vector<at::indexing::TensorIndex>& out, const TensorIndex& index) {
   const auto& v = index.value();
-  if (std::holds_alternative<NoneIndex>(v)) return at::indexing::None;
-  if (std::holds_alternative<EllipsisIndex>(v)) return at::indexing::Ellipsis;
-  if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
-  if (const bool* b = std::get_if<bool>(&v)) return *b;
-  if (const Slice* s = std::get_if<Slice>(&v)) {
+  if (std::holds_alternative<NoneIndex>(v)) {
+    out.emplace_back(at::indexing::None);
+  } else if (std::holds_alternative<EllipsisIndex>(v)) {
+    out.emplace_back(at::indexing::Ellipsis);
+  } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+    out.emplace_back(*i);
+  } else if (const bool* b = std::get_if<bool>(&v)) {
+    out.emplace_back(*b);
+  } else if (const Slice* s = std::get_if<Slice>(&v)) {
     auto opt = [](std::optional<int64_t> o) { return o ? c10::optional<int64_t>(*o) : c10::nullopt; };
-    return at::indexing::Slice(opt(s->start()), opt(s->stop()), s->step());
+    out.emplace_back(at::indexing::Slice(opt(s->start()), opt(s->stop()), s->step()));
+  } else {
+    out.emplace_back(to_torch(std::get<Tensor>(v)));
   }
-  return to_torch(std::get<Tensor>(v));
 }
 
+// The reserved capacity keeps the vector from moving its elements as it grows (returning it moves its
+// buffer, not the elements).
 std::vector<at::indexing::TensorIndex> to_at_indices(const std::vector<TensorIndex>& indices) {
   std::vector<at::indexing::TensorIndex> out;
-  for (const TensorIndex& i : indices) out.push_back(to_at_index(i));
+  out.reserve(indices.size());
+  for (const TensorIndex& i : indices) append_at_index(out, i);
   return out;
 }
 

@@ -22,13 +22,13 @@ namespace ember::test {
 void expect_no_validation_messages();
 
 // Base for tests that use a device: checks validation messages after every test.
-class DeviceTest : public testing::Test {
+class DeviceTest : public ::testing::Test {
  protected:
   void TearDown() override { expect_no_validation_messages(); }
 };
 
 // Runs once per backend name ("vulkan", "cuda"); skips, printing why, where the backend is absent.
-class BackendTest : public testing::TestWithParam<std::string> {
+class BackendTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;
   void TearDown() override { expect_no_validation_messages(); }
@@ -36,7 +36,7 @@ class BackendTest : public testing::TestWithParam<std::string> {
   std::shared_ptr<Stream> stream;
 };
 
-std::string backend_test_name(const testing::TestParamInfo<std::string>& info);
+std::string backend_test_name(const ::testing::TestParamInfo<std::string>& info);
 
 template <class T>
 std::shared_ptr<Allocation> upload(Device& device, Stream& stream, const std::vector<T>& values) {

@@ -10,7 +10,8 @@
 // float16 and bfloat16 multiply in tensor cores with float32 accumulation (reduced-precision reductions
 // are disallowed on the handle); float32 computes in float32 without TF32, as PyTorch's default;
 // float64 in float64. The bias enters as beta * out after a cast of bias into out; beta == 0 ignores
-// the bias entirely, NaN included, because cuBLAS does not read C when beta is 0.
+// the bias entirely, NaN included, because cuBLAS does not read C when beta is 0. Integer products,
+// which cuBLAS lacks, run integer_matmul.cu's kernel.
 #include <cublas_v2.h>
 
 #include <climits>
@@ -23,6 +24,7 @@
 
 #include "kernels_cuda/common/cuda_family.h"
 #include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/matmul/integer_matmul.h"
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
@@ -160,7 +162,6 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     throw Error("matmul kernel: out, a and b must each have one batch dim and two matrix dims");
   }
   if (args.a.dtype != out.dtype || args.b.dtype != out.dtype) throw Error("matmul kernel: operands differ in dtype");
-  const BlasTypes types = blas_types(out.dtype);
   const int64_t batch = out.sizes[0];
   const int64_t m = out.sizes[1];
   const int64_t n = out.sizes[2];
@@ -170,6 +171,11 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     throw Error("matmul kernel: operand sizes do not match");
   }
   if (batch == 0 || m == 0 || n == 0) return;
+  if (is_integral(out.dtype)) {
+    integer_matmul(stream, args);
+    return;
+  }
+  const BlasTypes types = blas_types(out.dtype);
   const bool use_bias = args.bias.has_value() && args.beta != 0.0;
   if (k == 0) {
     // Nothing to multiply: out = beta * bias, or zeros.

@@ -54,10 +54,18 @@ class Kernels {
     return static_cast<Family&>(*family);
   }
 
+  // Puts `replacement` in the place of Family's implementation and returns the implementation it
+  // replaced (null where the backend had none). Tests interpose recording decorators this way.
+  template <class Family>
+  std::unique_ptr<KernelFamily> exchange(std::unique_ptr<Family> replacement) {
+    return exchange(family_slot(typeid(Family)), std::move(replacement));
+  }
+
   // The slot of a family type, the same in every Kernels (registry.cpp).
   static size_t family_slot(std::type_index family);
 
  private:
+  std::unique_ptr<KernelFamily> exchange(size_t slot, std::unique_ptr<KernelFamily> replacement);
   [[noreturn]] void missing(std::string_view family) const;
 
   Device& device_;

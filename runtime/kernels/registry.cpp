@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "runtime/error.h"
 
@@ -65,6 +66,11 @@ Kernels::Kernels(Device& device) : device_(device) {
 }
 
 Kernels::~Kernels() = default;
+
+std::unique_ptr<KernelFamily> Kernels::exchange(size_t slot, std::unique_ptr<KernelFamily> replacement) {
+  if (families_.size() <= slot) families_.resize(slot + 1);
+  return std::exchange(families_[slot], std::move(replacement));
+}
 
 std::string_view Kernels::backend_name() const { return ember::backend_name(device_.backend()); }
 

@@ -54,6 +54,14 @@ uint element_index(uint op, uint batch, uint row, uint col) {
   return p.offsets[op] + batch * p.batch_strides[op] + row * p.row_strides[op] + col * p.col_strides[op];
 }
 
+// acc + a * b: one fused multiply-add for floats; for integers (COMPUTE_I32 and COMPUTE_I64) a product and
+// a sum that wrap around in two's complement, as PyTorch's integer matmul on the CPU does.
+#if COMPUTE_IS_FLOAT
+#define MULTIPLY_ADD(a, b, acc) fma(a, b, acc)
+#else
+#define MULTIPLY_ADD(a, b, acc) ((acc) + (a) * (b))
+#endif
+
 // out[batch, m, n] = alpha * acc + beta * bias[batch, m, n]; with no bias the bias term is absent, so a
 // NaN there never reaches out (PyTorch's addmm with beta == 0).
 void store_result(uint batch, uint m, uint n, compute_t acc) {

@@ -2,7 +2,8 @@
 // device class: shared-memory tiles for GPUs (matmul_tiled.comp) and register blocks read straight from
 // memory for CPU drivers (matmul_register.comp), where shared memory is slow; EMBER_MATMUL_VARIANT
 // overrides the choice. Operands larger than one storage-buffer binding are split into launch windows
-// along the batch, then along the rows of A and out.
+// along the batch, then along the rows of A and out. Integer operands (not bool) multiply in the integer
+// variants of the same kernels, with wraparound.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -45,6 +46,10 @@ const KernelAbiRegistration kAbis{
     {"matmul_tiled_f64", 4, sizeof(MatmulParams)},
     {"matmul_register_f32", 4, sizeof(MatmulParams)},
     {"matmul_register_f64", 4, sizeof(MatmulParams)},
+    {"matmul_tiled_i32", 4, sizeof(MatmulParams)},
+    {"matmul_tiled_i64", 4, sizeof(MatmulParams)},
+    {"matmul_register_i32", 4, sizeof(MatmulParams)},
+    {"matmul_register_i64", 4, sizeof(MatmulParams)},
 };
 
 bool is_float(DType dtype) {
@@ -53,8 +58,8 @@ bool is_float(DType dtype) {
 }
 
 void check_operand(const VulkanDevice& device, const TensorRef& ref, const char* name) {
-  if (!is_float(ref.dtype)) {
-    throw UnsupportedError(std::string("matmul on Vulkan takes float32, float16, bfloat16 or float64; ") +
+  if (!is_float(ref.dtype) && !is_integral(ref.dtype)) {
+    throw UnsupportedError(std::string("matmul on Vulkan takes floating or integer operands, not bool; ") +
                            name + " is " + std::string(dtype_name(ref.dtype)));
   }
   require_dtype(device, ref.dtype, "matmul");
@@ -199,10 +204,29 @@ Tiles choose_tiles(MatmulVariant variant, const Context& context, const MatmulAr
   // 64×64 tiles, 4×4 results per invocation, BK 16; BK 8 where 16 would not fit shared memory (float64
   // on a device with the minimum 16 KiB).
   const uint32_t tm = 4, tn = 4;
-  const uint64_t scalar_bytes = compute == DType::Float64 ? 8 : 4;
+  const uint64_t scalar_bytes = element_size(compute_storage(compute));
   const uint64_t bytes_per_k = (16 * tm + 1 + 16 * tn + 1) * scalar_bytes;
   const uint32_t bk = 16 * bytes_per_k <= info.shared_memory_bytes ? 16 : 8;
   return {"matmul_tiled_" + suffix, {tm, tn, bk}, 16 * int64_t{tm}, 16 * int64_t{tn}};
+}
+
+// float16 and bfloat16 accumulate in float32, and a float64 operand makes the whole product float64.
+// Integer products compute in int32 (int8 to int32, keeping the low bits) or, with an int64 operand, in
+// int64; integer and floating operands do not mix.
+DType compute_dtype(const MatmulArgs& args, bool has_bias) {
+  std::vector<const TensorRef*> operands = {&args.out, &args.a, &args.b};
+  if (has_bias) operands.push_back(&*args.bias);
+  const bool integer = is_integral(args.out.dtype);
+  DType compute = integer ? DType::Int32 : DType::Float32;
+  for (const TensorRef* ref : operands) {
+    if (is_integral(ref->dtype) != integer) {
+      throw Error("matmul kernel: integer and floating operands do not mix (out is " +
+                  std::string(dtype_name(args.out.dtype)) + ", an operand is " + std::string(dtype_name(ref->dtype)) +
+                  ")");
+    }
+    if (ref->dtype == DType::Float64 || ref->dtype == DType::Int64) compute = ref->dtype;
+  }
+  return compute;
 }
 
 class VulkanMatmul final : public MatmulKernels {
@@ -282,12 +306,8 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   if (args.bias) check_sizes(*args.bias, "bias", batch, M, N);
   if (batch == 0 || M == 0 || N == 0) return;
 
-  // float16 and bfloat16 accumulate in float32; a float64 operand makes the whole product float64.
-  DType compute = DType::Float32;
-  for (const TensorRef* ref : {&args.out, &args.a, &args.b}) {
-    if (ref->dtype == DType::Float64) compute = DType::Float64;
-  }
-  if (has_bias && args.bias->dtype == DType::Float64) compute = DType::Float64;
+  const DType compute = compute_dtype(args, has_bias);
+  require_dtype(device_, compute, "matmul");
 
   const Context& context = device_.context();
   const DeviceInfo& info = device_.info();

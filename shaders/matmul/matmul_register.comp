@@ -122,7 +122,7 @@ void main() {
     }
     for (uint s = 0; s < KSTEP; ++s) {
       for (uint i = 0; i < TM; ++i) {
-        for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[s][i], b[s][j], acc[i][j]);
+        for (uint j = 0; j < TN; ++j) acc[i][j] = MULTIPLY_ADD(a[s][i], b[s][j], acc[i][j]);
       }
     }
   }

@@ -71,7 +71,7 @@ void main() {
       compute_t b[TN];
       for (uint j = 0; j < TN; ++j) b[j] = b_tile[kk * B_ROW + tx + 16u * j];
       for (uint i = 0; i < TM; ++i) {
-        for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        for (uint j = 0; j < TN; ++j) acc[i][j] = MULTIPLY_ADD(a[i], b[j], acc[i][j]);
       }
     }
     barrier();

@@ -479,7 +479,10 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
       // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
       static_cast<uint32_t>(out ? out->dtype : in.dtype),
       kop,
-      Scalar(kop == KernelOp::Mean ? static_cast<double>(reduced) : param).bits_as(compute_storage(compute)),
+      // Max and Min read their parameter as the first reduction index (nonzero only in split pieces).
+      kop == KernelOp::Max || kop == KernelOp::Min
+          ? uint64_t{0}
+          : Scalar(kop == KernelOp::Mean ? static_cast<double>(reduced) : param).bits_as(compute_storage(compute)),
       state_bytes(compute),
   };
 

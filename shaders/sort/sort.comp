@@ -1,0 +1,295 @@
+#version 450
+// Sorts every row (the elements along one dim, for one position of the other dims) with a bitonic
+// network, and writes sorted positions [first, first + count) of each row: the elements (their bits,
+// loaded again from `in`) and their positions in the row.
+//
+// Elements are sorted as (key, position) pairs. The key is an unsigned integer whose order is the order
+// of the values (descending flips its bits), so that (key, position) is a total order: any network then
+// gives the stable result. The network is the bitonic sort in its one-direction form: merge level
+// k = 2^level starts by comparing each slot with its mirror image in its block of k, then halves the
+// distance down to 1; every comparator puts the smaller pair in its lower slot. Slots past a row's end
+// are taken as larger than everything, so no comparator ever moves them and comparators whose upper
+// slot lies past the end are skipped (in shared memory they hold a sentinel that never wins).
+//
+// STAGE_SEGMENTS sorts segments in shared memory: whole rows of up to TILE elements (several rows per
+// workgroup when they are short) and writes the outputs; or, for longer rows, chunks of TILE elements
+// whose sorted runs go to the scratch buffers. The longer rows' remaining levels run on the scratch:
+// STAGE_GLOBAL_STEP is one step of a level at a distance of TILE or more (one dispatch each), and
+// STAGE_TILE_MERGE the level's steps below TILE, within tiles in shared memory; the last level's
+// merge writes the outputs.
+#include "typed_bits.glsl"  // DECLARE_OPERAND, DT_* codes, DTYPE_BITS
+
+#define WORKGROUP_SIZE 256
+#define MAX_DIMS 4  // of the rows; the push constants are then exactly 128 bytes
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+layout(constant_id = 0) const uint DT = DT_F32;
+layout(constant_id = 1) const uint STAGE = 0;
+#define STAGE_SEGMENTS 0u
+#define STAGE_GLOBAL_STEP 1u
+#define STAGE_TILE_MERGE 2u
+
+// Keys of 64-bit dtypes are 64-bit; the others fit 32 bits, which doubles the elements shared memory
+// holds (32 KiB either way).
+#if KEY_BITS == 64
+#define key_t uint64_t
+#define KEY_MAX 0xfffffffffffffffful
+#define TILE_LOG2 11u
+#else
+#define key_t uint
+#define KEY_MAX 0xffffffffu
+#define TILE_LOG2 12u
+#endif
+#define TILE (1u << TILE_LOG2)
+#define EMPTY 0xffffffffu  // the position of a slot without an element
+
+#define SHAPE_DESCENDING (1u << 8)
+#define SHAPE_WRITES_VALUES (1u << 9)
+#define SHAPE_WRITES_OUTPUTS (1u << 10)  // this dispatch writes values and indices (else the scratch)
+
+DECLARE_OPERAND(0, values, writeonly)
+layout(set = 0, binding = 1) writeonly buffer Indices { uvec2 indices_data[]; };
+DECLARE_OPERAND(2, src, readonly)
+layout(set = 0, binding = 3) buffer ScratchKeys { key_t scratch_keys[]; };
+layout(set = 0, binding = 4) buffer ScratchPositions { uint scratch_positions[]; };
+
+layout(push_constant) uniform Params {
+  uint in_offset;  // first element of each operand in its window
+  uint values_offset;
+  uint indices_offset;
+  uint rows;
+  uint row_length;
+  uint first;   // the first sorted position written
+  uint count;   // sorted positions written per row
+  uint in_step;  // strides along the sorted dim
+  uint values_step;
+  uint indices_step;
+  // STAGE_SEGMENTS: log2 of the slots a segment takes (a row rounded up to a power of two, or TILE);
+  // the merge stages: log2 of a row rounded up to a power of two.
+  uint padded_log2;
+  uint segments;     // STAGE_SEGMENTS: per workgroup
+  uint chunks;       // STAGE_SEGMENTS: segments per row
+  uint level_log2;   // the merge stages: the level being merged
+  uint step_log2;    // STAGE_GLOBAL_STEP: log2 of the comparators' distance
+  uint shape;        // bits 0-7: dims of the rows; SHAPE_* flags
+  uint sizes[MAX_DIMS];  // of the rows' dims
+  uint in_strides[MAX_DIMS];
+  uint values_strides[MAX_DIMS];
+  uint indices_strides[MAX_DIMS];
+} p;
+
+shared key_t shared_keys[TILE];
+shared uint shared_positions[TILE];
+
+uvec2 load_bits(uint i) {
+  const uint width = DTYPE_BITS(DT);
+  if (width == 8u) return uvec2(uint(src_8[i]), 0u);
+  if (width == 16u) return uvec2(uint(src_16[i]), 0u);
+  if (width == 32u) return uvec2(src_32[i], 0u);
+  return src_64[i];
+}
+
+void store_value(uint i, uvec2 bits) {
+  const uint width = DTYPE_BITS(DT);
+  if (width == 8u) values_8[i] = uint8_t(bits.x);
+  else if (width == 16u) values_16[i] = uint16_t(bits.x);
+  else if (width == 32u) values_32[i] = bits.x;
+  else values_64[i] = bits;
+}
+
+// A float's key, for a format whose sign bit is `sign` and whose infinity's magnitude bits are
+// `infinity`: negative values below zero in reverse magnitude order, both zeros equal, positive values
+// above, every NaN at the top.
+uint float_key(uint bits, uint sign, uint infinity) {
+  const uint magnitude = bits & (sign - 1u);
+  if (magnitude > infinity) return sign | (sign - 1u);
+  if (magnitude == 0u) return sign;
+  return (bits & sign) != 0u ? (sign - 1u) - magnitude : sign | magnitude;
+}
+
+key_t sort_key(uvec2 bits) {
+  key_t key;
+  if (DT == DT_BOOL || DT == DT_U8) key = key_t(bits.x);
+  else if (DT == DT_I8) key = key_t(bits.x ^ 0x80u);
+  else if (DT == DT_I16) key = key_t(bits.x ^ 0x8000u);
+  else if (DT == DT_I32) key = key_t(bits.x ^ 0x80000000u);
+  else if (DT == DT_F16) key = key_t(float_key(bits.x, 0x8000u, 0x7c00u));
+  else if (DT == DT_BF16) key = key_t(float_key(bits.x, 0x8000u, 0x7f80u));
+#if KEY_BITS == 64
+  else if (DT == DT_I64) key = pack64(bits) ^ 0x8000000000000000ul;
+  else if (DT == DT_F64) {
+    const uint64_t sign = 0x8000000000000000ul;
+    const uint64_t value = pack64(bits);
+    const uint64_t magnitude = value & (sign - 1ul);
+    if (magnitude > 0x7ff0000000000000ul) key = KEY_MAX;
+    else if (magnitude == 0ul) key = sign;
+    else key = (value & sign) != 0ul ? (sign - 1ul) - magnitude : sign | magnitude;
+  }
+#endif
+  else key = key_t(float_key(bits.x, 0x80000000u, 0x7f800000u));
+  return (p.shape & SHAPE_DESCENDING) != 0u ? ~key : key;
+}
+
+// Whether pair a comes before pair b: the total order the sort follows.
+bool before(key_t key_a, uint position_a, key_t key_b, uint position_b) {
+  return key_a < key_b || (key_a == key_b && position_a < position_b);
+}
+
+// Where a row's elements start in each operand.
+struct Row {
+  uint in_base;
+  uint values_base;
+  uint indices_base;
+};
+
+Row locate_row(uint row) {
+  Row r = Row(p.in_offset, p.values_offset, p.indices_offset);
+  const int ndim = int(p.shape & 0xffu);
+  for (int d = ndim - 1; d >= 0; --d) {
+    uint coordinate = row;  // the outermost dim needs no division: row < rows
+    if (d > 0) {
+      coordinate = row % p.sizes[d];
+      row /= p.sizes[d];
+    }
+    r.in_base += coordinate * p.in_strides[d];
+    r.values_base += coordinate * p.values_strides[d];
+    r.indices_base += coordinate * p.indices_strides[d];
+  }
+  return r;
+}
+
+// Writes sorted position `rank` of a row, which holds the row's element at `position`, where it is one
+// of the positions written.
+void write_output(Row r, uint rank, uint position) {
+  if (rank < p.first || rank - p.first >= p.count) return;
+  const uint at = rank - p.first;
+  if ((p.shape & SHAPE_WRITES_VALUES) != 0u) {
+    store_value(r.values_base + at * p.values_step, load_bits(r.in_base + position * p.in_step));
+  }
+  indices_data[r.indices_base + at * p.indices_step] = uvec2(position, 0u);
+}
+
+// The slots of comparator `q` of a step at distance 2^j_log2: the lower slot has bit j_log2 clear; the
+// upper one is its mirror image in their block of 2^(j_log2 + 1), or `distance` further.
+uvec2 comparator(uint q, uint j_log2, bool mirror) {
+  const uint distance = 1u << j_log2;
+  const uint low = ((q >> j_log2) << (j_log2 + 1u)) | (q & (distance - 1u));
+  return uvec2(low, mirror ? low ^ (2u * distance - 1u) : low + distance);
+}
+
+// One step of the network over shared slots [0, slots). Every invocation must call it.
+void shared_step(uint slots, uint j_log2, bool mirror) {
+  for (uint q = gl_LocalInvocationID.x; q < slots / 2u; q += WORKGROUP_SIZE) {
+    const uvec2 pair = comparator(q, j_log2, mirror);
+    const key_t low_key = shared_keys[pair.x];
+    const key_t high_key = shared_keys[pair.y];
+    const uint low_position = shared_positions[pair.x];
+    const uint high_position = shared_positions[pair.y];
+    if (before(high_key, high_position, low_key, low_position)) {
+      shared_keys[pair.x] = high_key;
+      shared_keys[pair.y] = low_key;
+      shared_positions[pair.x] = high_position;
+      shared_positions[pair.y] = low_position;
+    }
+  }
+  barrier();
+}
+
+void sort_segments() {
+  const uint segment_log2 = p.padded_log2;
+  const uint segment_slots = 1u << segment_log2;
+  const uint slots = p.segments << segment_log2;
+  const uint total = p.rows * p.chunks;
+  const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
+  for (uint group_first = gl_WorkGroupID.x * p.segments; group_first < total;
+       group_first += gl_NumWorkGroups.x * p.segments) {
+    for (uint s = gl_LocalInvocationID.x; s < slots; s += WORKGROUP_SIZE) {
+      const uint segment = group_first + (s >> segment_log2);
+      const uint row = p.chunks == 1u ? segment : segment / p.chunks;
+      const uint position = (segment - row * p.chunks) * segment_slots + (s & (segment_slots - 1u));
+      key_t key = KEY_MAX;
+      uint at = EMPTY;
+      if (segment < total && position < p.row_length) {
+        key = sort_key(load_bits(locate_row(row).in_base + position * p.in_step));
+        at = position;
+      }
+      shared_keys[s] = key;
+      shared_positions[s] = at;
+    }
+    barrier();
+    for (uint level = 1u; level <= segment_log2; ++level) {
+      shared_step(slots, level - 1u, true);
+      for (uint j = level - 1u; j > 0u; --j) shared_step(slots, j - 1u, false);
+    }
+    for (uint s = gl_LocalInvocationID.x; s < slots; s += WORKGROUP_SIZE) {
+      const uint segment = group_first + (s >> segment_log2);
+      const uint row = p.chunks == 1u ? segment : segment / p.chunks;
+      const uint position = (segment - row * p.chunks) * segment_slots + (s & (segment_slots - 1u));
+      if (segment >= total || position >= p.row_length) continue;
+      if (writes_outputs) {
+        write_output(locate_row(row), position, shared_positions[s]);
+      } else {
+        scratch_keys[row * p.row_length + position] = shared_keys[s];
+        scratch_positions[row * p.row_length + position] = shared_positions[s];
+      }
+    }
+    barrier();  // the next segments reuse shared memory
+  }
+}
+
+void global_step() {
+  const uint pairs_log2 = p.padded_log2 - 1u;  // comparators per row
+  const uint total = p.rows << pairs_log2;
+  const bool mirror = p.step_log2 + 1u == p.level_log2;
+  for (uint q = gl_GlobalInvocationID.x; q < total; q += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
+    const uint row = q >> pairs_log2;
+    const uvec2 pair = comparator(q & ((1u << pairs_log2) - 1u), p.step_log2, mirror);
+    if (pair.y >= p.row_length) continue;
+    const uint low = row * p.row_length + pair.x;
+    const uint high = row * p.row_length + pair.y;
+    const key_t low_key = scratch_keys[low];
+    const key_t high_key = scratch_keys[high];
+    const uint low_position = scratch_positions[low];
+    const uint high_position = scratch_positions[high];
+    if (before(high_key, high_position, low_key, low_position)) {
+      scratch_keys[low] = high_key;
+      scratch_keys[high] = low_key;
+      scratch_positions[low] = high_position;
+      scratch_positions[high] = low_position;
+    }
+  }
+}
+
+void merge_tiles() {
+  const uint tiles_per_row = (p.row_length + TILE - 1u) / TILE;
+  const uint total = p.rows * tiles_per_row;
+  const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
+  for (uint tile = gl_WorkGroupID.x; tile < total; tile += gl_NumWorkGroups.x) {
+    const uint row = tile / tiles_per_row;
+    const uint start = (tile - row * tiles_per_row) * TILE;
+    const uint base = row * p.row_length;
+    for (uint s = gl_LocalInvocationID.x; s < TILE; s += WORKGROUP_SIZE) {
+      const bool inside = start + s < p.row_length;
+      shared_keys[s] = inside ? scratch_keys[base + start + s] : KEY_MAX;
+      shared_positions[s] = inside ? scratch_positions[base + start + s] : EMPTY;
+    }
+    barrier();
+    for (uint j = TILE_LOG2; j > 0u; --j) shared_step(TILE, j - 1u, false);
+    const Row r = locate_row(row);
+    for (uint s = gl_LocalInvocationID.x; s < TILE && start + s < p.row_length; s += WORKGROUP_SIZE) {
+      if (writes_outputs) {
+        write_output(r, start + s, shared_positions[s]);
+      } else {
+        scratch_keys[base + start + s] = shared_keys[s];
+        scratch_positions[base + start + s] = shared_positions[s];
+      }
+    }
+    barrier();
+  }
+}
+
+void main() {
+  if (STAGE == STAGE_SEGMENTS) sort_segments();
+  else if (STAGE == STAGE_GLOBAL_STEP) global_step();
+  else merge_tiles();
+}

@@ -1,0 +1,317 @@
+// Rows for the elementwise ops: unary math, activations, rounding, predicates, arithmetic with
+// promotion, comparisons, bitwise ops, scalar operands and the ternary ops.
+#include "tests/op_registry.h"
+
+namespace ember::test {
+namespace {
+
+// LibTorch's C++ `2 / x` multiplies x's reciprocal in place, which fails for integers; Python's (and
+// ember's) divides.
+Tensor scalar_over(Scalar a, const Tensor& x) { return a / x; }
+at::Tensor scalar_over(const at::Scalar& a, const at::Tensor& x) { return at::div(at::scalar_tensor(a, at::kLong), x); }
+Tensor cast(const Tensor& x, DType dtype) { return x.to(dtype); }
+at::Tensor cast(const at::Tensor& x, DType dtype) { return x.to(torch_dtype(dtype)); }
+
+std::vector<DType> join(std::initializer_list<std::vector<DType>> lists) {
+  std::vector<DType> all;
+  for (const auto& list : lists) all.insert(all.end(), list.begin(), list.end());
+  return all;
+}
+// Integer and bool inputs of floating ops are promoted to the default float dtype.
+const std::vector<DType> kFloatingAndPromoted = join({kFloating, {DType::Int32, DType::Bool}});
+
+// Pairs that exercise promotion: mixed categories and widths.
+const std::vector<std::vector<DType>> kMixedPairs = {
+    {DType::Int32, DType::Float32}, {DType::UInt8, DType::Int8},    {DType::Float16, DType::BFloat16},
+    {DType::Bool, DType::Int64},    {DType::Int64, DType::Float64}, {DType::Float16, DType::Float32},
+    {DType::Int8, DType::Int64},    {DType::Bool, DType::Float16}};
+
+// Random inputs whose last one (a divisor) has no zeros.
+std::vector<at::Tensor> nonzero_divisor(DType dtype, const Shapes& shapes, at::Generator& gen) {
+  std::vector<at::Tensor> inputs;
+  for (const auto& shape : shapes) inputs.push_back(random_torch(shape, dtype, gen));
+  at::Tensor& divisor = inputs.back();
+  divisor = at::where(divisor.eq(0), at::ones_like(divisor), divisor);
+  return inputs;
+}
+
+// Values with NaN and infinities that no dtype overflows into: log gives NaN for negative x, and the
+// reciprocal of round(x) gives an infinity for |x| < 0.5.
+template <class T>
+T special(const T& x) { return x.log() + x.round().reciprocal(); }
+
+// A bool condition first, then random values.
+std::vector<at::Tensor> condition_first(DType dtype, const Shapes& shapes, at::Generator& gen) {
+  std::vector<at::Tensor> inputs = {random_torch(shapes[0], DType::Bool, gen)};
+  for (size_t i = 1; i < shapes.size(); ++i) inputs.push_back(random_torch(shapes[i], dtype, gen));
+  return inputs;
+}
+
+// Bool conditions of `shape` (the first input) with values for the rest, as in where's gradient tests.
+const std::vector<Shapes> kConditionCases = {
+    {{33, 17}, {33, 17}, {33, 17}}, {{3, 1, 5}, {4, 5}, {5}}, {{}, {}, {}}, {{0}, {0}, {}}, {{7}, {7}, {}}};
+
+EMBER_OP_ROWS(unary_math_rows) {
+  const auto math = [](std::string name, auto f) { return op(std::move(name), f).with_dtypes(kFloatingAndPromoted); };
+  return {
+      math("exp", [](const auto& x) { return x[0].exp(); }).grad2(),
+      math("exp2", [](const auto& x) { return x[0].exp2(); }).grad(),
+      math("log", [](const auto& x) { return x[0].log(); }).in_range(0.5, 3).grad2(),
+      math("log2", [](const auto& x) { return x[0].log2(); }).in_range(0.5, 3).grad(),
+      math("log10", [](const auto& x) { return x[0].log10(); }).in_range(0.5, 3).grad(),
+      math("log1p", [](const auto& x) { return x[0].log1p(); }).in_range(-0.5, 3).grad(),
+      math("expm1", [](const auto& x) { return x[0].expm1(); }).grad(),
+      math("sqrt", [](const auto& x) { return x[0].sqrt(); }).in_range(0.5, 3).grad2(),
+      math("rsqrt", [](const auto& x) { return x[0].rsqrt(); }).in_range(0.5, 3).grad2(),
+      math("sin", [](const auto& x) { return x[0].sin(); }).grad2(),
+      math("cos", [](const auto& x) { return x[0].cos(); }).grad(),
+      math("tan", [](const auto& x) { return x[0].tan(); }).in_range(-1.2, 1.2).grad(),
+      math("asin", [](const auto& x) { return x[0].asin(); }).in_range(-0.9, 0.9).grad(),
+      math("acos", [](const auto& x) { return x[0].acos(); }).in_range(-0.9, 0.9).grad(),
+      // Outside [-1, 1] they give NaN, as PyTorch's.
+      op("asin outside", [](const auto& x) { return x[0].asin(); }).with_dtypes(kFloating),
+      math("atan", [](const auto& x) { return x[0].atan(); }).grad(),
+      math("sinh", [](const auto& x) { return x[0].sinh(); }).grad(),
+      math("cosh", [](const auto& x) { return x[0].cosh(); }).grad(),
+      math("tanh", [](const auto& x) { return x[0].tanh(); }).grad2(),
+      math("sigmoid", [](const auto& x) { return x[0].sigmoid(); }).grad2(),
+      math("erf", [](const auto& x) { return x[0].erf(); }).grad2(),
+      math("erfc", [](const auto& x) { return x[0].erfc(); }).grad(),
+      math("reciprocal", [](const auto& x) { return x[0].reciprocal(); }).in_range(0.5, 3).grad(),
+      op("frac", [](const auto& x) { return x[0].frac(); }).with_dtypes(kFloating).grad(),
+  };
+}
+
+EMBER_OP_ROWS(activation_rows) {
+  return {
+      op("relu", [](const auto& x) { return x[0].relu(); }).with_dtypes(join({kFloating, kSignedIntegral})).grad(),
+      op("gelu", [](const auto& x) { return gelu_of(x[0]); }).with_dtypes(kFloating).grad2(),
+      op("gelu tanh", [](const auto& x) { return gelu_of(x[0], "tanh"); }).with_dtypes(kFloating).grad2(),
+      op("silu", [](const auto& x) { return silu_of(x[0]); }).with_dtypes(kFloating).grad2(),
+      // Piecewise linear: the second derivative is zero. LibTorch still gives the first gradient a node
+      // (LeakyReluBackwardBackward0) where ember's carries none, so second order is not compared.
+      op("leaky_relu", [](const auto& x) { return leaky_relu(x[0], 0.2); }).with_dtypes(kFloating).grad(),
+      op("threshold", [](const auto& x) { return threshold(x[0], 0.5, 2.0); }).with_dtypes(kNumeric).grad(),
+  };
+}
+
+EMBER_OP_ROWS(sign_and_rounding_rows) {
+  const std::vector<DType> numeric = kNumeric;
+  return {
+      op("neg", [](const auto& x) { return -x[0]; }).with_dtypes(join({kFloating, kSignedIntegral})).grad(),
+      op("abs", [](const auto& x) { return x[0].abs(); }).with_dtypes(numeric).grad(),
+      op("sign", [](const auto& x) { return x[0].sign(); }).with_dtypes(numeric).grad(),
+      op("square", [](const auto& x) { return x[0].square(); }).with_dtypes(kAllTypes).grad(),
+      op("floor", [](const auto& x) { return x[0].floor(); }).with_dtypes(numeric).grad(),
+      op("ceil", [](const auto& x) { return x[0].ceil(); }).with_dtypes(numeric).grad(),
+      op("round", [](const auto& x) { return (x[0] * 2).round(); }).with_dtypes(numeric).grad(),
+      op("trunc", [](const auto& x) { return x[0].trunc(); }).with_dtypes(numeric).grad(),
+      op("clamp", [](const auto& x) { return x[0].clamp(-1.5, 2.0); }).with_dtypes(kFloating).grad2(),
+      op("clamp int", [](const auto& x) { return x[0].clamp(-10, 20); }).with_dtypes(kIntegral),
+      op("clamp min only", [](const auto& x) { return x[0].clamp(-1); }).with_dtypes(kFloating).grad(),
+      op("clamp max only", [](const auto& x) { return x[0].clamp({}, 1.5); }).with_dtypes(kFloating).grad(),
+      op("clamp_min", [](const auto& x) { return x[0].clamp_min(0.5); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .grad(),
+      op("clamp_max", [](const auto& x) { return x[0].clamp_max(1.5); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .grad(),
+  };
+}
+
+EMBER_OP_ROWS(predicate_rows) {
+  return {
+      op("isnan", [](const auto& x) { return special(x[0]).isnan(); }).with_dtypes(kFloating),
+      op("isinf", [](const auto& x) { return x[0].reciprocal().isinf(); })
+          .with_dtypes(join({kFloating, {DType::Int32}})),
+      op("isposinf", [](const auto& x) { return special(x[0]).isposinf(); }).with_dtypes(kFloating),
+      op("isneginf", [](const auto& x) { return (-special(x[0])).isneginf(); }).with_dtypes(kFloating),
+      op("isfinite", [](const auto& x) { return special(x[0]).isfinite(); }).with_dtypes(kFloating),
+      op("nan_to_num", [](const auto& x) { return special(x[0]).nan_to_num(); }).with_dtypes(kFloating),
+      op("nan_to_num values", [](const auto& x) { return special(x[0]).nan_to_num(0.5, 10.0, -10.0); })
+          .with_dtypes(kFloating)
+          .grad(),
+      op("logical_not", [](const auto& x) { return x[0].logical_not(); }).with_dtypes(kAllTypes),
+      op("bitwise_not", [](const auto& x) { return ~x[0]; }).with_dtypes(join({kIntegral, {DType::Bool}})),
+  };
+}
+
+EMBER_OP_ROWS(cast_rows) {
+  std::vector<OpRow> rows;
+  for (DType target : kAllTypes) {
+    rows.push_back(op("to " + std::string(dtype_name(target)),
+                      [target](const auto& x) { return cast(x[0], target); })
+                       .with_dtypes(kAllTypes)
+                       .in_range(0, 100));
+  }
+  rows.push_back(op("to float16 and back", [](const auto& x) { return cast(x[0], DType::Float16) * 2; }).grad());
+  return rows;
+}
+
+EMBER_OP_ROWS(arithmetic_rows) {
+  const std::vector<DType> numeric = kNumeric;
+  const auto binary = [&](std::string name, auto f) {
+    return op(std::move(name), 2, f).with_dtypes(numeric).with_mixed(kMixedPairs);
+  };
+  const auto dividing = [&](std::string name, auto f) {
+    return op(std::move(name), 2, f).with_dtypes(numeric).with_inputs(nonzero_divisor);
+  };
+  return {
+      binary("add", [](const auto& x) { return x[0] + x[1]; }).grad(),
+      binary("add alpha", [](const auto& x) { return x[0].add(x[1], 3); }).grad(),
+      op("sub", 2, [](const auto& x) { return x[0] - x[1]; }).with_dtypes(numeric).grad(),
+      op("sub alpha", 2, [](const auto& x) { return x[0].sub(x[1], 3); }).with_dtypes(kFloating).grad(),
+      binary("mul", [](const auto& x) { return x[0] * x[1]; }).grad2(),
+      binary("x times x", [](const auto& x) { return x[0] * x[0]; }).grad2(),
+      dividing("div", [](const auto& x) { return x[0] / x[1]; }).with_mixed(kMixedPairs),
+      op("div grad", 2, [](const auto& x) { return x[0] / x[1]; }).in_ranges({{-3, 3}, {0.5, 3}}).grad2(),
+      dividing("floor_divide", [](const auto& x) { return x[0].floor_divide(x[1]); }),
+      dividing("div floor", [](const auto& x) { return x[0].div(x[1], "floor"); }),
+      dividing("div trunc", [](const auto& x) { return x[0].div(x[1], "trunc"); }),
+      op("div trunc grad", 2, [](const auto& x) { return x[0].div(x[1], "trunc"); })
+          .in_ranges({{-3, 3}, {0.5, 3}})
+          .grad(),
+      dividing("remainder", [](const auto& x) { return x[0].remainder(x[1]); }),
+      op("remainder grad", 2, [](const auto& x) { return x[0].remainder(x[1]); })
+          .in_ranges({{-3, 3}, {0.5, 3}})
+          .grad(),
+      dividing("fmod", [](const auto& x) { return x[0].fmod(x[1]); }),
+      op("fmod grad", 2, [](const auto& x) { return x[0].fmod(x[1]); }).in_ranges({{-3, 3}, {0.5, 3}}).grad(),
+      binary("maximum", [](const auto& x) { return x[0].maximum(x[1]); }).grad(),
+      binary("minimum", [](const auto& x) { return x[0].minimum(x[1]); }).grad(),
+      op("atan2", 2, [](const auto& x) { return x[0].atan2(x[1]); }).with_dtypes(kFloating).grad2(),
+      op("hypot", 2, [](const auto& x) { return x[0].hypot(x[1]); }).with_dtypes(kFloating).grad(),
+      op("copysign", 2, [](const auto& x) { return x[0].copysign(x[1]); })
+          .with_dtypes(kFloatingAndPromoted)
+          .grad(),
+      op("copysign scalar", [](const auto& x) { return x[0].copysign(-1.5); }).with_dtypes(kFloating).grad(),
+      op("pow", 2, [](const auto& x) { return x[0].abs().pow(x[1].clamp(-3, 3)); }).with_dtypes(kFloating),
+      op("pow grad", 2, [](const auto& x) { return x[0].pow(x[1]); }).in_range(0.5, 2).grad2(),
+      op("pow int", 2, [](const auto& x) { return x[0].remainder(5).pow(x[1].remainder(4)); })
+          .with_dtypes(kSignedIntegral)
+          .with_inputs(nonzero_divisor),
+  };
+}
+
+EMBER_OP_ROWS(scalar_operand_rows) {
+  return {
+      op("int tensor plus float scalar", [](const auto& x) { return x[0] + 2.5; })
+          .with_dtypes(join({kIntegral, {DType::Bool, DType::Float16}})),
+      op("x plus 2", [](const auto& x) { return x[0] + 2; }).grad(),
+      op("2 plus x", [](const auto& x) { return 2 + x[0]; }).grad(),
+      op("add scalar alpha", [](const auto& x) { return x[0].add(2, 3); }).grad(),
+      op("x minus 2", [](const auto& x) { return x[0] - 2; }).grad(),
+      op("sub scalar alpha", [](const auto& x) { return x[0].sub(2, 0.5); }).grad(),
+      op("scalar minus tensor", [](const auto& x) { return 1.5 - x[0]; }).with_dtypes(kFloating).grad(),
+      op("tensor times int scalar", [](const auto& x) { return x[0] * 3; }).with_dtypes(kNumeric).grad(),
+      op("3 times x", [](const auto& x) { return 3.0 * x[0]; }).grad(),
+      op("x over 2", [](const auto& x) { return x[0] / 2; }).grad(),
+      op("scalar over tensor", [](const auto& x) { return scalar_over(2, x[0]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .in_range(0.5, 3)
+          .grad(),
+      op("pow scalar", [](const auto& x) { return x[0].pow(2); }).with_dtypes(join({kFloating, kSignedIntegral})),
+      op("pow 2.5", [](const auto& x) { return x[0].pow(2.5); }).in_range(0.5, 3).grad2(),
+      op("pow 3", [](const auto& x) { return x[0].pow(3); }).grad(),
+      op("pow 0", [](const auto& x) { return x[0].pow(0); }).grad(),
+      op("pow -1.5", [](const auto& x) { return x[0].pow(-1.5); }).in_range(0.5, 3).grad(),
+      op("scalar pow", [](const auto& x) { return pow(2.0, x[0].clamp(-4, 4)); }).with_dtypes(kFloating).grad2(),
+      op("uint8 greater than -1", [](const auto& x) { return x[0] > -1; }).with_dtypes({DType::UInt8}),
+      op("remainder scalar", [](const auto& x) { return x[0].remainder(-3); })
+          .with_dtypes(join({kFloating, kSignedIntegral})),
+      op("remainder 0.7", [](const auto& x) { return x[0].remainder(0.7); }).grad(),
+      op("fmod scalar", [](const auto& x) { return x[0].fmod(0.7); }).grad(),
+      op("left shift scalar", [](const auto& x) { return x[0].bitwise_left_shift(2); }).with_dtypes(kIntegral),
+      op("right shift scalar", [](const auto& x) { return x[0].bitwise_right_shift(1); }).with_dtypes(kIntegral),
+  };
+}
+
+EMBER_OP_ROWS(comparison_rows) {
+  const std::vector<DType> all = kAllTypes;
+  const auto compare = [&](std::string name, auto f) {
+    return op(std::move(name), 2, f).with_dtypes(all).with_mixed(kMixedPairs);
+  };
+  const std::vector<DType> bits = join({kIntegral, {DType::Bool}});
+  return {
+      compare("eq", [](const auto& x) { return x[0] == x[1]; }),
+      compare("ne", [](const auto& x) { return x[0] != x[1]; }),
+      compare("lt", [](const auto& x) { return x[0] < x[1]; }),
+      compare("le", [](const auto& x) { return x[0] <= x[1]; }),
+      compare("gt", [](const auto& x) { return x[0] > x[1]; }),
+      compare("ge", [](const auto& x) { return x[0] >= x[1]; }),
+      compare("logical_and", [](const auto& x) { return x[0].logical_and(x[1]); }),
+      compare("logical_or", [](const auto& x) { return x[0].logical_or(x[1]); }),
+      compare("logical_xor", [](const auto& x) { return x[0].logical_xor(x[1]); }),
+      op("bitwise_and", 2, [](const auto& x) { return x[0] & x[1]; }).with_dtypes(bits),
+      op("bitwise_or", 2, [](const auto& x) { return x[0] | x[1]; }).with_dtypes(bits),
+      op("bitwise_xor", 2, [](const auto& x) { return x[0] ^ x[1]; }).with_dtypes(bits),
+      // Shift counts inside the type's width: beyond it C++ leaves the result undefined.
+      op("bitwise_left_shift", 2, [](const auto& x) { return x[0].bitwise_left_shift(x[1]); })
+          .with_dtypes(kIntegral)
+          .in_ranges({{-50, 50}, {0, 7}}),
+      op("bitwise_right_shift", 2, [](const auto& x) { return x[0].bitwise_right_shift(x[1]); })
+          .with_dtypes(kIntegral)
+          .in_ranges({{-50, 50}, {0, 7}}),
+      op("isclose", 2, [](const auto& x) { return x[0].isclose(x[1].round(), 0.1, 0.5); }).with_dtypes(kFloating),
+  };
+}
+
+EMBER_OP_ROWS(ternary_rows) {
+  const std::vector<DType> numeric = join({kFloating, {DType::Int32, DType::Int64}});
+  return {
+      op("where", 3, [](const auto& x) { return where(x[0], x[1], x[2]); })
+          .with_dtypes(join({kNumeric, {DType::Bool}}))
+          .with_inputs(condition_first)
+          .with_cases(kConditionCases)
+          .grad(),
+      op("where scalar other", 2, [](const auto& x) { return where(x[0], x[1], 2.0); })
+          .with_dtypes(kFloating)
+          .with_inputs(condition_first)
+          .grad(),
+      op("where scalar self", 2, [](const auto& x) { return where(x[0], -1.5, x[1]); })
+          .with_dtypes(kFloating)
+          .with_inputs(condition_first)
+          .grad(),
+      op("Tensor where", 3, [](const auto& x) { return x[1].where(x[0], x[2]); })
+          .with_dtypes(kFloating)
+          .with_inputs(condition_first)
+          .with_cases(kConditionCases)
+          .grad(),
+      op("masked_fill", 2, [](const auto& x) { return x[1].masked_fill(x[0], -1); })
+          .with_dtypes(numeric)
+          .with_inputs(condition_first)
+          .grad(),
+      op("masked_fill tensor", 3, [](const auto& x) { return x[1].masked_fill(x[0], x[2].sum()); })
+          .with_dtypes(kFloating)
+          .with_inputs(condition_first)
+          .with_cases(kConditionCases)
+          .grad(),
+      op("addcmul", 3, [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); }).with_dtypes(numeric).grad(),
+      op("addcmul value 1", 3, [](const auto& x) { return x[0].addcmul(x[1], x[2]); }).grad(),
+      op("addcdiv", 3, [](const auto& x) { return x[0].addcdiv(x[1], x[2], 0.5); })
+          .with_dtypes(kFloating)
+          .in_ranges({{-3, 3}, {-3, 3}, {0.5, 3}})
+          .grad2(),
+      op("lerp scalar", 2, [](const auto& x) { return x[0].lerp(x[1], 0.3); }).with_dtypes(kFloating).grad(),
+      op("lerp tensor", 3, [](const auto& x) { return x[0].lerp(x[1], x[2]); })
+          .with_dtypes(kFloating)
+          .in_ranges({{-3, 3}, {-3, 3}, {0, 1}})
+          .grad2(),
+      // LibTorch's clamp backward fails when a bound broadcasts x to a larger shape, so x is the largest.
+      op("clamp tensors", 3, [](const auto& x) { return x[0].clamp(x[1], x[2]); })
+          .with_dtypes(kFloating)
+          .with_cases({{{33, 17}, {33, 17}, {33, 17}}, {{3, 4, 5}, {4, 1}, {5}}, {{}, {}, {}}, {{0, 3}, {3}, {}}})
+          .grad(),
+      op("clamp tensor min", 2, [](const auto& x) { return x[0].clamp(x[1], {}); })
+          .with_dtypes(kFloating)
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {4, 1}}, {{}, {}}})
+          .grad(),
+      op("clamp tensor max", 2, [](const auto& x) { return x[0].clamp({}, x[1]); })
+          .with_dtypes(kFloating)
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}, {{}, {}}})
+          .grad(),
+  };
+}
+
+}  // namespace
+}  // namespace ember::test

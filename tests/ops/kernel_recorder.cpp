@@ -1,0 +1,137 @@
+#include "tests/ops/kernel_recorder.h"
+
+#include "runtime/kernels/elementwise.h"
+#include "runtime/kernels/index.h"
+#include "runtime/kernels/matmul.h"
+#include "runtime/kernels/memory.h"
+#include "runtime/kernels/random.h"
+#include "runtime/kernels/reduce.h"
+
+namespace ember::test {
+namespace {
+
+// Holds the wrapped implementation and the set the decorator writes to.
+template <class Family>
+class Recording : public Family {
+ public:
+  Recording(std::unique_ptr<KernelFamily> inner, std::set<std::string>& reached)
+      : inner_(std::move(inner)), reached_(reached) {}
+  std::unique_ptr<KernelFamily> release() { return std::move(inner_); }
+
+ protected:
+  Family& inner() { return static_cast<Family&>(*inner_); }
+  void note(std::string_view entry, std::string_view op = {}) {
+    reached_.insert(op.empty() ? std::string(entry) : std::string(entry) + "." + std::string(op));
+  }
+
+ private:
+  std::unique_ptr<KernelFamily> inner_;
+  std::set<std::string>& reached_;
+};
+
+class RecordingMemory final : public Recording<MemoryKernels> {
+ public:
+  using Recording::Recording;
+  void fill(Stream& s, const FillArgs& a) override { note("memory.fill"); inner().fill(s, a); }
+  void copy(Stream& s, const CopyArgs& a) override { note("memory.copy"); inner().copy(s, a); }
+};
+
+class RecordingElementwise final : public Recording<ElementwiseKernels> {
+ public:
+  using Recording::Recording;
+  void unary(Stream& s, const UnaryArgs& a) override { note("unary", unary_op_name(a.op)); inner().unary(s, a); }
+  void binary(Stream& s, const BinaryArgs& a) override {
+    note("binary", binary_op_name(a.op)); inner().binary(s, a);
+  }
+  void ternary(Stream& s, const TernaryArgs& a) override {
+    note("ternary", ternary_op_name(a.op)); inner().ternary(s, a);
+  }
+  void sequence(Stream& s, const SequenceArgs& a) override { note("sequence"); inner().sequence(s, a); }
+};
+
+class RecordingReduce final : public Recording<ReduceKernels> {
+ public:
+  using Recording::Recording;
+  void reduce(Stream& s, const ReduceArgs& a) override {
+    note("reduce", reduce_op_name(a.op)); inner().reduce(s, a);
+  }
+  void scan(Stream& s, const ScanArgs& a) override { note("scan", scan_op_name(a.op)); inner().scan(s, a); }
+};
+
+class RecordingIndex final : public Recording<IndexKernels> {
+ public:
+  using Recording::Recording;
+  void gather(Stream& s, const GatherArgs& a) override { note("gather"); inner().gather(s, a); }
+  void scatter(Stream& s, const ScatterArgs& a) override {
+    note("scatter", scatter_mode_name(a.mode)); inner().scatter(s, a);
+  }
+  void triangle(Stream& s, const TriangleArgs& a) override { note("triangle"); inner().triangle(s, a); }
+  void nonzero(Stream& s, const NonzeroArgs& a) override { note("nonzero"); inner().nonzero(s, a); }
+};
+
+class RecordingMatmul final : public Recording<MatmulKernels> {
+ public:
+  using Recording::Recording;
+  void matmul(Stream& s, const MatmulArgs& a) override { note("matmul"); inner().matmul(s, a); }
+};
+
+class RecordingRandom final : public Recording<RandomKernels> {
+ public:
+  using Recording::Recording;
+  void random(Stream& s, const RandomArgs& a) override {
+    note("random", random_op_name(a.op)); inner().random(s, a);
+  }
+  void multinomial(Stream& s, const MultinomialArgs& a) override {
+    note("multinomial"); inner().multinomial(s, a);
+  }
+};
+
+template <class Family, class Decorator>
+void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
+  std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
+  if (!original) return;  // the backend lacks the family
+  auto decorator = std::make_unique<Decorator>(std::move(original), reached);
+  Decorator* raw = decorator.get();
+  kernels.exchange<Family>(std::move(decorator));
+  restore.push_back([&kernels, raw] {
+    std::unique_ptr<KernelFamily> inner = raw->release();
+    kernels.exchange<Family>(std::unique_ptr<Family>(static_cast<Family*>(inner.release())));
+  });
+}
+
+template <class Names>
+void add_all(std::vector<std::string>& out, std::string_view entry, const Names& names) {
+  for (std::string_view name : names) out.push_back(std::string(entry) + "." + std::string(name));
+}
+
+}  // namespace
+
+KernelRecorder::KernelRecorder(Device& device) : device_(device) {
+  Kernels& kernels = device.kernels();
+  wrap<MemoryKernels, RecordingMemory>(kernels, reached_, restore_);
+  wrap<ElementwiseKernels, RecordingElementwise>(kernels, reached_, restore_);
+  wrap<ReduceKernels, RecordingReduce>(kernels, reached_, restore_);
+  wrap<IndexKernels, RecordingIndex>(kernels, reached_, restore_);
+  wrap<MatmulKernels, RecordingMatmul>(kernels, reached_, restore_);
+  wrap<RandomKernels, RecordingRandom>(kernels, reached_, restore_);
+}
+
+KernelRecorder::~KernelRecorder() {
+  device_.synchronize();
+  for (auto& restore : restore_) restore();
+}
+
+std::vector<std::string> KernelRecorder::every_kernel_op() {
+  std::vector<std::string> all = {"memory.fill", "memory.copy", "sequence", "gather", "triangle",
+                                  "nonzero",     "matmul",      "multinomial"};
+  add_all(all, "unary", kUnaryOpNames);
+  add_all(all, "binary", kBinaryOpNames);
+  add_all(all, "ternary", kTernaryOpNames);
+  add_all(all, "reduce", kReduceOpNames);
+  add_all(all, "scan", kScanOpNames);
+  add_all(all, "scatter", kScatterModeNames);
+  add_all(all, "random", kRandomOpNames);
+  return all;
+}
+
+}  // namespace ember::test

@@ -1,0 +1,61 @@
+// Rows for views, joining and splitting: what they return must equal LibTorch's, values and sizes, over
+// every layout (views of views included).
+#include "tests/op_registry.h"
+
+namespace ember::test {
+namespace {
+
+Tensor cat_of(const Tensor& a, const Tensor& b, int64_t dim) { return cat({a, b}, dim); }
+at::Tensor cat_of(const at::Tensor& a, const at::Tensor& b, int64_t dim) { return at::cat({a, b}, dim); }
+Tensor stack_of(const Tensor& a, const Tensor& b, int64_t dim) { return stack({a, b}, dim); }
+at::Tensor stack_of(const at::Tensor& a, const at::Tensor& b, int64_t dim) { return at::stack({a, b}, dim); }
+
+EMBER_OP_ROWS(view_rows) {
+  const std::vector<Shapes> matrices = {{{5, 7}}, {{2, 3, 4}}, {{0, 3}}, {{33, 17}}};
+  return {
+      op("transpose", [](const auto& x) { return x[0].transpose(0, -1) * 1; }).with_dtypes(kAllTypes).grad(),
+      op("permute", [](const auto& x) { return x[0].permute({1, 0}).contiguous(); })
+          .with_cases({{{5, 7}}, {{0, 3}}})
+          .grad(),
+      op("narrow", [](const auto& x) { return x[0].narrow(-1, 1, 2); }).with_cases(matrices).grad(),
+      op("select", [](const auto& x) { return x[0].select(-1, -1); }).with_cases(matrices).grad(),
+      op("slice step", [](const auto& x) { return x[0].slice(-1, 0, {}, 3); })
+          .with_cases(matrices)
+          .grad(),
+      op("unfold", [](const auto& x) { return x[0].unfold(-1, 2, 1); }).with_cases(matrices).grad(),
+      op("diagonal", [](const auto& x) { return x[0].diagonal(1); }).with_cases(matrices).grad(),
+      op("reshape", [](const auto& x) { return x[0].reshape({-1}); }).with_dtypes(kAllTypes).grad(),
+      op("flatten", [](const auto& x) { return x[0].flatten(); }).grad(),
+      op("unsqueeze", [](const auto& x) { return x[0].unsqueeze(0); }).grad(),
+      op("squeeze", [](const auto& x) { return x[0].unsqueeze(-1).squeeze(); }).grad(),
+      op("expand", [](const auto& x) { return x[0].unsqueeze(0).expand({3, -1, -1}).contiguous(); })
+          .with_cases(matrices)
+          .grad(),
+      op("movedim", [](const auto& x) { return x[0].movedim(0, -1).contiguous(); }).with_cases(matrices).grad(),
+  };
+}
+
+EMBER_OP_ROWS(joining_rows) {
+  return {
+      op("cat", 2, [](const auto& x) { return cat_of(x[0], x[1], -1); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{5, 3}, {5, 4}}, {{7}, {0}}, {{2, 0, 3}, {2, 0, 5}}, {{33, 17}, {33, 2}}})
+          .grad(),
+      op("cat promoting", 2, [](const auto& x) { return cat_of(x[0], x[1], 0); })
+          .with_mixed({{DType::Int32, DType::Float32}, {DType::Bool, DType::Int64}})
+          .with_cases({{{2, 3}, {4, 3}}}),
+      op("stack", 2, [](const auto& x) { return stack_of(x[0], x[1], 1); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{5, 3}, {5, 3}}, {{0}, {0}}})
+          .grad(),
+      op("split second piece", [](const auto& x) { return x[0].split(2, -1)[1]; })
+          .with_cases({{{5, 7}}, {{3, 4}}})
+          .grad(),
+      op("chunk last piece", [](const auto& x) { return x[0].chunk(3, 0).back(); })
+          .with_cases({{{7, 2}}, {{13}}})
+          .grad(),
+  };
+}
+
+}  // namespace
+}  // namespace ember::test
