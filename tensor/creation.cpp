@@ -154,6 +154,9 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, const TensorOptions& op
   if (steps == 1) {
     t.fill_(start);
   } else if (steps > 1) {
+    // As PyTorch, which converts both bounds to the dtype first (one step converts only start, in fill_).
+    detail::check_scalar_fits(start, t.dtype());
+    detail::check_scalar_fits(end, t.dtype());
     const double step = (end.to_double() - start.to_double()) / static_cast<double>(steps - 1);
     fill_linear(t, start.to_double(), step, end.to_double());
   }

@@ -56,24 +56,36 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   return strides;
 }
 
-int64_t product(IntArrayRef sizes) {
-  int64_t n = 1;
+namespace {
+
+// The product of `sizes` left to right in uint64, as c10::safe_multiplies_u64 takes it: an overflow
+// sticks even when a later size is 0, so [2^32, 2^32, 0] overflows where [2^32, 0, 2^32] does not.
+bool multiply_overflows(IntArrayRef sizes, uint64_t& product) {
+  product = 1;
   bool overflowed = false;
-  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(n, s, &n);
-  // A zero anywhere makes the product 0, whatever overflowed before it.
-  if (overflowed && std::find(sizes.begin(), sizes.end(), 0) == sizes.end()) {
+  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(product, static_cast<uint64_t>(s), &product);
+  return overflowed;
+}
+
+}  // namespace
+
+int64_t product(IntArrayRef sizes) {
+  uint64_t n = 0;
+  if (multiply_overflows(sizes, n) || n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     throw Error("numel: integer multiplication overflow");
   }
-  return overflowed ? 0 : n;
+  return static_cast<int64_t>(n);
 }
 
 uint64_t contiguous_nbytes(IntArrayRef sizes, DType dtype) {
-  int64_t bytes = static_cast<int64_t>(element_size(dtype));
-  bool overflowed = false;
-  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(bytes, s, &bytes);
-  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
-  if (overflowed) throw Error("Storage size calculation overflowed with sizes=" + to_string(sizes));
-  return static_cast<uint64_t>(bytes);
+  // As PyTorch's computeStorageNbytesContiguous: the element count, then the bytes, at most INT64_MAX.
+  uint64_t bytes = 0;
+  bool overflowed = multiply_overflows(sizes, bytes);
+  overflowed |= __builtin_mul_overflow(bytes, static_cast<uint64_t>(element_size(dtype)), &bytes);
+  if (overflowed || bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    throw Error("Storage size calculation overflowed with sizes=" + to_string(sizes));
+  }
+  return bytes;
 }
 
 uint64_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, DType dtype) {

@@ -20,17 +20,28 @@ Tensor rounded(UnaryOp op, const Tensor& x) {
   return recorded_unary(op, UnaryKind::SameType, x);
 }
 
-}  // namespace
-
-Tensor Tensor::neg() const {
-  if (dtype() == DType::Bool) {
+// PyTorch refuses bool input to neg and abs, in place or not.
+void check_negatable(const Tensor& x) {
+  if (x.dtype() == DType::Bool) {
     throw Error("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
                 "mask, use the `~` or `logical_not()` operator instead.");
   }
+}
+void check_abs_input(const Tensor& x) {
+  if (x.dtype() == DType::Bool) throw Error("\"abs_cpu\" not implemented for 'Bool'");
+}
+
+}  // namespace
+
+Tensor Tensor::neg() const {
+  check_negatable(*this);
   return recorded_unary(UnaryOp::Neg, UnaryKind::SameType, *this);
 }
 
-Tensor Tensor::abs() const { return recorded_unary(UnaryOp::Abs, UnaryKind::SameType, *this); }
+Tensor Tensor::abs() const {
+  check_abs_input(*this);
+  return recorded_unary(UnaryOp::Abs, UnaryKind::SameType, *this);
+}
 Tensor Tensor::sign() const { return recorded_unary(UnaryOp::Sign, UnaryKind::SameType, *this); }
 
 // Recorded as PyTorch's square, which is pow(x, 2): bool squares to int64.
@@ -89,11 +100,13 @@ Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posin
 // ---- in-place forms ----
 
 Tensor& Tensor::neg_() {
+  check_negatable(*this);
   return detail::inplace(*this, {}, [](const Tensor& old) { return old.neg(); },
                          [&] { detail::unary_(UnaryOp::Neg, UnaryKind::SameType, *this); });
 }
 
 Tensor& Tensor::abs_() {
+  check_abs_input(*this);
   return detail::inplace(*this, {}, [](const Tensor& old) { return old.abs(); },
                          [&] { detail::unary_(UnaryOp::Abs, UnaryKind::SameType, *this); });
 }

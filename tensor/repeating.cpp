@@ -3,9 +3,10 @@
 //
 // repeat writes its result in one copy: dim i of the output, of size r * p for an input dim of size p
 // repeated r times, is seen as [r, p], and a stride-0 view of the input fills it. RepeatBackward0 sums
-// the copies back through the same split. repeat_interleave with a number is repeat of a new dim after
-// `dim`; with a tensor of counts it is index_select of the element each output position came from
-// (IndexSelectBackward0), the positions built on the device from the counts' cumulative sum.
+// the copies back through the same split. repeat_interleave is index_select of the element each output
+// position came from (IndexSelectBackward0, as PyTorch's): with a number the positions are an expanded
+// arange, with a tensor of counts they are built on the device from the counts' cumulative sum.
+#include <algorithm>
 #include <array>
 
 #include "autograd/record.h"
@@ -134,14 +135,21 @@ Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim,
   const Tensor input = dim ? *this : flatten();
   const int64_t d = interleave_dim(input, dim.value_or(0));
   // PyTorch checks nothing when there is nothing to repeat.
-  if (input.size(d) == 0) return input.clone();
-  if (output_size && *output_size != repeats * input.size(d)) {
-    throw Error("allocated size does not match required size");
+  if (input.size(d) != 0) {
+    if (output_size && *output_size != repeats * input.size(d)) {
+      throw Error("allocated size does not match required size");
+    }
+    if (repeats < 0) throw Error("repeats can not be negative");
   }
-  if (repeats < 0) throw Error("repeats can not be negative");
-  std::vector<int64_t> copies(input.dim() + 1, 1);
-  copies[d + 1] = repeats;
-  return input.unsqueeze(d + 1).repeat(copies).flatten(d, d + 1);
+  repeats = std::max<int64_t>(repeats, 0);
+  // An index_select of each position `repeats` times, as PyTorch's, so the node is IndexSelectBackward0.
+  const int64_t n = input.size(d);
+  const Tensor positions = arange(n, TensorOptions().dtype(DType::Int64).device(device()))
+                               .unsqueeze(1)
+                               .expand({n, repeats})
+                               .reshape({n * repeats});
+  detail::TrustedIndices trusted;  // positions are in [0, n) by construction
+  return input.index_select(d, positions);
 }
 
 Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,

@@ -231,7 +231,7 @@ Tensor& Tensor::fill_(Scalar value) {
       return overwritten("FillBackward2", old, nullptr, value);
     });
   }
-  detail::check_no_internal_overlap(*this);
+  // No internal-overlap check: filling is idempotent, so PyTorch fills expanded tensors too.
   if (numel() > 0) detail::kernels_for<MemoryKernels>(*device()).fill(*detail::stream_for(*device()), {ref(), value});
   detail::bump_version(*this);
   return *this;

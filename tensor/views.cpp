@@ -411,14 +411,23 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
                 " dims)");
   }
   const int64_t n = dim();
+  // As PyTorch: every dim wrapped (a 0-dim tensor takes -1 and 0), then checked for repeats; moving the
+  // dims of a 0-dim tensor is a no-op.
+  std::vector<int64_t> src, dst;
+  for (int64_t d : source) src.push_back(wrap_dim(d, n));
+  for (int64_t d : destination) dst.push_back(wrap_dim(d, n));
+  const auto repeats = [](std::vector<int64_t> dims) {
+    std::sort(dims.begin(), dims.end());
+    return std::adjacent_find(dims.begin(), dims.end()) != dims.end();
+  };
+  if (repeats(src)) throw Error("movedim: repeated dim in `source` (" + to_string(source) + ")");
+  if (repeats(dst)) throw Error("movedim: repeated dim in `destination` (" + to_string(destination) + ")");
+  if (n == 0) return alias();
   std::vector<int64_t> order(n, -1);
   std::vector<bool> used_src(n, false);
-  for (size_t i = 0; i < source.size(); ++i) {
-    const int64_t s = wrap_dim(source[i], n), t = wrap_dim(destination[i], n);
-    if (used_src[s]) throw Error("movedim: repeated dim in `source` (" + to_string(source) + ")");
-    if (order[t] != -1) throw Error("movedim: repeated dim in `destination` (" + to_string(destination) + ")");
-    order[t] = s;
-    used_src[s] = true;
+  for (size_t i = 0; i < src.size(); ++i) {
+    order[dst[i]] = src[i];
+    used_src[src[i]] = true;
   }
   int64_t next = 0;
   for (int64_t t = 0; t < n; ++t) {

@@ -7,7 +7,8 @@
 //
 // Replay one iteration: EMBER_FUZZ_SEED=<seed> ./tests/ember-tests --gtest_filter='Backends/FuzzTest.<Test>/vulkan'
 // (the failure prints the line). EMBER_FUZZ_VERBOSE=1 prints each iteration before it runs (for a
-// crash). EMBER_FUZZ_KNOWN_BUGS=1 also draws the rows skipped for a known bug.
+// crash). EMBER_FUZZ_KNOWN_BUGS=1 also draws the rows skipped for a known bug. EMBER_FUZZ_ROUNDS=<n>
+// runs n times the iterations (the first round's seeds included), for a longer search.
 #include <cstdlib>
 #include <limits>
 
@@ -918,7 +919,9 @@ class FuzzTest : public BackendTest {
     if (const char* only = std::getenv("EMBER_FUZZ_SEED")) {
       seeds.push_back(std::stoull(only));
     } else {
-      for (int i = 0; i < iterations; ++i) seeds.push_back(first_seed + i);
+      const char* rounds = std::getenv("EMBER_FUZZ_ROUNDS");
+      const int64_t count = iterations * (rounds ? std::max(1, std::atoi(rounds)) : 1);
+      for (int64_t i = 0; i < count; ++i) seeds.push_back(first_seed + (i < iterations ? i : 100000 * first_seed + i));
     }
     int failed = 0;
     for (uint64_t seed : seeds) {

@@ -1,22 +1,28 @@
 #version 450
-// Sorts every row (the elements along one dim, for one position of the other dims) with a bitonic
-// network, and writes sorted positions [first, first + count) of each row: the elements (their bits,
-// loaded again from `in`) and their positions in the row.
+// Sorts every row (the elements along one dim, for one position of the other dims) and writes sorted
+// positions [first, first + count) of each row: the elements (their bits, loaded again from `in`) and
+// their positions in the row.
 //
 // Elements are sorted as (key, position) pairs. The key is an unsigned integer whose order is the order
-// of the values (descending flips its bits), so that (key, position) is a total order: any network then
-// gives the stable result. The network is the bitonic sort in its one-direction form: merge level
-// k = 2^level starts by comparing each slot with its mirror image in its block of k, then halves the
-// distance down to 1; every comparator puts the smaller pair in its lower slot. Slots past a row's end
-// are taken as larger than everything, so no comparator ever moves them and comparators whose upper
-// slot lies past the end are skipped (in shared memory they hold a sentinel that never wins).
+// of the values (descending flips its bits), so that (key, position) is a total order: any sorting
+// network then gives the stable result.
 //
-// STAGE_SEGMENTS sorts segments in shared memory: whole rows of up to TILE elements (several rows per
-// workgroup when they are short) and writes the outputs; or, for longer rows, chunks of TILE elements
-// whose sorted runs go to the scratch buffers. The longer rows' remaining levels run on the scratch:
-// STAGE_GLOBAL_STEP is one step of a level at a distance of TILE or more (one dispatch each), and
-// STAGE_TILE_MERGE the level's steps below TILE, within tiles in shared memory; the last level's
-// merge writes the outputs.
+// STAGE_SEGMENTS sorts segments of up to a tile (4096 pairs, 2048 with 64-bit keys) in a workgroup with
+// the bitonic network: whole rows, several per workgroup when they are short, written to the outputs;
+// or tiles of longer rows, written to the scratch buffers. Each invocation holds ELEMS pairs in
+// registers, and every step of the network compares slots whose indices differ in one bit. The slots an
+// invocation holds differ in ELEM_BITS chosen bits of the index (a layout), so the steps on those bits
+// run in registers; the pairs pass through shared memory only to change layouts, at most three times a
+// merge level instead of a barrier at every step. Slots without an element hold a sentinel larger than
+// every pair.
+//
+// Rows longer than a tile continue on the scratch with the network in its one-direction form (every
+// comparator puts the smaller pair in its lower slot; level k starts by comparing each slot with its
+// mirror image in its block of k): STAGE_GLOBAL_STEP is one step of a level at a distance of a tile or
+// more (one dispatch each), STAGE_TILE_MERGE the level's steps below a tile, in registers as above; the
+// last level's merge writes the outputs. Slots past a row's end count as larger than everything; in that
+// form no comparator moves them, so comparators that reach them are skipped.
+#extension GL_EXT_control_flow_attributes : require
 #include "typed_bits.glsl"  // DECLARE_OPERAND, DT_* codes, DTYPE_BITS
 
 #define WORKGROUP_SIZE 256
@@ -41,6 +47,8 @@ layout(constant_id = 1) const uint STAGE = 0;
 #define TILE_LOG2 12u
 #endif
 #define TILE (1u << TILE_LOG2)
+#define ELEM_BITS (TILE_LOG2 - 8u)  // 256 invocations hold a tile
+#define ELEMS (1u << ELEM_BITS)
 #define EMPTY 0xffffffffu  // the position of a slot without an element
 
 #define SHAPE_DESCENDING (1u << 8)
@@ -169,68 +177,133 @@ void write_output(Row r, uint rank, uint position) {
   indices_data[r.indices_base + at * p.indices_step] = uvec2(position, 0u);
 }
 
-// The slots of comparator `q` of a step at distance 2^j_log2: the lower slot has bit j_log2 clear; the
-// upper one is its mirror image in their block of 2^(j_log2 + 1), or `distance` further.
+// The slots of comparator `q` of a step at distance 2^j_log2 (the one-direction form): the lower slot has
+// bit j_log2 clear; the upper one is its mirror image in their block of 2^(j_log2 + 1), or the distance
+// further.
 uvec2 comparator(uint q, uint j_log2, bool mirror) {
   const uint distance = 1u << j_log2;
   const uint low = ((q >> j_log2) << (j_log2 + 1u)) | (q & (distance - 1u));
   return uvec2(low, mirror ? low ^ (2u * distance - 1u) : low + distance);
 }
 
-// One step of the network over shared slots [0, slots). Every invocation must call it.
-void shared_step(uint slots, uint j_log2, bool mirror) {
-  for (uint q = gl_LocalInvocationID.x; q < slots / 2u; q += WORKGROUP_SIZE) {
-    const uvec2 pair = comparator(q, j_log2, mirror);
-    const key_t low_key = shared_keys[pair.x];
-    const key_t high_key = shared_keys[pair.y];
-    const uint low_position = shared_positions[pair.x];
-    const uint high_position = shared_positions[pair.y];
-    if (before(high_key, high_position, low_key, low_position)) {
-      shared_keys[pair.x] = high_key;
-      shared_keys[pair.y] = low_key;
-      shared_positions[pair.x] = high_position;
-      shared_positions[pair.y] = low_position;
+// ---- the network in registers ----
+
+key_t reg_keys[ELEMS];
+uint reg_positions[ELEMS];
+
+// The slot of register r in the layout `lo`, where this invocation's slots differ in bits
+// [lo, lo + ELEM_BITS) of the slot index and the invocation's index gives the other bits.
+uint slot_of(uint r, uint lo) {
+  const uint below = gl_LocalInvocationID.x & ((1u << lo) - 1u);
+  return ((gl_LocalInvocationID.x - below) << ELEM_BITS) | (r << lo) | below;
+}
+
+// The layout that holds bit b: ELEM_BITS bits at a time from bit 0, the last layout ending at the tile's
+// top bit (with 64-bit keys it shares a bit with the one below).
+uint layout_of_bit(uint b) { return min(b / ELEM_BITS * ELEM_BITS, TILE_LOG2 - ELEM_BITS); }
+
+void to_shared(uint lo) {
+  [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+    shared_keys[slot_of(r, lo)] = reg_keys[r];
+    shared_positions[slot_of(r, lo)] = reg_positions[r];
+  }
+}
+
+void from_shared(uint lo) {
+  [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+    reg_keys[r] = shared_keys[slot_of(r, lo)];
+    reg_positions[r] = shared_positions[slot_of(r, lo)];
+  }
+}
+
+// The steps at bits top down to bottom, which layout `lo` holds, of merge level `level`: comparators
+// ascend where bit `level` of the slot is clear and descend elsewhere (the bitonic network's
+// alternating blocks), or all ascend (the last level of a segment, and the one-direction form).
+void register_steps(uint lo, uint level, uint top, uint bottom, bool all_ascending) {
+  [[unroll]] for (int k = int(ELEM_BITS) - 1; k >= 0; --k) {
+    const uint bit = lo + uint(k);
+    if (bit > top || bit < bottom) continue;
+    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+      if ((r & (1u << k)) != 0u) continue;
+      const uint partner = r | (1u << k);
+      const bool ascending = all_ascending || ((slot_of(r, lo) >> level) & 1u) == 0u;
+      const bool out_of_order =
+          ascending ? before(reg_keys[partner], reg_positions[partner], reg_keys[r], reg_positions[r])
+                    : before(reg_keys[r], reg_positions[r], reg_keys[partner], reg_positions[partner]);
+      if (out_of_order) {
+        const key_t key = reg_keys[r];
+        const uint position = reg_positions[r];
+        reg_keys[r] = reg_keys[partner];
+        reg_positions[r] = reg_positions[partner];
+        reg_keys[partner] = key;
+        reg_positions[partner] = position;
+      }
     }
   }
-  barrier();
+}
+
+// Runs merge level `level`'s steps at bits top down to 0, changing layouts through shared memory where
+// the next bit is another layout's. `lo` is the registers' layout, before and after (it ends at 0).
+void merge_level(inout uint lo, uint level, uint top, bool all_ascending) {
+  for (int bit = int(top); bit >= 0;) {
+    const uint next = layout_of_bit(uint(bit));
+    if (next != lo) {
+      to_shared(lo);
+      barrier();
+      from_shared(next);
+      lo = next;
+    }
+    uint bottom = uint(bit);
+    while (bottom > 0u && layout_of_bit(bottom - 1u) == next) --bottom;
+    register_steps(next, level, uint(bit), bottom, all_ascending);
+    bit = int(bottom) - 1;
+  }
+}
+
+// ---- the stages ----
+
+// A segment slot of this workgroup's `segments` segments of 2^segment_log2 slots from `group_first`:
+// its row and position there, and whether it holds an element.
+struct SegmentSlot {
+  uint row;
+  uint position;
+  bool holds;
+};
+
+SegmentSlot segment_slot(uint group_first, uint slot) {
+  const uint segment_log2 = p.padded_log2;
+  const uint segment = group_first + (slot >> segment_log2);
+  const uint row = p.chunks == 1u ? segment : segment / p.chunks;
+  const uint position = ((segment - row * p.chunks) << segment_log2) + (slot & ((1u << segment_log2) - 1u));
+  const bool holds = (slot >> segment_log2) < p.segments && segment < p.rows * p.chunks && position < p.row_length;
+  return SegmentSlot(row, position, holds);
 }
 
 void sort_segments() {
   const uint segment_log2 = p.padded_log2;
-  const uint segment_slots = 1u << segment_log2;
-  const uint slots = p.segments << segment_log2;
   const uint total = p.rows * p.chunks;
   const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
   for (uint group_first = gl_WorkGroupID.x * p.segments; group_first < total;
        group_first += gl_NumWorkGroups.x * p.segments) {
-    for (uint s = gl_LocalInvocationID.x; s < slots; s += WORKGROUP_SIZE) {
-      const uint segment = group_first + (s >> segment_log2);
-      const uint row = p.chunks == 1u ? segment : segment / p.chunks;
-      const uint position = (segment - row * p.chunks) * segment_slots + (s & (segment_slots - 1u));
-      key_t key = KEY_MAX;
-      uint at = EMPTY;
-      if (segment < total && position < p.row_length) {
-        key = sort_key(load_bits(locate_row(row).in_base + position * p.in_step));
-        at = position;
+    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+      const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
+      reg_keys[r] = KEY_MAX;
+      reg_positions[r] = EMPTY;
+      if (at.holds) {
+        reg_keys[r] = sort_key(load_bits(locate_row(at.row).in_base + at.position * p.in_step));
+        reg_positions[r] = at.position;
       }
-      shared_keys[s] = key;
-      shared_positions[s] = at;
     }
-    barrier();
-    for (uint level = 1u; level <= segment_log2; ++level) {
-      shared_step(slots, level - 1u, true);
-      for (uint j = level - 1u; j > 0u; --j) shared_step(slots, j - 1u, false);
-    }
-    for (uint s = gl_LocalInvocationID.x; s < slots; s += WORKGROUP_SIZE) {
-      const uint segment = group_first + (s >> segment_log2);
-      const uint row = p.chunks == 1u ? segment : segment / p.chunks;
-      const uint position = (segment - row * p.chunks) * segment_slots + (s & (segment_slots - 1u));
-      if (segment >= total || position >= p.row_length) continue;
+    uint lo = 0u;
+    for (uint level = 1u; level <= segment_log2 && (p.step_log2 == 0u || level < p.step_log2); ++level) merge_level(lo, level, level - 1u, level == segment_log2);
+    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+      const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
+      if (!at.holds) continue;
       if (writes_outputs) {
-        write_output(locate_row(row), position, shared_positions[s]);
+        write_output(locate_row(at.row), at.position, reg_positions[r]);
       } else {
-        scratch_keys[row * p.row_length + position] = shared_keys[s];
-        scratch_positions[row * p.row_length + position] = shared_positions[s];
+        scratch_keys[at.row * p.row_length + at.position] = reg_keys[r];
+        scratch_positions[at.row * p.row_length + at.position] = reg_positions[r];
       }
     }
     barrier();  // the next segments reuse shared memory
@@ -264,24 +337,28 @@ void merge_tiles() {
   const uint tiles_per_row = (p.row_length + TILE - 1u) / TILE;
   const uint total = p.rows * tiles_per_row;
   const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
+  const uint top_layout = layout_of_bit(TILE_LOG2 - 1u);
   for (uint tile = gl_WorkGroupID.x; tile < total; tile += gl_NumWorkGroups.x) {
     const uint row = tile / tiles_per_row;
     const uint start = (tile - row * tiles_per_row) * TILE;
-    const uint base = row * p.row_length;
-    for (uint s = gl_LocalInvocationID.x; s < TILE; s += WORKGROUP_SIZE) {
+    const uint base = row * p.row_length + start;
+    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+      const uint s = slot_of(r, top_layout);
       const bool inside = start + s < p.row_length;
-      shared_keys[s] = inside ? scratch_keys[base + start + s] : KEY_MAX;
-      shared_positions[s] = inside ? scratch_positions[base + start + s] : EMPTY;
+      reg_keys[r] = inside ? scratch_keys[base + s] : KEY_MAX;
+      reg_positions[r] = inside ? scratch_positions[base + s] : EMPTY;
     }
-    barrier();
-    for (uint j = TILE_LOG2; j > 0u; --j) shared_step(TILE, j - 1u, false);
-    const Row r = locate_row(row);
-    for (uint s = gl_LocalInvocationID.x; s < TILE && start + s < p.row_length; s += WORKGROUP_SIZE) {
+    uint lo = top_layout;
+    merge_level(lo, p.level_log2, TILE_LOG2 - 1u, true);
+    const Row bases = locate_row(row);
+    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
+      const uint s = slot_of(r, 0u);
+      if (start + s >= p.row_length) continue;
       if (writes_outputs) {
-        write_output(r, start + s, shared_positions[s]);
+        write_output(bases, start + s, reg_positions[r]);
       } else {
-        scratch_keys[base + start + s] = shared_keys[s];
-        scratch_positions[base + start + s] = shared_positions[s];
+        scratch_keys[base + s] = reg_keys[r];
+        scratch_positions[base + s] = reg_positions[r];
       }
     }
     barrier();

@@ -12,6 +12,7 @@
 // innermost; what still does not fit, a row of more than a binding's worth of contiguous elements, is
 // an UnsupportedError.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -218,6 +219,7 @@ void VulkanSort::sort_rows(Stream& stream, const SortArgs& args) {
   };
   auto launch = [&](const Box& piece) {
     SortParams params{};
+    if (const char* cap = std::getenv("SORT_CAP")) params.step_log2 = std::atoi(cap);
     // Bindings: 0 values, 1 indices, 2 in, 3 and 4 the scratch keys and positions. Absent ones see the
     // input's window, read-only.
     Binding bindings[5];

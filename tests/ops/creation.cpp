@@ -14,6 +14,8 @@ at::Tensor arange_like(const at::Tensor& x, int64_t start, int64_t step) {
 }
 Tensor linspace_like(const Tensor& x) { return linspace(-2, 5, x.numel(), options_of(x)); }
 at::Tensor linspace_like(const at::Tensor& x) { return at::linspace(-2, 5, x.numel(), x.options()); }
+Tensor logspace_like(const Tensor& x) { return logspace(-2, 1.5, x.numel(), 3.0, options_of(x)); }
+at::Tensor logspace_like(const at::Tensor& x) { return at::logspace(-2, 1.5, x.numel(), 3.0, x.options()); }
 Tensor eye_like(const Tensor& x) { return eye(x.numel() % 6, 4, options_of(x)); }
 at::Tensor eye_like(const at::Tensor& x) { return at::eye(x.numel() % 6, 4, x.options()); }
 
@@ -42,6 +44,11 @@ EMBER_OP_ROWS(sequence_rows) {
           .with_dtypes({DType::Float32, DType::Int64, DType::Float64}),
       op("linspace", [](const auto& x) { return linspace_like(x[0]); }).with_dtypes(kFloating),
       op("eye", [](const auto& x) { return eye_like(x[0]); }).with_dtypes(kAllTypes),
+      op("logspace", [](const auto& x) { return logspace_like(x[0]); })
+          .with_dtypes({DType::Float32, DType::Float64, DType::BFloat16, DType::Int64, DType::Int16}),
+      op("new_full", [](const auto& x) { return x[0].new_full({2, 3}, 5); }).with_dtypes(kAllTypes),
+      op("new_zeros", [](const auto& x) { return x[0].new_zeros({4}); }).with_dtypes(kAllTypes),
+      op("new_ones", [](const auto& x) { return x[0].new_ones({0, 2}); }).with_dtypes(kAllTypes),
   };
 }
 

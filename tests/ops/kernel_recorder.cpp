@@ -6,6 +6,7 @@
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
+#include "runtime/kernels/sort.h"
 
 namespace ember::test {
 namespace {
@@ -86,6 +87,12 @@ class RecordingRandom final : public Recording<RandomKernels> {
   }
 };
 
+class RecordingSort final : public Recording<SortKernels> {
+ public:
+  using Recording::Recording;
+  void sort(Stream& s, const SortArgs& a) override { note("sort"); inner().sort(s, a); }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -114,6 +121,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<IndexKernels, RecordingIndex>(kernels, reached_, restore_);
   wrap<MatmulKernels, RecordingMatmul>(kernels, reached_, restore_);
   wrap<RandomKernels, RecordingRandom>(kernels, reached_, restore_);
+  wrap<SortKernels, RecordingSort>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -123,7 +131,7 @@ KernelRecorder::~KernelRecorder() {
 
 std::vector<std::string> KernelRecorder::every_kernel_op() {
   std::vector<std::string> all = {"memory.fill", "memory.copy", "sequence", "gather", "triangle",
-                                  "nonzero",     "matmul",      "multinomial"};
+                                  "nonzero",     "matmul",      "multinomial", "sort"};
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);

@@ -35,6 +35,46 @@ EMBER_OP_ROWS(view_rows) {
   };
 }
 
+Tensor repeat_by(const Tensor& x, const Tensor& counts) { return x.repeat_interleave(counts, 0); }
+at::Tensor repeat_by(const at::Tensor& x, const at::Tensor& counts) { return x.repeat_interleave(counts, 0); }
+
+EMBER_OP_ROWS(repeat_rows) {
+  const std::vector<Shapes> matrices = {{{5, 7}}, {{2, 3, 4}}, {{0, 3}}, {{}}, {{4}}};
+  return {
+      op("repeat", [](const auto& x) { return x[0].repeat({2, 1, 3}); }).with_dtypes(kAllTypes).with_cases(matrices).grad2(),
+      op("tile", [](const auto& x) { return x[0].tile({2, 2}); }).with_dtypes(kAllTypes).with_cases(matrices).grad(),
+      op("repeat_interleave scalar", [](const auto& x) { return x[0].repeat_interleave(3); })
+          .with_dtypes(kAllTypes)
+          .grad2(),
+      op("repeat_interleave dim", [](const auto& x) { return x[0].repeat_interleave(2, -1); })
+          .with_cases(matrices)
+          .grad(),
+      op("repeat_interleave tensor", 2, [](const auto& x) { return repeat_by(x[0], x[1]); })
+          .with_dtypes(kNumeric)
+          .with_cases({{{5, 3}, {5}}, {{4}, {4}}, {{0, 2}, {0}}})
+          .with_inputs([](DType dtype, const Shapes& shapes, at::Generator& gen) {
+            return std::vector<at::Tensor>{random_torch(shapes[0], dtype, gen),
+                                           at::randint(0, 4, shapes[1], gen, at::kLong)};
+          })
+          .grad(),
+  };
+}
+
+EMBER_OP_ROWS(splitting_rows) {
+  const std::vector<Shapes> cases = {{{7, 5}}, {{4, 6, 2}}, {{0, 3}}, {{33, 17}}};
+  return {
+      op("tensor_split sections last", [](const auto& x) { return x[0].tensor_split(3, -1).back(); })
+          .with_cases(cases)
+          .grad(),
+      op("tensor_split indices middle", [](const auto& x) { return x[0].tensor_split({1, 4}, 0)[1]; })
+          .with_cases(cases)
+          .grad(),
+      op("hsplit", [](const auto& x) { return x[0].hsplit({2}).front(); }).with_cases(cases).grad(),
+      op("vsplit", [](const auto& x) { return x[0].vsplit(1).front(); }).with_cases(cases).grad(),
+      op("dsplit", [](const auto& x) { return x[0].dsplit(2)[1]; }).with_cases({{{4, 6, 2}}, {{1, 1, 4}}}).grad(),
+  };
+}
+
 EMBER_OP_ROWS(joining_rows) {
   return {
       op("cat", 2, [](const auto& x) { return cat_of(x[0], x[1], -1); })
