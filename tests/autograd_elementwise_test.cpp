@@ -32,19 +32,6 @@ OpCase op_case(std::string name, F f, double low = -3, double high = 3) {
 #define OP(name, expr, ...) op_case(name, [](const auto& x) { return expr; } __VA_OPT__(, ) __VA_ARGS__)
 
 
-// The message LibTorch throws from `f` (without its backtrace).
-std::string torch_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "LibTorch threw nothing";
-  return "";
-}
-
 class AutogradElementwiseTest : public BackendTest {
  protected:
   bool has_float64() const { return device->supports(DType::Float64); }

@@ -161,6 +161,23 @@ at::Tensor case_out(const MatmulCase& c, at::ScalarType type, const at::Scalar& 
   return out;
 }
 
+// Runs the case's product of a and b (plus bias, when defined) into out_dev; returns the beta it used.
+double run_matmul(Device& device, Stream& stream, const MatmulCase& c, const at::Tensor& a, const at::Tensor& b,
+                  const at::Tensor& bias, const OnDevice& out_dev) {
+  const OnDevice a_dev = to_device(device, stream, a);
+  const OnDevice b_dev = to_device(device, stream, b);
+  std::optional<OnDevice> bias_dev;
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  if (bias.defined()) {
+    bias_dev = to_device(device, stream, bias);
+    args.bias = bias_dev->ref;
+  }
+  args.alpha = c.alpha;
+  args.beta = bias.defined() ? c.beta : 0.0;
+  device.kernels().get<MatmulKernels>().matmul(stream, args);
+  return args.beta;
+}
+
 void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarType type) {
   SCOPED_TRACE(c.describe() + " " + std::string(c10::toString(type)));
   const at::Tensor a = operand(type, c.batch, c.M, c.K, c.a_transposed, c.a_broadcast, c.stepped);
@@ -171,23 +188,13 @@ void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarTyp
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const at::Tensor out = case_out(c, type, nan);
 
-  const OnDevice a_dev = to_device(device, stream, a);
-  const OnDevice b_dev = to_device(device, stream, b);
   const OnDevice out_dev = to_device(device, stream, out);
-  std::optional<OnDevice> bias_dev;
-  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-  if (bias.defined()) {
-    bias_dev = to_device(device, stream, bias);
-    args.bias = bias_dev->ref;
-  }
-  args.alpha = c.alpha;
-  args.beta = bias.defined() ? c.beta : 0.0;
-  device.kernels().get<MatmulKernels>().matmul(stream, args);
+  const double beta = run_matmul(device, stream, c, a, b, bias, out_dev);
 
   // The oracle computes in float64 from the same (already rounded) inputs.
   const at::Tensor a64 = a.to(at::kDouble), b64 = b.to(at::kDouble);
   const at::Tensor expected = bias.defined()
-                                  ? at::baddbmm(bias.to(at::kDouble), a64, b64, args.beta, c.alpha)
+                                  ? at::baddbmm(bias.to(at::kDouble), a64, b64, beta, c.alpha)
                                   : at::bmm(a64, b64) * c.alpha;
   const at::Tensor got = from_device(stream, out_dev, out);
   expect_close(got, expected, type, c.K);
@@ -455,23 +462,13 @@ void run_integer_case(Device& device, Stream& stream, const MatmulCase& c, at::S
   // stepped out must keep it.
   const int64_t sentinel = 0x5a;
   const at::Tensor out = case_out(c, type, sentinel);
-  const OnDevice a_dev = to_device(device, stream, a);
-  const OnDevice b_dev = to_device(device, stream, b);
   const OnDevice out_dev = to_device(device, stream, out);
-  std::optional<OnDevice> bias_dev;
-  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-  if (bias.defined()) {
-    bias_dev = to_device(device, stream, bias);
-    args.bias = bias_dev->ref;
-  }
-  args.alpha = c.alpha;
-  args.beta = bias.defined() ? c.beta : 0.0;
-  device.kernels().get<MatmulKernels>().matmul(stream, args);
+  const double beta = run_matmul(device, stream, c, a, b, bias, out_dev);
 
   // The oracle takes the truncated scalars as integers: LibTorch refuses floating ones on some paths.
   const at::Tensor expected =
       at::baddbmm(bias.defined() ? bias : at::zeros({c.batch, c.M, c.N}, type), a, b,
-                  static_cast<int64_t>(args.beta), static_cast<int64_t>(c.alpha));
+                  static_cast<int64_t>(beta), static_cast<int64_t>(c.alpha));
   const at::Tensor got = from_device(stream, out_dev, out);
   EXPECT_TRUE(at::equal(got, expected)) << "got\n" << got << "\nexpected\n" << expected;
   if (c.stepped) {

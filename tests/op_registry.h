@@ -76,6 +76,12 @@ inline at::Tensor gelu_of(const at::Tensor& x, std::string_view approximate = "n
 inline Tensor silu_of(const Tensor& x) { return x.silu(); }
 inline at::Tensor silu_of(const at::Tensor& x) { return at::silu(x); }
 
+// The parts of a (values, indices) result, for ops that return both (max, sort, topk).
+template <class T>
+T values_of(const std::tuple<T, T>& result) { return std::get<0>(result); }
+template <class T>
+T indices_of(const std::tuple<T, T>& result) { return std::get<1>(result); }
+
 // A row from one generic callable over the input list, e.g. `[](const auto& x) { return x[0] + x[1]; }`;
 // ember's and LibTorch's spellings agree for most ops, and ADL picks the free functions.
 template <class F>

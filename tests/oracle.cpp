@@ -1,5 +1,7 @@
 #include "tests/oracle.h"
 
+#include <c10/util/Exception.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -195,6 +197,18 @@ at::Tensor DeviceStorage::read(Stream& stream, const at::Tensor& view) const {
     std::memcpy(host.data_ptr(), data.data(), bytes);
   }
   return host.as_strided(view.sizes(), view.strides(), view.storage_offset()).clone();
+}
+
+std::string torch_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  } catch (const std::exception& e) {  // a few checks (a scalar's range) throw plain runtime_errors
+    return e.what();
+  }
+  ADD_FAILURE() << "LibTorch threw nothing";
+  return "";
 }
 
 bool has_kernel(const std::function<void()>& probe, std::string& why) {

@@ -19,19 +19,6 @@ const std::string kAlreadySatisfied =
 const std::string kBroken =
     "ember::Promise: the promise was destroyed before it set a value or an exception (broken promise)";
 
-// Runs `f`, which must throw exactly `E` with `message`.
-template <class E, class F>
-void expect_throw_message(F&& f, const std::string& message) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected: " << message;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string(e.what()), message);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
-
 TEST(Promise, SetValueCompletesItsFuture) {
   Promise<int> promise;
   Future<int> future = promise.get_future();
@@ -101,7 +88,7 @@ TEST(Promise, ErrorsReachWaitAndContinuations) {
   EXPECT_THROW(promise.get_future().wait(), std::invalid_argument);
   EXPECT_THROW(child.wait(), std::invalid_argument);
   EXPECT_FALSE(ran);
-  expect_throw_message<Error>([&] { promise.set_exception(nullptr); },
+  expect_error<Error>([&] { promise.set_exception(nullptr); },
                               "ember::Promise::set_exception: the exception_ptr is null");
 
   // A continuation that throws fails its own future; set_value itself succeeds.
@@ -115,14 +102,14 @@ TEST(Promise, ErrorsReachWaitAndContinuations) {
 TEST(Promise, SettingTwiceThrows) {
   Promise<int> promise;
   promise.set_value(1);
-  expect_throw_message<PromiseAlreadySatisfiedError>([&] { promise.set_value(2); }, kAlreadySatisfied);
-  expect_throw_message<PromiseAlreadySatisfiedError>(
+  expect_error<PromiseAlreadySatisfiedError>([&] { promise.set_value(2); }, kAlreadySatisfied);
+  expect_error<PromiseAlreadySatisfiedError>(
       [&] { promise.set_exception(std::make_exception_ptr(std::runtime_error("late"))); }, kAlreadySatisfied);
   EXPECT_EQ(promise.get_future().wait(), 1) << "the first value stays";
 
   Promise<void> done;
   done.set_exception(std::make_exception_ptr(std::runtime_error("first")));
-  expect_throw_message<PromiseAlreadySatisfiedError>([&] { done.set_value(); }, kAlreadySatisfied);
+  expect_error<PromiseAlreadySatisfiedError>([&] { done.set_value(); }, kAlreadySatisfied);
 }
 
 TEST(Promise, DestroyedUnsetBreaksItsFuture) {
@@ -138,15 +125,15 @@ TEST(Promise, DestroyedUnsetBreaksItsFuture) {
     });
   }
   EXPECT_TRUE(orphan.ready());
-  expect_throw_message<BrokenPromiseError>([&] { orphan.wait(); }, kBroken);
-  expect_throw_message<BrokenPromiseError>([&] { child.wait(); }, kBroken);
+  expect_error<BrokenPromiseError>([&] { orphan.wait(); }, kBroken);
+  expect_error<BrokenPromiseError>([&] { child.wait(); }, kBroken);
   EXPECT_FALSE(continued);
 
   // A worker that returns without setting its promise wakes the waiter with the same error.
   Promise<int> forgotten;
   Future<int> waited = forgotten.get_future();
   std::thread worker([p = std::move(forgotten)]() mutable { std::this_thread::sleep_for(20ms); });
-  expect_throw_message<BrokenPromiseError>([&] { waited.wait(); }, kBroken);
+  expect_error<BrokenPromiseError>([&] { waited.wait(); }, kBroken);
   worker.join();
 
   // Assigning over an unset promise breaks the old one; a moved-from promise refuses use.
@@ -155,9 +142,9 @@ TEST(Promise, DestroyedUnsetBreaksItsFuture) {
   Promise<int> second;
   second.set_value(2);
   first = std::move(second);
-  expect_throw_message<BrokenPromiseError>([&] { first_future.wait(); }, kBroken);
+  expect_error<BrokenPromiseError>([&] { first_future.wait(); }, kBroken);
   EXPECT_EQ(first.get_future().wait(), 2);
-  expect_throw_message<Error>([&] { second.get_future(); }, "ember::Promise: this promise was moved from");
+  expect_error<Error>([&] { second.get_future(); }, "ember::Promise: this promise was moved from");
 }
 
 TEST(Promise, CollectAllOfThreadResults) {

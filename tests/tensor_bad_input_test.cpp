@@ -11,22 +11,11 @@ class BadInputTest : public BackendTest {
  protected:
   TensorOptions on(DType dtype) const { return TensorOptions().dtype(dtype).device(device); }
 
-  // The message LibTorch throws for `f`, which must throw.
-  static std::string torch_message(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const c10::Error& e) {
-      return e.what_without_backtrace();
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return "(LibTorch did not throw)";
-  }
   static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
   // `ember_call` throws Error with the first line of the message LibTorch throws for `torch_call`.
   void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call) {
-    expect_error<Error>(ember_call, first_line(torch_message(torch_call)));
+    expect_error<Error>(ember_call, first_line(torch_error(torch_call)));
   }
 };
 

@@ -40,23 +40,16 @@ std::vector<Layout> layouts_and_broadcast(const at::Tensor& x, const std::shared
   return result;
 }
 
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 class TensorSortTest : public BackendTest {
  protected:
   Tensor from(const at::Tensor& t) { return from_torch(t, device); }
 
-  static std::string torch_message(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const c10::Error& e) {
-      const std::string message = e.what_without_backtrace();
-      return message.substr(0, message.find('\n'));
-    }
-    return "(LibTorch did not throw)";
-  }
   // `ember_call` throws E with the first line of LibTorch's message for `torch_call`.
   template <class E>
   void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call) {
-    expect_error<E>(ember_call, torch_message(torch_call));
+    expect_error<E>(ember_call, first_line(torch_error(torch_call)));
   }
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +58,19 @@ std::vector<T> download(Stream& stream, const std::shared_ptr<Allocation>& alloc
 
 // out (one element) = the float32 sum of every element of `in`, through the reduce kernels.
 void sum_all(Device& device, Stream& stream, const TensorRef& out, const TensorRef& in);
+
+// Runs `f`, which must throw exactly `E` (or a subclass) with message `message`.
+template <class E>
+void expect_error(const std::function<void()>& f, const std::string& message) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected: " << message;
+  } catch (const E& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what() << "\nexpected: " << message;
+  }
+}
 
 // A strided view over `allocation` (null for host-only planning tests).
 TensorRef view(Allocation* allocation, DType dtype, std::vector<int64_t> sizes,

@@ -4,11 +4,6 @@
 namespace ember::test {
 namespace {
 
-template <class T>
-auto values_of(const std::tuple<T, T>& result) { return std::get<0>(result); }
-template <class T>
-auto indices_of(const std::tuple<T, T>& result) { return std::get<1>(result); }
-
 const std::vector<DType> kNumericAndBool = [] {
   std::vector<DType> all = kNumeric;
   all.push_back(DType::Bool);

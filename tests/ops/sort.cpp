@@ -4,11 +4,6 @@
 namespace ember::test {
 namespace {
 
-template <class T>
-auto values_of(const std::tuple<T, T>& result) { return std::get<0>(result); }
-template <class T>
-auto indices_of(const std::tuple<T, T>& result) { return std::get<1>(result); }
-
 EMBER_OP_ROWS(sort_rows) {
   // Integer inputs in a narrow range tie often: stable sorts must keep the original order.
   return {
