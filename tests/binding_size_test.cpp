@@ -110,12 +110,14 @@ TEST_P(BindingSizeTest, JoiningAndCopies) {
 }
 
 TEST_P(BindingSizeTest, SortAlongEitherDim) {
-  // Along dim 1 each row sorts in one workgroup; the launch splits over rows, and the indices span
-  // three bindings.
+  // Along dim 1 each row sorts in one workgroup; the launch splits over rows, both where it reads (the
+  // first 300 columns span the whole input) and where it writes (the indices take more than a binding).
   const at::Tensor rows = row_indices();
   const Tensor rows_e = from_torch(rows, device);
-  const auto [values, indices] = x_.sort(1, /*descending=*/true);
-  const auto [expected_values, expected_indices] = at::sort(values_.index_select(0, rows), true, 1, true);
+  const auto [values, indices] = x_.narrow(1, 0, 300).sort(1, /*descending=*/true);
+  ASSERT_GT(indices.nbytes(), device->info().max_storage_buffer_range);
+  const auto [expected_values, expected_indices] =
+      at::sort(values_.index_select(0, rows).narrow(1, 0, 300), true, 1, true);
   EXPECT_TENSOR_EQ(values.index_select(0, rows_e), expected_values);
   EXPECT_TENSOR_EQ(indices.index_select(0, rows_e), expected_indices);
   // Along dim 0 a row is a column, wider than a binding: it is sorted through a copy with the dim

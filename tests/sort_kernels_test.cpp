@@ -233,6 +233,23 @@ TEST_P(SortKernelsTest, RowsWithMoreDimsThanThePushConstantsHold) {
   }
 }
 
+TEST_P(SortKernelsTest, DispatchCounts) {
+  // A row of up to a tile takes one dispatch, however many rows; a longer row one for its tiles, then per
+  // level above the tile one per step at a distance of a tile or more and one for the rest.
+  auto dispatches = [&](const at::Tensor& x) {
+    DeviceStorage in(*device, *stream, x);
+    DeviceStorage out(*device, *stream, at::empty_like(x, at::kLong));
+    const uint64_t before = stream->stats().dispatches;
+    kernels().sort(*stream, {.indices = out.ref(x), .in = in.ref(x), .dim = 1});
+    return stream->stats().dispatches - before;
+  };
+  EXPECT_EQ(dispatches(at::zeros({300, 1000})), 1u);
+  EXPECT_EQ(dispatches(at::zeros({3, 4096})), 1u);
+  EXPECT_EQ(dispatches(at::zeros({3, 2048}, at::kDouble)), 1u);
+  // 2^16 + 3 float32 elements: tiles of 2^12, then levels 13 to 17 with 1 to 5 steps beyond a tile.
+  EXPECT_EQ(dispatches(at::zeros({1, 65539})), 1u + 2 + 3 + 4 + 5 + 6);
+}
+
 TEST_P(SortKernelsTest, RejectsWhatItCannotDo) {
   const at::Tensor x = tied_values(DType::Float32, 12, 120).view({3, 4});
   DeviceStorage in(*device, *stream, x);

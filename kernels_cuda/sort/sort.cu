@@ -1,15 +1,16 @@
-// The sort kernel: the CUDA mirror of shaders/sort/sort.comp, with the same keys, order and network, so
-// that both backends give the same result (the order is total: (key, position), a stable sort).
+// The sort kernel: the CUDA mirror of shaders/sort/sort.comp, with the same keys, order, networks and
+// launches, so that both backends give the same result (the order is total: (key, position), a stable
+// sort) in the same number of launches.
 //
 // Each element becomes an unsigned key whose order is the values' (descending flips its bits; NaN is
-// the largest key, -0.0 and 0.0 share one) and its position in its row. The one-direction bitonic
-// network sorts the (key, position) pairs: merge level k compares each slot with its mirror image in its
-// block of k, then halves the distance down to 1, always putting the smaller pair in the lower slot.
-// Slots past a row's end are larger than everything and never move, so comparators that reach them are
-// skipped (in shared memory they hold a sentinel that never wins). Rows of up to one tile sort in shared
-// memory, several short rows per block, in one launch; longer rows sort by tiles into scratch, then each
-// level above a tile takes a launch per step at a distance of a tile or more and one that finishes the
-// level within tiles, the last of which writes the outputs. Registers the CUDA sort family.
+// the largest key, -0.0 and 0.0 share one) paired with its position in its row. A block sorts segments
+// of up to a tile with the bitonic network: each thread holds kElems pairs in registers, and the steps
+// on the slot-index bits its layout covers run there; pairs pass through shared memory to change
+// layouts, at most three times a merge level. Slots without an element hold a sentinel larger than every
+// pair. Rows longer than a tile continue on scratch memory with the network's one-direction form: a
+// launch per step at a distance of a tile or more, and one that finishes the level within tiles (the
+// last writes the outputs); slots past a row's end never move there, so comparators reaching them are
+// skipped. Registers the CUDA sort family.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -83,14 +84,112 @@ __device__ inline bool before(Key key_a, uint32_t position_a, Key key_b, uint32_
   return key_a < key_b || (key_a == key_b && position_a < position_b);
 }
 
-// The slots of comparator `q` of a step at distance 2^j_log2: the lower slot has bit j_log2 clear; the
-// upper one is its mirror image in their block of 2^(j_log2 + 1), or the distance further.
+// The slots of comparator `q` of a step at distance 2^j_log2 (the one-direction form): the lower slot has
+// bit j_log2 clear; the upper one is its mirror image in their block of 2^(j_log2 + 1), or the distance
+// further.
 __device__ inline void comparator(int64_t q, int j_log2, bool mirror, int64_t& low, int64_t& high) {
   const int64_t distance = int64_t{1} << j_log2;
   low = ((q >> j_log2) << (j_log2 + 1)) | (q & (distance - 1));
   high = mirror ? low ^ (2 * distance - 1) : low + distance;
 }
 
+// ---- the network in registers ----
+
+template <class Key>
+constexpr int kElemBits = kTileLog2<Key> - 8;  // 256 threads hold a tile
+template <class Key>
+constexpr int kElems = 1 << kElemBits<Key>;
+
+template <class Key>
+struct Registers {
+  Key keys[kElems<Key>];
+  uint32_t positions[kElems<Key>];
+};
+
+// The slot of register r in layout `lo`, where this thread's slots differ in bits [lo, lo + kElemBits)
+// of the slot index and the thread's index gives the other bits.
+template <class Key>
+__device__ inline uint32_t slot_of(int r, int lo) {
+  const uint32_t below = threadIdx.x & ((1u << lo) - 1u);
+  return ((threadIdx.x - below) << kElemBits<Key>) | (static_cast<uint32_t>(r) << lo) | below;
+}
+
+// The layout that holds bit b: kElemBits bits at a time from bit 0, the last layout ending at the tile's
+// top bit (with 64-bit keys it shares a bit with the one below).
+template <class Key>
+__device__ inline int layout_of_bit(int b) {
+  return min(b / kElemBits<Key> * kElemBits<Key>, kTileLog2<Key> - kElemBits<Key>);
+}
+
+template <class Key>
+__device__ inline void to_shared(const Registers<Key>& regs, int lo, Key* keys, uint32_t* positions) {
+#pragma unroll
+  for (int r = 0; r < kElems<Key>; ++r) {
+    keys[slot_of<Key>(r, lo)] = regs.keys[r];
+    positions[slot_of<Key>(r, lo)] = regs.positions[r];
+  }
+}
+
+template <class Key>
+__device__ inline void from_shared(Registers<Key>& regs, int lo, const Key* keys, const uint32_t* positions) {
+#pragma unroll
+  for (int r = 0; r < kElems<Key>; ++r) {
+    regs.keys[r] = keys[slot_of<Key>(r, lo)];
+    regs.positions[r] = positions[slot_of<Key>(r, lo)];
+  }
+}
+
+// The steps at bits top down to bottom, which layout `lo` holds, of merge level `level`: comparators
+// ascend where bit `level` of the slot is clear and descend elsewhere (the bitonic network's alternating
+// blocks), or all ascend (the last level of a segment, and the one-direction form).
+template <class Key>
+__device__ inline void register_steps(Registers<Key>& regs, int lo, int level, int top, int bottom,
+                                      bool all_ascending) {
+#pragma unroll
+  for (int k = kElemBits<Key> - 1; k >= 0; --k) {
+    if (lo + k > top || lo + k < bottom) continue;
+#pragma unroll
+    for (int r = 0; r < kElems<Key>; ++r) {
+      if ((r >> k) & 1) continue;
+      const int partner = r | (1 << k);
+      const bool ascending = all_ascending || ((slot_of<Key>(r, lo) >> level) & 1u) == 0u;
+      const bool partner_first =
+          before(regs.keys[partner], regs.positions[partner], regs.keys[r], regs.positions[r]);
+      // Two sentinels, the only equal pairs, may swap harmlessly.
+      if (partner_first == ascending) {
+        const Key key = regs.keys[r];
+        const uint32_t position = regs.positions[r];
+        regs.keys[r] = regs.keys[partner];
+        regs.positions[r] = regs.positions[partner];
+        regs.keys[partner] = key;
+        regs.positions[partner] = position;
+      }
+    }
+  }
+}
+
+// Runs merge level `level`'s steps at bits top down to 0, changing layouts through shared memory where
+// the next bit is another layout's. `lo` is the registers' layout, before and after (it ends at 0).
+// Every thread of the block must call it.
+template <class Key>
+__device__ inline void merge_level(Registers<Key>& regs, int& lo, int level, int top, bool all_ascending,
+                                   Key* keys, uint32_t* positions) {
+  for (int bit = top; bit >= 0;) {
+    const int next = layout_of_bit<Key>(bit);
+    if (next != lo) {
+      to_shared(regs, lo, keys, positions);
+      __syncthreads();
+      from_shared(regs, next, keys, positions);
+      lo = next;
+    }
+    int bottom = bit;
+    while (bottom > 0 && layout_of_bit<Key>(bottom - 1) == next) --bottom;
+    register_steps(regs, next, level, bit, bottom, all_ascending);
+    bit = bottom - 1;
+  }
+}
+
+// One comparator on the scratch, in the one-direction form.
 template <class Key>
 __device__ inline void compare_exchange(Key* keys, uint32_t* positions, int64_t low, int64_t high) {
   const Key low_key = keys[low];
@@ -103,17 +202,6 @@ __device__ inline void compare_exchange(Key* keys, uint32_t* positions, int64_t 
     positions[low] = high_position;
     positions[high] = low_position;
   }
-}
-
-// One step of the network over shared slots [0, slots). Every thread of the block must call it.
-template <class Key>
-__device__ inline void shared_step(Key* keys, uint32_t* positions, int64_t slots, int j_log2, bool mirror) {
-  for (int64_t q = threadIdx.x; q < slots / 2; q += blockDim.x) {
-    int64_t low, high;
-    comparator(q, j_log2, mirror, low, high);
-    compare_exchange(keys, positions, low, high);
-  }
-  __syncthreads();
 }
 
 // Writes sorted position `rank` of a row, which holds the row's element at `position`, where it is one
@@ -129,51 +217,53 @@ __device__ inline void write_output(const StridedOperands<3>& rows, const SortGe
   static_cast<int64_t*>(rows.data[2])[row[2] + at * g.indices_step] = position;
 }
 
-// Sorts segments of 2^segment_log2 slots in shared memory, `per_block` per block: whole rows (chunks
-// == 1), written to the outputs; or chunks of a tile of longer rows, written to the scratch.
+// Sorts segments of 2^segment_log2 slots, `per_block` per block: whole rows (chunks == 1), written to
+// the outputs; or chunks of a tile of longer rows, written to the scratch.
 template <class Key>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     sort_segments_kernel(const __grid_constant__ StridedOperands<3> rows, const SortGeometry g, int segment_log2,
                          int64_t per_block, int64_t chunks, Key* scratch_keys, uint32_t* scratch_positions) {
   __shared__ Key keys[1 << kTileLog2<Key>];
   __shared__ uint32_t positions[1 << kTileLog2<Key>];
-  const int64_t segment_slots = int64_t{1} << segment_log2;
-  const int64_t slots = per_block << segment_log2;
   const int64_t total = rows.numel * chunks;
+  // Where register r's slot (in layout 0) lies: its row and position, and whether it holds an element.
+  auto locate = [&](int64_t group_first, int r, int64_t& row, int64_t& position) {
+    const int64_t slot = slot_of<Key>(r, 0);
+    const int64_t segment = group_first + (slot >> segment_log2);
+    row = segment / chunks;
+    position = ((segment - row * chunks) << segment_log2) + (slot & ((int64_t{1} << segment_log2) - 1));
+    return (slot >> segment_log2) < per_block && segment < total && position < g.length;
+  };
+  Registers<Key> regs;
   for (int64_t group_first = blockIdx.x * per_block; group_first < total; group_first += gridDim.x * per_block) {
-    for (int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
-      const int64_t segment = group_first + (s >> segment_log2);
-      const int64_t row = segment / chunks;
-      const int64_t position = (segment - row * chunks) * segment_slots + (s & (segment_slots - 1));
-      Key key = ~Key(0);
-      uint32_t at = kEmpty;
-      if (segment < total && position < g.length) {
+#pragma unroll
+    for (int r = 0; r < kElems<Key>; ++r) {
+      int64_t row, position;
+      regs.keys[r] = ~Key(0);
+      regs.positions[r] = kEmpty;
+      if (locate(group_first, r, row, position)) {
         int64_t offsets[3];
         element_offsets(rows, row, offsets);
-        key = sort_key<Key>(g.dtype, load_bits(g.dtype, rows.data[0], offsets[0] + position * g.in_step),
-                            g.descending);
-        at = static_cast<uint32_t>(position);
+        regs.keys[r] = sort_key<Key>(g.dtype, load_bits(g.dtype, rows.data[0], offsets[0] + position * g.in_step),
+                                     g.descending);
+        regs.positions[r] = static_cast<uint32_t>(position);
       }
-      keys[s] = key;
-      positions[s] = at;
     }
-    __syncthreads();
+    int lo = 0;
     for (int level = 1; level <= segment_log2; ++level) {
-      shared_step(keys, positions, slots, level - 1, true);
-      for (int j = level - 1; j > 0; --j) shared_step(keys, positions, slots, j - 1, false);
+      merge_level(regs, lo, level, level - 1, level == segment_log2, keys, positions);
     }
-    for (int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
-      const int64_t segment = group_first + (s >> segment_log2);
-      const int64_t row = segment / chunks;
-      const int64_t position = (segment - row * chunks) * segment_slots + (s & (segment_slots - 1));
-      if (segment >= total || position >= g.length) continue;
+#pragma unroll
+    for (int r = 0; r < kElems<Key>; ++r) {
+      int64_t row, position;
+      if (!locate(group_first, r, row, position)) continue;
       if (scratch_keys == nullptr) {
         int64_t offsets[3];
         element_offsets(rows, row, offsets);
-        write_output(rows, g, offsets, position, positions[s]);
+        write_output(rows, g, offsets, position, regs.positions[r]);
       } else {
-        scratch_keys[row * g.length + position] = keys[s];
-        scratch_positions[row * g.length + position] = positions[s];
+        scratch_keys[row * g.length + position] = regs.keys[r];
+        scratch_positions[row * g.length + position] = regs.positions[r];
       }
     }
     __syncthreads();  // the next segments reuse shared memory
@@ -196,7 +286,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
-// A merge level's steps below a tile, within tiles in shared memory; the last level writes the outputs.
+// A merge level's steps below a tile, within tiles, in registers; the last level writes the outputs.
 template <class Key>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     merge_tiles_kernel(const __grid_constant__ StridedOperands<3> rows, const SortGeometry g,
@@ -205,25 +295,32 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   __shared__ Key keys[kTile];
   __shared__ uint32_t positions[kTile];
   const int64_t tiles_per_row = (g.length + kTile - 1) / kTile;
+  const int top_layout = layout_of_bit<Key>(kTileLog2<Key> - 1);
+  Registers<Key> regs;
   for (int64_t tile = blockIdx.x; tile < rows.numel * tiles_per_row; tile += gridDim.x) {
     const int64_t row = tile / tiles_per_row;
     const int64_t start = (tile - row * tiles_per_row) * kTile;
     const int64_t base = row * g.length + start;
-    for (int64_t s = threadIdx.x; s < kTile; s += blockDim.x) {
+#pragma unroll
+    for (int r = 0; r < kElems<Key>; ++r) {
+      const int64_t s = slot_of<Key>(r, top_layout);
       const bool inside = start + s < g.length;
-      keys[s] = inside ? scratch_keys[base + s] : ~Key(0);
-      positions[s] = inside ? scratch_positions[base + s] : kEmpty;
+      regs.keys[r] = inside ? scratch_keys[base + s] : ~Key(0);
+      regs.positions[r] = inside ? scratch_positions[base + s] : kEmpty;
     }
-    __syncthreads();
-    for (int j = kTileLog2<Key>; j > 0; --j) shared_step(keys, positions, kTile, j - 1, false);
+    int lo = top_layout;
+    merge_level(regs, lo, /*level, unused where all ascend=*/0, kTileLog2<Key> - 1, true, keys, positions);
     int64_t offsets[3];
     element_offsets(rows, row, offsets);
-    for (int64_t s = threadIdx.x; s < kTile && start + s < g.length; s += blockDim.x) {
+#pragma unroll
+    for (int r = 0; r < kElems<Key>; ++r) {
+      const int64_t s = slot_of<Key>(r, 0);
+      if (start + s >= g.length) continue;
       if (writes_outputs) {
-        write_output(rows, g, offsets, start + s, positions[s]);
+        write_output(rows, g, offsets, start + s, regs.positions[r]);
       } else {
-        scratch_keys[base + s] = keys[s];
-        scratch_positions[base + s] = positions[s];
+        scratch_keys[base + s] = regs.keys[r];
+        scratch_positions[base + s] = regs.positions[r];
       }
     }
     __syncthreads();

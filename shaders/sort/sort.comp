@@ -12,9 +12,9 @@
 // or tiles of longer rows, written to the scratch buffers. Each invocation holds ELEMS pairs in
 // registers, and every step of the network compares slots whose indices differ in one bit. The slots an
 // invocation holds differ in ELEM_BITS chosen bits of the index (a layout), so the steps on those bits
-// run in registers; the pairs pass through shared memory only to change layouts, at most three times a
-// merge level instead of a barrier at every step. Slots without an element hold a sentinel larger than
-// every pair.
+// run in registers; the pairs pass through shared memory only to change layouts, up to three times a
+// merge level (four with 64-bit keys) instead of a barrier at every step. Slots without an element hold a
+// sentinel larger than every pair.
 //
 // Rows longer than a tile continue on the scratch with the network in its one-direction form (every
 // comparator puts the smaller pair in its lower slot; level k starts by comparing each slot with its
@@ -22,7 +22,6 @@
 // more (one dispatch each), STAGE_TILE_MERGE the level's steps below a tile, in registers as above; the
 // last level's merge writes the outputs. Slots past a row's end count as larger than everything; in that
 // form no comparator moves them, so comparators that reach them are skipped.
-#extension GL_EXT_control_flow_attributes : require
 #include "typed_bits.glsl"  // DECLARE_OPERAND, DT_* codes, DTYPE_BITS
 
 #define WORKGROUP_SIZE 256
@@ -188,8 +187,19 @@ uvec2 comparator(uint q, uint j_log2, bool mirror) {
 
 // ---- the network in registers ----
 
-key_t reg_keys[ELEMS];
-uint reg_positions[ELEMS];
+// The pairs an invocation holds: local arrays passed along (inout), which drivers keep in registers
+// more readily than module-scope ones (measured on lavapipe).
+#define REGISTERS inout key_t reg_keys[ELEMS], inout uint reg_positions[ELEMS]
+#define PASS_REGISTERS reg_keys, reg_positions
+// Code over the registers is written out per register (and the steps per bit), so that every index is a
+// constant whatever loops a driver unrolls: registers indexed at run time become memory.
+#if KEY_BITS == 64
+#define FOR_EACH_REGISTER(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define FOR_EACH_BIT_DOWN(X) X(2) X(1) X(0)
+#else
+#define FOR_EACH_REGISTER(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+#define FOR_EACH_BIT_DOWN(X) X(3) X(2) X(1) X(0)
+#endif
 
 // The slot of register r in the layout `lo`, where this invocation's slots differ in bits
 // [lo, lo + ELEM_BITS) of the slot index and the invocation's index gives the other bits.
@@ -202,60 +212,71 @@ uint slot_of(uint r, uint lo) {
 // top bit (with 64-bit keys it shares a bit with the one below).
 uint layout_of_bit(uint b) { return min(b / ELEM_BITS * ELEM_BITS, TILE_LOG2 - ELEM_BITS); }
 
-void to_shared(uint lo) {
-  [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-    shared_keys[slot_of(r, lo)] = reg_keys[r];
-    shared_positions[slot_of(r, lo)] = reg_positions[r];
-  }
+void to_shared(REGISTERS, uint lo) {
+#define TO_SHARED(R)                                 \
+  shared_keys[slot_of(R, lo)] = reg_keys[R];         \
+  shared_positions[slot_of(R, lo)] = reg_positions[R];
+  FOR_EACH_REGISTER(TO_SHARED)
+#undef TO_SHARED
 }
 
-void from_shared(uint lo) {
-  [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-    reg_keys[r] = shared_keys[slot_of(r, lo)];
-    reg_positions[r] = shared_positions[slot_of(r, lo)];
-  }
+void from_shared(REGISTERS, uint lo) {
+#define FROM_SHARED(R)                               \
+  reg_keys[R] = shared_keys[slot_of(R, lo)];         \
+  reg_positions[R] = shared_positions[slot_of(R, lo)];
+  FOR_EACH_REGISTER(FROM_SHARED)
+#undef FROM_SHARED
 }
+
+// Orders registers a < b (a constant pair, so that they stay registers): ascending puts the smaller pair
+// in a. Branch-free; two sentinels, the only equal pairs, may swap harmlessly.
+void order_registers(REGISTERS, uint a, uint b, bool ascending) {
+  const key_t key_a = reg_keys[a];
+  const key_t key_b = reg_keys[b];
+  const uint position_a = reg_positions[a];
+  const uint position_b = reg_positions[b];
+  const uint b_first = uint(key_b < key_a) | (uint(key_b == key_a) & uint(position_b < position_a));
+  const bool swap = (b_first == 1u) == ascending;
+  reg_keys[a] = swap ? key_b : key_a;
+  reg_keys[b] = swap ? key_a : key_b;
+  reg_positions[a] = swap ? position_b : position_a;
+  reg_positions[b] = swap ? position_a : position_b;
+}
+
+// Comparator of register R at bit K of the layout, where R is the lower register of its pair.
+#define COMPARE(K, R)                                                                    \
+  if ((((R) >> (K)) & 1) == 0) {                                                         \
+    order_registers(PASS_REGISTERS, R, (R) | (1 << (K)),                                 \
+                    all_ascending || ((slot_of(R, lo) >> level) & 1u) == 0u);            \
+  }
+#define COMPARE_AT_0(R) COMPARE(0, R)
+#define COMPARE_AT_1(R) COMPARE(1, R)
+#define COMPARE_AT_2(R) COMPARE(2, R)
+#define COMPARE_AT_3(R) COMPARE(3, R)
+#define STEP_AT(K) \
+  if (lo + K <= top && lo + K >= bottom) { FOR_EACH_REGISTER(COMPARE_AT_##K) }
 
 // The steps at bits top down to bottom, which layout `lo` holds, of merge level `level`: comparators
 // ascend where bit `level` of the slot is clear and descend elsewhere (the bitonic network's
 // alternating blocks), or all ascend (the last level of a segment, and the one-direction form).
-void register_steps(uint lo, uint level, uint top, uint bottom, bool all_ascending) {
-  [[unroll]] for (int k = int(ELEM_BITS) - 1; k >= 0; --k) {
-    const uint bit = lo + uint(k);
-    if (bit > top || bit < bottom) continue;
-    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-      if ((r & (1u << k)) != 0u) continue;
-      const uint partner = r | (1u << k);
-      const bool ascending = all_ascending || ((slot_of(r, lo) >> level) & 1u) == 0u;
-      const bool out_of_order =
-          ascending ? before(reg_keys[partner], reg_positions[partner], reg_keys[r], reg_positions[r])
-                    : before(reg_keys[r], reg_positions[r], reg_keys[partner], reg_positions[partner]);
-      if (out_of_order) {
-        const key_t key = reg_keys[r];
-        const uint position = reg_positions[r];
-        reg_keys[r] = reg_keys[partner];
-        reg_positions[r] = reg_positions[partner];
-        reg_keys[partner] = key;
-        reg_positions[partner] = position;
-      }
-    }
-  }
+void register_steps(REGISTERS, uint lo, uint level, uint top, uint bottom, bool all_ascending) {
+  FOR_EACH_BIT_DOWN(STEP_AT)
 }
 
 // Runs merge level `level`'s steps at bits top down to 0, changing layouts through shared memory where
 // the next bit is another layout's. `lo` is the registers' layout, before and after (it ends at 0).
-void merge_level(inout uint lo, uint level, uint top, bool all_ascending) {
+void merge_level(REGISTERS, inout uint lo, uint level, uint top, bool all_ascending) {
   for (int bit = int(top); bit >= 0;) {
     const uint next = layout_of_bit(uint(bit));
     if (next != lo) {
-      to_shared(lo);
+      to_shared(PASS_REGISTERS, lo);
       barrier();
-      from_shared(next);
+      from_shared(PASS_REGISTERS, next);
       lo = next;
     }
     uint bottom = uint(bit);
     while (bottom > 0u && layout_of_bit(bottom - 1u) == next) --bottom;
-    register_steps(next, level, uint(bit), bottom, all_ascending);
+    register_steps(PASS_REGISTERS, next, level, uint(bit), bottom, all_ascending);
     bit = int(bottom) - 1;
   }
 }
@@ -273,39 +294,55 @@ struct SegmentSlot {
 SegmentSlot segment_slot(uint group_first, uint slot) {
   const uint segment_log2 = p.padded_log2;
   const uint segment = group_first + (slot >> segment_log2);
-  const uint row = p.chunks == 1u ? segment : segment / p.chunks;
+  // A branch rather than a select: lavapipe divides one lane at a time, and skips a branch no lane takes.
+  uint row = segment;
+  if (p.chunks != 1u) row = segment / p.chunks;
   const uint position = ((segment - row * p.chunks) << segment_log2) + (slot & ((1u << segment_log2) - 1u));
   const bool holds = (slot >> segment_log2) < p.segments && segment < p.rows * p.chunks && position < p.row_length;
   return SegmentSlot(row, position, holds);
+}
+
+// Register r of a segment slot in layout 0: loaded with its element's key (or the sentinel), stored to
+// the outputs or the scratch.
+void load_segment_register(REGISTERS, uint r, uint group_first) {
+  const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
+  reg_keys[r] = KEY_MAX;
+  reg_positions[r] = EMPTY;
+  if (at.holds) {
+    reg_keys[r] = sort_key(load_bits(locate_row(at.row).in_base + at.position * p.in_step));
+    reg_positions[r] = at.position;
+  }
+}
+
+void store_segment_register(REGISTERS, uint r, uint group_first, bool writes_outputs) {
+  const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
+  if (!at.holds) return;
+  if (writes_outputs) {
+    write_output(locate_row(at.row), at.position, reg_positions[r]);
+  } else {
+    scratch_keys[at.row * p.row_length + at.position] = reg_keys[r];
+    scratch_positions[at.row * p.row_length + at.position] = reg_positions[r];
+  }
 }
 
 void sort_segments() {
   const uint segment_log2 = p.padded_log2;
   const uint total = p.rows * p.chunks;
   const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
+  key_t reg_keys[ELEMS];
+  uint reg_positions[ELEMS];
   for (uint group_first = gl_WorkGroupID.x * p.segments; group_first < total;
        group_first += gl_NumWorkGroups.x * p.segments) {
-    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-      const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
-      reg_keys[r] = KEY_MAX;
-      reg_positions[r] = EMPTY;
-      if (at.holds) {
-        reg_keys[r] = sort_key(load_bits(locate_row(at.row).in_base + at.position * p.in_step));
-        reg_positions[r] = at.position;
-      }
-    }
+#define LOAD(R) load_segment_register(PASS_REGISTERS, R, group_first);
+    FOR_EACH_REGISTER(LOAD)
+#undef LOAD
     uint lo = 0u;
-    for (uint level = 1u; level <= segment_log2 && (p.step_log2 == 0u || level < p.step_log2); ++level) merge_level(lo, level, level - 1u, level == segment_log2);
-    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-      const SegmentSlot at = segment_slot(group_first, slot_of(r, 0u));
-      if (!at.holds) continue;
-      if (writes_outputs) {
-        write_output(locate_row(at.row), at.position, reg_positions[r]);
-      } else {
-        scratch_keys[at.row * p.row_length + at.position] = reg_keys[r];
-        scratch_positions[at.row * p.row_length + at.position] = reg_positions[r];
-      }
+    for (uint level = 1u; level <= segment_log2; ++level) {
+      merge_level(PASS_REGISTERS, lo, level, level - 1u, level == segment_log2);
     }
+#define STORE(R) store_segment_register(PASS_REGISTERS, R, group_first, writes_outputs);
+    FOR_EACH_REGISTER(STORE)
+#undef STORE
     barrier();  // the next segments reuse shared memory
   }
 }
@@ -333,34 +370,45 @@ void global_step() {
   }
 }
 
+// Register r of a tile: loaded from slot s of the tile (the sentinel past the row's end), stored from
+// its slot in layout 0 to the outputs or back to the scratch.
+void load_tile_register(REGISTERS, uint r, uint s, uint start, uint base) {
+  const bool inside = start + s < p.row_length;
+  reg_keys[r] = inside ? scratch_keys[base + s] : KEY_MAX;
+  reg_positions[r] = inside ? scratch_positions[base + s] : EMPTY;
+}
+
+void store_tile_register(REGISTERS, uint r, uint start, uint base, Row bases, bool writes_outputs) {
+  const uint s = slot_of(r, 0u);
+  if (start + s >= p.row_length) return;
+  if (writes_outputs) {
+    write_output(bases, start + s, reg_positions[r]);
+  } else {
+    scratch_keys[base + s] = reg_keys[r];
+    scratch_positions[base + s] = reg_positions[r];
+  }
+}
+
 void merge_tiles() {
   const uint tiles_per_row = (p.row_length + TILE - 1u) / TILE;
   const uint total = p.rows * tiles_per_row;
   const bool writes_outputs = (p.shape & SHAPE_WRITES_OUTPUTS) != 0u;
   const uint top_layout = layout_of_bit(TILE_LOG2 - 1u);
+  key_t reg_keys[ELEMS];
+  uint reg_positions[ELEMS];
   for (uint tile = gl_WorkGroupID.x; tile < total; tile += gl_NumWorkGroups.x) {
     const uint row = tile / tiles_per_row;
     const uint start = (tile - row * tiles_per_row) * TILE;
     const uint base = row * p.row_length + start;
-    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-      const uint s = slot_of(r, top_layout);
-      const bool inside = start + s < p.row_length;
-      reg_keys[r] = inside ? scratch_keys[base + s] : KEY_MAX;
-      reg_positions[r] = inside ? scratch_positions[base + s] : EMPTY;
-    }
+#define LOAD(R) load_tile_register(PASS_REGISTERS, R, slot_of(R, top_layout), start, base);
+    FOR_EACH_REGISTER(LOAD)
+#undef LOAD
     uint lo = top_layout;
-    merge_level(lo, p.level_log2, TILE_LOG2 - 1u, true);
+    merge_level(PASS_REGISTERS, lo, p.level_log2, TILE_LOG2 - 1u, true);
     const Row bases = locate_row(row);
-    [[unroll]] for (uint r = 0u; r < ELEMS; ++r) {
-      const uint s = slot_of(r, 0u);
-      if (start + s >= p.row_length) continue;
-      if (writes_outputs) {
-        write_output(bases, start + s, reg_positions[r]);
-      } else {
-        scratch_keys[base + s] = reg_keys[r];
-        scratch_positions[base + s] = reg_positions[r];
-      }
-    }
+#define STORE(R) store_tile_register(PASS_REGISTERS, R, start, base, bases, writes_outputs);
+    FOR_EACH_REGISTER(STORE)
+#undef STORE
     barrier();
   }
 }

@@ -1,7 +1,7 @@
 // Launcher of the sort kernel (sort.comp).
 //
-// A row of up to one tile (4096 elements, 2048 for 64-bit dtypes) sorts in shared memory, several short
-// rows per workgroup: one dispatch. A longer row is sorted in tiles into scratch buffers, then each
+// A row of up to one tile (4096 elements, 2048 for 64-bit dtypes) sorts within one workgroup, several
+// short rows per workgroup: one dispatch. A longer row is sorted in tiles into scratch buffers, then each
 // merge level above the tile takes one dispatch per step at a distance of a tile or more and one that
 // finishes the level within tiles: 1 + sum over levels of (level - tile level + 1) dispatches, 45 for a
 // row of 2^20 float32 elements.
@@ -12,8 +12,6 @@
 // innermost; what still does not fit, a row of more than a binding's worth of contiguous elements, is
 // an UnsupportedError.
 #include <algorithm>
-#include <cstdlib>
-#include <limits>
 #include <string>
 
 #include "runtime/allocator.h"
@@ -219,7 +217,6 @@ void VulkanSort::sort_rows(Stream& stream, const SortArgs& args) {
   };
   auto launch = [&](const Box& piece) {
     SortParams params{};
-    if (const char* cap = std::getenv("SORT_CAP")) params.step_log2 = std::atoi(cap);
     // Bindings: 0 values, 1 indices, 2 in, 3 and 4 the scratch keys and positions. Absent ones see the
     // input's window, read-only.
     Binding bindings[5];
