@@ -28,9 +28,13 @@ UnaryArgs threshold_args(const Tensor& x, Scalar threshold, Scalar value) {
 
 }  // namespace
 
-Tensor Tensor::relu() const { return recorded_unary(UnaryOp::Relu, UnaryKind::SameType, *this); }
+Tensor Tensor::relu() const {
+  if (dtype() == DType::Bool) throw Error("Boolean inputs not supported for relu");
+  return recorded_unary(UnaryOp::Relu, UnaryKind::SameType, *this);
+}
 
 Tensor& Tensor::relu_() {
+  if (dtype() == DType::Bool) throw Error("Boolean inputs not supported for relu");
   return detail::inplace(*this, {}, [](const Tensor& old) { return old.relu(); },
                          [&] { detail::unary_(UnaryOp::Relu, UnaryKind::SameType, *this); });
 }

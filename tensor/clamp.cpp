@@ -18,6 +18,10 @@ void require_a_bound(bool min, bool max) {
 // The kernel op of a clamp with scalar bounds, at least one of which is given, each checked to fit
 // the result dtype.
 UnaryArgs clamp_args(const std::optional<Scalar>& min, const std::optional<Scalar>& max, DType result) {
+  if (result == DType::Bool) {  // PyTorch has no bool kernel for scalar bounds, by these names
+    const char* kernel = min && max ? "clamp_scalar_cpu" : min ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
+    throw Error("\"" + std::string(kernel) + "\" not implemented for 'Bool'");
+  }
   if (min) detail::check_scalar_fits(*min, result);
   if (max) detail::check_scalar_fits(*max, result);
   if (min && max) return {.op = UnaryOp::Clamp, .min = *min, .max = *max};

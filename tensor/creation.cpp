@@ -2,6 +2,7 @@
 // the new_* methods that take their dtype and device from a tensor.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "runtime/half.h"
 #include "runtime/kernels/elementwise.h"
@@ -103,7 +104,17 @@ Tensor arange(Scalar start, Scalar end, const TensorOptions& options) { return a
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
   const bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
   const DType dtype = options.dtype_or(floating ? get_default_dtype() : DType::Int64);
-  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  if (dtype == DType::Bool) throw Error("\"arange_cpu\" not implemented for 'Bool'");
+  // As PyTorch, the bounds and the step are first converted to the dtype's accumulate type, with its
+  // overflow checks: int64 for integer dtypes (so a step of 0.5 is 0), float for float16 and bfloat16.
+  const DType accumulate = is_integral(dtype)                                       ? DType::Int64
+                           : dtype == DType::Float16 || dtype == DType::BFloat16 ? DType::Float32
+                                                                                 : DType::Float64;
+  for (const Scalar& value : {start, end, step}) detail::check_scalar_fits(value, accumulate);
+  const bool integral = accumulate == DType::Int64;
+  const Scalar first = integral ? Scalar(start.to_int64()) : start, last = integral ? Scalar(end.to_int64()) : end;
+  const Scalar stride = integral ? Scalar(step.to_int64()) : step;
+  const double s = first.to_double(), e = last.to_double(), st = stride.to_double();
   if (st == 0) throw Error("step must be nonzero");
   if (!std::isfinite(s) || !std::isfinite(e)) {
     throw Error("unsupported range: " + std::to_string(s) + " -> " + std::to_string(e));
@@ -111,11 +122,23 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
   if ((st > 0 && e < s) || (st < 0 && e > s)) {
     throw Error("upper bound and larger bound inconsistent with step sign");
   }
-  const auto count = static_cast<int64_t>(std::ceil((e - s) / st));
+  // The count from the scalars as given in double, except for int64, whose converted bounds count
+  // exactly (in 128 bits here, where PyTorch's int64 arithmetic could wrap).
+  double count_d = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+  if (dtype == DType::Int64) {
+    const __int128 a = first.to_int64(), b = last.to_int64(), c = stride.to_int64();
+    count_d = static_cast<double>((b - a + c - (c > 0 ? 1 : -1)) / c);
+  }
+  if (!(count_d >= 0 && count_d <= static_cast<double>(std::numeric_limits<int64_t>::max()))) {
+    throw Error("invalid size, possible overflow?");
+  }
+  const auto count = static_cast<int64_t>(count_d);
   Tensor t = blank({count}, options.dtype(dtype));
   if (count > 0) {
+    // One element is start: its step may not even fit the compute dtype (0 * inf would be NaN).
     detail::kernels_for<ElementwiseKernels>(*t.device())
-        .sequence(*detail::stream_for(*t.device()), {.out = t.ref(), .start = start, .step = step});
+        .sequence(*detail::stream_for(*t.device()),
+                  {.out = t.ref(), .start = first, .step = count == 1 ? Scalar(0) : stride});
   }
   return finish(t, options);
 }

@@ -41,11 +41,35 @@ void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape) {
   check_no_internal_overlap(out);
 }
 
+// The kernel PyTorch lacks for bool operands of `op`, by the name its message gives, or null.
+const char* missing_bool_kernel(BinaryOp op) {
+  if (op == BinaryOp::DivTrunc) return "div_trunc_cpu";
+  if (op == BinaryOp::DivFloor) return "div_floor_cpu";
+  if (op == BinaryOp::Remainder) return "remainder_cpu";
+  if (op == BinaryOp::Fmod) return "fmod_cpu";
+  if (op == BinaryOp::Pow) return "pow";
+  if (op == BinaryOp::LeftShift) return "lshift_cpu";
+  if (op == BinaryOp::RightShift) return "rshift_cpu";
+  return nullptr;
+}
+
 void check_binary_dtypes(BinaryOp op, BinaryKind kind, DType common) {
   if (kind == BinaryKind::Bitwise && is_floating_point(common)) {
     throw Error("\"" + std::string(binary_op_name(op)) + "_cpu\" not implemented for '" + scalar_type_name(common) +
                 "'");
   }
+  if (const char* kernel = missing_bool_kernel(op); kernel && common == DType::Bool) {
+    throw Error("\"" + std::string(kernel) + "\" not implemented for 'Bool'");
+  }
+}
+
+// PyTorch's checks of add's and sub's alpha against the result dtype, which it is then converted to.
+void check_alpha(Scalar alpha, DType result) {
+  if (alpha.is_bool() && result != DType::Bool) throw Error("Boolean alpha only supported for Boolean results.");
+  if (alpha.is_floating_point() && !is_floating_point(result)) {
+    throw Error("For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  check_scalar_fits(alpha, result);
 }
 
 // PyTorch's subtraction refuses bool operands: both bool, or one (a tensor or a scalar).
@@ -76,7 +100,20 @@ UnaryArgs unary_args(UnaryArgs parameters, const TensorRef& out, const TensorRef
   return parameters;
 }
 
-Operand operand(const TensorOrScalar& x, IntArrayRef shape, DType compute) {
+// The kernels read each operand in its own dtype and compute in the compute dtype, which is right when
+// the compute dtype holds every value of the operand's. A 0-dim operand need not decide the dtype, so it
+// may not be: a float64 one beside float32 tensors (only float64 modules read float64, see
+// shaders/common/typed_operands.glsl), an int64 one beside int32 tensors, an int8 one beside uint8
+// tensors (-3 must become 253 before it is compared or divided). Such an operand is converted first, as
+// PyTorch converts every operand to the common dtype; the copy (undefined when none is needed) must live
+// until the kernel is launched.
+Tensor converted_copy(const TensorOrScalar& x, DType compute) {
+  const bool needed = x.tensor && promote_types(x.tensor->dtype(), compute) != compute;
+  return needed ? x.tensor->to(compute) : Tensor();
+}
+
+Operand operand(const TensorOrScalar& x, const Tensor& copy, IntArrayRef shape, DType compute) {
+  if (copy.defined()) return Operand(copy.ref(shape));
   return x.tensor ? Operand(x.tensor->ref(shape)) : Operand(scalar_in(*x.scalar, compute));
 }
 
@@ -91,9 +128,16 @@ Tensor run_binary(const BinaryArgs& op, BinaryKind kind, const TensorOrScalar& a
                                             : result_type(*a.scalar, *b.tensor);
   const DType compute = kind == BinaryKind::TrueDivision ? result_dtype(kind, common) : common;
   check_binary_dtypes(op.op, kind, common);
+  if (op.op == BinaryOp::Add || op.op == BinaryOp::Sub) check_alpha(op.alpha, common);
   if (op.op == BinaryOp::Sub) check_bool_subtraction(a, b);
   if (op.op == BinaryOp::Pow && !is_floating_point(compute) && b.scalar && b.scalar->to_int64() < 0) {
     throw Error("Integers to negative integer powers are not allowed.");
+  }
+  // PyTorch converts a scalar exponent to an integer or half-precision result's dtype, with its overflow
+  // check (float32 and float64 take it as a double).
+  if (op.op == BinaryOp::Pow && b.scalar &&
+      (!is_floating_point(common) || common == DType::Float16 || common == DType::BFloat16)) {
+    check_scalar_fits(*b.scalar, common);
   }
   std::vector<int64_t> shape = a.tensor && b.tensor ? broadcast_shapes(a.tensor->sizes(), b.tensor->sizes())
                                                     : any.sizes().vec();
@@ -109,8 +153,9 @@ Tensor run_binary(const BinaryArgs& op, BinaryKind kind, const TensorOrScalar& a
   if (result.numel() > 0) {
     BinaryArgs args = op;
     args.out = result.ref();
-    args.a = operand(a, shape, compute);
-    args.b = operand(b, shape, compute);
+    const Tensor a_copy = converted_copy(a, compute), b_copy = converted_copy(b, compute);
+    args.a = operand(a, a_copy, shape, compute);
+    args.b = operand(b, b_copy, shape, compute);
     args.compute = compute;
     args.alpha = scalar_in(op.alpha, compute);
     args.threshold = scalar_in(op.threshold, compute);
@@ -181,10 +226,13 @@ Tensor run_ternary(TernaryOp op, const Tensor& a, const TensorOrScalar& b, const
     target = empty_on(shape, result, a.device());
   }
   if (target.numel() > 0) {
+    const Tensor a_copy = converted_copy(a, compute), b_copy = converted_copy(b, compute),
+                 c_copy = converted_copy(c, compute);
     kernels_for<ElementwiseKernels>(*a.device())
         .ternary(*stream_for(*a.device()),
-                 {.op = op, .out = target.ref(), .a = a.ref(shape), .b = operand(b, shape, compute),
-                  .c = operand(c, shape, compute), .compute = compute, .value = scalar_in(value, compute)});
+                 {.op = op, .out = target.ref(), .a = (a_copy.defined() ? a_copy : a).ref(shape),
+                  .b = operand(b, b_copy, shape, compute), .c = operand(c, c_copy, shape, compute),
+                  .compute = compute, .value = scalar_in(value, compute)});
   }
   if (out) bump_version(*out);
   return target;

@@ -21,6 +21,7 @@ using detail::index_range;
 using detail::index_ranges;
 using detail::join_sizes;
 using detail::out_of_bounds;
+using detail::stored_as;
 using detail::wrap_dim;
 using detail::wrap_negative;
 
@@ -29,11 +30,13 @@ void check_index_dtype(const Tensor& index, bool allow_int32, const std::string&
   throw Error(message);
 }
 
-// scatter and scatter_add checks; returns src narrowed to the index's sizes when it is a tensor.
+// scatter and scatter_add checks. As PyTorch, an empty index is checked for nothing (its dtype and
+// shape included); src's dtype always is.
 void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  check_index_dtype(index, false, "scatter(): Expected dtype int64 for index");
+  if (index.numel() > 0) check_index_dtype(index, false, "scatter(): Expected dtype int64 for index");
   if (src && src->dtype() != self.dtype()) throw Error("scatter(): Expected self.dtype to be equal to src.dtype");
   detail::check_same_device({&self, &index, src ? src : &self});
+  if (index.numel() == 0) return;
   if (index.dim() != self.dim() && !(index.dim() <= 1 && self.dim() <= 1)) {
     throw Error("Index tensor must have the same number of dimensions as self tensor");
   }
@@ -69,8 +72,10 @@ Tensor& scatter_impl(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& 
     throw Error(bounds_message(*bad, dim, size));
   }
   if (index.numel() > 0) {
+    if (value) detail::check_scalar_fits(*value, self.dtype());  // only where something is written, as PyTorch
     const Tensor idx = at_least_1d(index);
-    const Operand source = src ? Operand(narrowed_to(at_least_1d(*src), idx.sizes()).ref()) : Operand(*value);
+    const Operand source = src ? Operand(narrowed_to(at_least_1d(*src), idx.sizes()).ref())
+                               : Operand(stored_as(*value, self.dtype()));
     detail::index_kernels(self).scatter(detail::stream_of(self), {mode, out.ref(), static_cast<int>(dim), idx.ref(), source});
   }
   detail::bump_version(self);
@@ -241,12 +246,14 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   dim = wrap_dim(dim, this->dim());
-  check_index_dtype(index, false, "gather(): Expected dtype int64 for index");
+  // As PyTorch, an empty index is checked for nothing: its dtype, rank and sizes are free.
+  const bool checked = index.numel() > 0;
+  if (checked) check_index_dtype(index, false, "gather(): Expected dtype int64 for index");
   detail::check_same_device({this, &index});
-  if (index.dim() != this->dim() && !(index.dim() <= 1 && this->dim() <= 1)) {
+  if (checked && index.dim() != this->dim() && !(index.dim() <= 1 && this->dim() <= 1)) {
     throw Error("Index tensor must have the same number of dimensions as input tensor");
   }
-  for (int64_t d = 0; d < index.dim() && this->dim() > 0; ++d) {
+  for (int64_t d = 0; checked && d < index.dim() && this->dim() > 0; ++d) {
     if (d != dim && index.size(d) > size(d)) {
       throw Error("Size does not match at dimension " + std::to_string(d) + " expected index " +
                   to_string(index.sizes()) + " to be smaller than self " + to_string(sizes()) +
@@ -369,6 +376,9 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
                 ") must have the same scalar type");
   }
   detail::check_same_device({this, &index, &source});
+  // PyTorch converts alpha to self's dtype (with its overflow check) in its add kernel, which for a self
+  // of two dims or more it runs only when the index has elements.
+  if (this->dim() <= 1 || index.numel() > 0) detail::check_scalar_fits(alpha, dtype());
   const int64_t source_size = source.dim() == 0 ? 1 : source.size(std::min(dim, source.dim() - 1));
   if (index.numel() != source_size) {
     throw Error("index_add_(): Number of indices (" + std::to_string(index.numel()) +
@@ -381,7 +391,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   }
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   const Tensor src = source.dim() == 0 ? source.reshape({1}) : source.expand(shape);
-  scatter_along(*this, ScatterMode::Add, dim, index, src.ref(shape), shape, alpha);
+  scatter_along(*this, ScatterMode::Add, dim, index, src.ref(shape), shape, stored_as(alpha, dtype()));
   return *this;
 }
 
@@ -425,10 +435,11 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   detail::check_same_device({this, &index, &source});
   detail::check_no_internal_overlap(*this);
   const int64_t size = at_least_1d(*this).size(dim);
-  if (auto bad = out_of_bounds(index_range(index), size, false)) {
+  const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
+  // As index_fill_: no index is checked when the other dims leave nothing to copy.
+  if (auto bad = out_of_bounds(index_range(index), size, false); bad && detail::product(shape) > 0) {
     throw IndexError("index_copy_(): " + bounds_message(*bad, dim, size));
   }
-  const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   scatter_along(*this, ScatterMode::Assign, dim, index, at_least_1d(source).ref(shape), shape);
   return *this;
 }
@@ -444,9 +455,15 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
   detail::check_no_internal_overlap(*this);
   const int64_t size = at_least_1d(*this).size(dim);
   const auto range = index_ranges({index})[0];
-  if (auto bad = out_of_bounds(range, size, true)) throw IndexError(bounds_message(*bad, dim, size));
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
-  scatter_along(*this, ScatterMode::Assign, dim, wrap_negative(index, range, size), Operand(value), shape);
+  // PyTorch checks each index as it fills along it: none when the other dims leave nothing to fill (the
+  // value is checked all the same).
+  if (auto bad = out_of_bounds(range, size, true); bad && detail::product(shape) > 0) {
+    throw IndexError(bounds_message(*bad, dim, size));
+  }
+  detail::check_scalar_fits(value, dtype());
+  scatter_along(*this, ScatterMode::Assign, dim, wrap_negative(index, range, size), Operand(stored_as(value, dtype())),
+                shape);
   return *this;
 }
 

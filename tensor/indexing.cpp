@@ -132,6 +132,20 @@ AdvancedLayout advanced_layout(const Tensor& src, const Advanced& adv) {
 // Checks every index against its dim (one read-back for all of them) and makes negative ones count
 // from the end. Every index is trusted afterwards: offsets and backward formulas need no check.
 void check_and_wrap(const Tensor& src, Advanced& adv) {
+  // PyTorch checks each index as its kernel reaches it: none when the unindexed dims leave nothing to
+  // read or write. An indexed dim of size 0 is refused all the same.
+  int64_t unindexed = 1;
+  for (int64_t d = 0; d < src.dim(); ++d) {
+    if (std::find(adv.dims.begin(), adv.dims.end(), d) == adv.dims.end()) unindexed *= src.size(d);
+  }
+  if (unindexed == 0) {
+    for (size_t k = 0; k < adv.indices.size(); ++k) {
+      if (src.size(adv.dims[k]) == 0 && adv.indices[k].numel() > 0) {
+        throw IndexError("index is out of bounds for dimension with size 0");
+      }
+    }
+    return;  // the result is empty: nothing uses the indices
+  }
   std::vector<Tensor> checked;  // indices the library made are in range by construction
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     checked.push_back(adv.trusted[k] ? Tensor() : adv.indices[k]);
@@ -495,7 +509,10 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
   return *this;
 }
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar scalar) {
+  // As LibTorch, which makes the value a tensor of self's dtype first (with its overflow check).
+  detail::check_scalar_fits(scalar, dtype());
+  const Scalar value = detail::stored_as(scalar, dtype());
   if (autograd::inplace_needs_record(*this, {})) {
     return autograd::record_inplace(*this, [&](const Tensor& old) {
       return put_resolved(old, resolve_put_index(old, indices, nullptr), nullptr, value, false);

@@ -94,4 +94,6 @@ std::string join_sizes(IntArrayRef sizes) {
 
 Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
 
+Scalar stored_as(Scalar value, DType dtype) { return dtype == DType::Bool ? Scalar(value.to_bool()) : value; }
+
 }  // namespace ember::detail

@@ -37,6 +37,9 @@ Tensor along_dim(const Tensor& index, int64_t dim, size_t ndim);
 std::string join_sizes(IntArrayRef sizes);
 // A tensor with at least one dim (0-dim tensors gather and scatter as one element).
 Tensor at_least_1d(const Tensor& t);
+// A fill value for the index kernels, as `dtype` stores it: any nonzero value is true in a bool tensor
+// (the kernels would keep only an integer's low bits).
+Scalar stored_as(Scalar value, DType dtype);
 
 // scatter's checks of dtypes and shapes, with PyTorch's messages; `dim` is already wrapped, src optional.
 void check_scatter_args(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);

@@ -83,6 +83,10 @@ TensorRef batched_ref(const Tensor& t, int64_t batch, std::vector<Tensor>& keep)
 void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor* bias, double beta,
                 double alpha) {
   if (out.numel() == 0) return;
+  if (a.size(-1) == 0 && !bias && out.dtype() == DType::Bool) {
+    Tensor(out).fill_(false);  // the sum of no products; the kernels take no bool
+    return;
+  }
   const int64_t batch = detail::product(IntArrayRef(out.sizes().data(), out.dim() - 2));
   std::vector<Tensor> keep;
   MatmulArgs args;

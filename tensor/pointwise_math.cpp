@@ -14,8 +14,11 @@ using detail::UnaryKind;
 
 Tensor floating(UnaryOp op, const Tensor& x) { return recorded_unary(op, UnaryKind::Floating, x); }
 
-// floor, ceil, round and trunc leave integers as they are, in a new tensor.
+// floor, ceil, round and trunc leave integers as they are, in a new tensor; PyTorch has no bool kernel.
 Tensor rounded(UnaryOp op, const Tensor& x) {
+  if (x.dtype() == DType::Bool) {
+    throw Error("\"" + std::string(unary_op_name(op)) + "_vml_cpu\" not implemented for 'Bool'");
+  }
   if (!x.is_floating_point()) return x.clone();
   return recorded_unary(op, UnaryKind::SameType, x);
 }

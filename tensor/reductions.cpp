@@ -260,9 +260,6 @@ std::tuple<Tensor, Tensor> max_min_dim(ReduceOp op, const char* name, const char
 }
 
 Tensor arg_reduce(ReduceOp op, const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  if (x.dtype() == DType::Bool) {
-    throw Error("\"" + std::string(name) + "_cpu\" not implemented for 'Bool'");
-  }
   ReductionDims rd;
   if (dim) {
     rd = one_dim(x, *dim);
@@ -272,6 +269,13 @@ Tensor arg_reduce(ReduceOp op, const char* name, const Tensor& x, std::optional<
       throw IndexError(std::string(name) + "(): Expected reduction dim to be specified for input.numel() == 0.");
     }
     rd = reduction_dims(x, {});
+  }
+  if (x.dtype() == DType::Bool) {
+    // PyTorch has no bool kernel, and runs it only where there is something to compare: not over a dim
+    // of size 1 (the indices are zeros) nor into an empty result.
+    const bool trivial = dim && x.dim() > 0 && (x.size(wrap_dim(*dim, x.dim())) == 1 || x.numel() == 0);
+    if (!trivial) throw Error("\"" + std::string(name) + "_cpu\" not implemented for 'Bool'");
+    return run_reduce(op, x.to(DType::UInt8), rd, keepdim, std::nullopt, DType::UInt8, true).indices;
   }
   return run_reduce(op, x, rd, keepdim, std::nullopt, x.dtype(), true).indices;
 }
@@ -329,12 +333,13 @@ Tensor scan(ScanOp op, const char* name, const Tensor& x, int64_t dim, std::opti
   return out;
 }
 
-// softmax and log_softmax take floating inputs (or a floating dtype to convert to first). float16 and
-// bfloat16 compute in float32 and round once at the end, as PyTorch's accumulation type does.
+// softmax and log_softmax take floating inputs (or a floating dtype to convert to first); PyTorch's
+// kernel, which checks the dtype, is not reached for an empty input. float16 and bfloat16 compute in
+// float32 and round once at the end, as PyTorch's accumulation type does.
 Tensor softmax_input(const Tensor& x, int64_t dim, std::optional<DType> dtype, const char* name) {
   const int64_t d = wrap_dim(dim, x.dim());
   const Tensor in = dtype ? x.to(*dtype) : x;
-  if (!in.is_floating_point()) {
+  if (!in.is_floating_point() && in.numel() > 0) {
     const bool last = x.dim() == 0 || d == x.dim() - 1;
     throw Error("\"" + std::string(name) + (last ? "_lastdim_kernel_impl" : "_kernel_impl") +
                 "\" not implemented for '" + scalar_type_name(in.dtype()) + "'");

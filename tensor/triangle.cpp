@@ -6,6 +6,7 @@ namespace ember {
 
 namespace {
 Tensor& triangle_into(Tensor& out, const Tensor& in, int64_t diagonal, bool upper) {
+  if (in.numel() == 0) return out;  // PyTorch returns before it checks for two dims
   detail::wrap_dim(-2, in.dim());
   if (in.numel() > 0) detail::index_kernels(in).triangle(detail::stream_of(in), {out.ref(), in.ref(), diagonal, upper});
   return out;

@@ -344,10 +344,10 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
   start_dim = wrap_dim(start_dim, dim());
   end_dim = wrap_dim(end_dim, dim());
   if (start_dim > end_dim) throw Error("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (dim() == 0) return reshape({1});  // after the dims are checked, as PyTorch
   if (start_dim == end_dim) return *this;  // PyTorch returns self itself: no view, no node
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(size(d));

@@ -44,6 +44,7 @@ struct EmberSide {
   Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) const;
   Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) const;
   Tensor index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& value, bool accumulate) const;
+  Tensor index_put_scalar(Tensor& self, const std::vector<Tensor>& indices, const ScalarValue& value) const;
   Tensor div(const Tensor& a, const Tensor& b, std::string_view mode) const;
   Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) const;
   Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) const;
@@ -80,6 +81,9 @@ struct TorchSide {
   at::Tensor where(const at::Tensor& condition, const at::Tensor& a, const at::Tensor& b) const;
   at::Tensor index_put_(at::Tensor& self, const std::vector<at::Tensor>& indices, const at::Tensor& value,
                         bool accumulate) const;
+  // As LibTorch's index_put_ with a Scalar (indexing::set_item): the value becomes a 0-dim tensor of
+  // self's dtype first.
+  at::Tensor index_put_scalar(at::Tensor& self, const std::vector<at::Tensor>& indices, const ScalarValue& value) const;
   at::Tensor div(const at::Tensor& a, const at::Tensor& b, std::string_view mode) const;
   at::Tensor sum(const at::Tensor& x, const std::vector<int64_t>& dims, bool keepdim) const;
   at::Tensor mean(const at::Tensor& x, const std::vector<int64_t>& dims, bool keepdim) const;
@@ -107,8 +111,10 @@ enum class Layout { Contiguous, Transposed, Reversed, Stepped, Offset, Expanded 
 
 struct InputOptions {
   std::optional<ValueRange> range;  // random_torch's default when absent
-  bool specials = true;             // NaN, infinities, -0 and dtype extremes at a few places
-  bool large = false;               // also huge finite values (1e30, or 1e4 in half precision)
+  bool specials = true;             // NaN, infinities, -0 and integer extremes at a few places
+  bool infinities = true;           // among the specials
+  bool extremes = true;             // among the specials: an integer dtype's largest and smallest values
+  bool large = false;               // also huge finite floats (1e30, or 1e4 in half precision)
   std::optional<Layout> layout;     // drawn when absent
 };
 
@@ -155,6 +161,9 @@ class Iteration {
   // ember may do what LibTorch refuses with this error (a CPU-only check such as integer division by
   // zero, which PyTorch's CUDA does not make either).
   void lenient_on(std::string message) { lenient_.push_back(std::move(message)); }
+  // ember may refuse with this error what LibTorch 1.13 does with a deprecation warning (writes to an
+  // expanded tensor through masked_fill_, index_fill_ or index_put_, which PyTorch 2 refuses too).
+  void refusal_allowed(std::string message) { refusals_.push_back(std::move(message)); }
   template <class F>
   void check(F f) {
     run(EmberCall([f](std::vector<Tensor>& x, const EmberSide& s) { return results(f(x, s)); }),
@@ -179,10 +188,20 @@ class Iteration {
     bool widened = false;
   };
 
+  // What ember is checked against: LibTorch's run, and what that run cannot tell.
+  struct Reference {
+    TorchRun run;
+    bool mix_unknown = false;    // whether PyTorch refuses a mix of half and other floating dtypes
+    bool range_unknown = false;  // whether PyTorch refuses a scalar out of the half type's range
+  };
+
   Layout layout_for(const std::vector<int64_t>& shape, bool expansion_allowed);
   size_t add_input(const at::Tensor& base, std::function<at::Tensor(const at::Tensor&)> torch_view,
                    std::function<Tensor(const Tensor&)> ember_view, std::string text);
   TorchRun run_torch(const TorchCall& call, bool widen) const;
+  Reference reference(const TorchCall& call) const;
+  void compare_results(const std::vector<Tensor>& got, const std::vector<Tensor>& arguments,
+                       const TorchRun& expected) const;
   // Same dtype and sizes, and with `values` the same values within the tolerance.
   void compare(const Tensor& actual, const at::Tensor& expected, const std::string& what, bool values) const;
   static std::string printable(const std::vector<int64_t>& v) { return to_string(v); }
@@ -206,6 +225,7 @@ class Iteration {
   bool sizes_only_ = false;
   double tolerance_scale_ = 1;
   std::vector<std::string> lenient_;
+  std::vector<std::string> refusals_;
 };
 
 }  // namespace ember::test::fuzz

@@ -9,6 +9,7 @@
 // (the failure prints the line). EMBER_FUZZ_VERBOSE=1 prints each iteration before it runs (for a
 // crash). EMBER_FUZZ_KNOWN_BUGS=1 also draws the rows skipped for a known bug. EMBER_FUZZ_ROUNDS=<n>
 // runs n times the iterations (the first round's seeds included), for a longer search.
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -28,6 +29,34 @@ struct Row {
 
 using Sizes = std::vector<int64_t>;
 
+// ---- known bugs (their rows are left out of the draw; the KnownBugs test names them) ----
+
+// shaders/elementwise/elementwise_functions.glsl clamps with GLSL's min and max, whose result for a NaN
+// operand is undefined (lavapipe returns the other one): PyTorch's clamp returns NaN for a NaN bound.
+const char* const kClampNaNBug = "clamp, clamp_min and clamp_max with a NaN bound return x, not NaN, on Vulkan";
+
+// The variance kernel gives 0 for a single element, NaN or infinite, and inf for elements holding an
+// infinity, where PyTorch's Welford update gives NaN (x - mean is NaN for those).
+const char* const kVarianceInfBug =
+    "var and std on Vulkan: 0 for one NaN or infinite element, inf for several holding an infinity (PyTorch: NaN)";
+
+// shaders/elementwise/elementwise_functions.glsl computes C's fmod as a - b * trunc(a / b): NaN for an
+// infinite b (fmod(a, inf) is a), and off by the rounding error of a / b once |a / b| passes 2^24
+// (float32), where fmod is exact. remainder, fmod, floor_divide and div(rounding_mode='floor') use it.
+// An op on int64 and int32 tensors runs the int64 module, which reads the int32 operand from 32 bits;
+// there, on lavapipe, the ops that test an operand's sign or size (pow, remainder, floor_divide, both
+// shifts) act as if it were some other value, while add, minimum, comparisons and bitwise and are right.
+const char* const kInt32OperandBug =
+    "int64 with an int32 tensor operand: pow, remainder, floor_divide and shifts are wrong on lavapipe "
+    "(3 ** -2 = 1, 7 % -2 = 1, 7 // -2 = -3, 3 << 2 = 0)";
+
+bool is_int32_with_int64(DType a, DType b) {
+  return (a == DType::Int64 && b == DType::Int32) || (a == DType::Int32 && b == DType::Int64);
+}
+
+const char* const kFmodBug =
+    "Vulkan c_fmod(a, b) = a - b * trunc(a / b) is NaN for infinite b and inexact for |a / b| >= 2^24";
+
 // ---- row makers ----
 
 // f(x) on one input of any dtype, shape and layout. `bounded` keeps huge finite values out (the
@@ -40,46 +69,73 @@ Row unary(std::string name, F f, bool bounded = false) {
           }};
 }
 
+// What a scalar argument may be besides ordinary values.
+enum class Scalars {
+  Any,     // NaN, infinities, values the dtype cannot hold
+  NotNaN,  // no NaN (see the known bug of clamp)
+  Finite,  // no NaN, infinity or huge value, in the scalar or the input (see the remainders' bug)
+};
+
 // f(x, s) for a drawn scalar s.
 template <class F>
-Row with_scalar(std::string name, Category category, F f) {
-  return {std::move(name), category, [f](Iteration& it) {
-            it.input(it.shape(), it.dtype(), {.large = true});
-            const ScalarValue value = it.scalar();
+Row with_scalar(std::string name, Category category, F f, Scalars scalars = Scalars::Any, std::string known_bug = "") {
+  return {std::move(name), category, [f, scalars](Iteration& it) {
+            const bool finite = scalars == Scalars::Finite;
+            it.input(it.shape(), it.dtype(), {.infinities = !finite, .extremes = !finite, .large = !finite});
+            ScalarValue value = it.scalar();
+            if (const double* v = std::get_if<double>(&value)) {
+              // Finite: no denormal either (GPUs flush those to zero, LibTorch's CPU need not).
+              const bool unfit = !(std::abs(*v) < 1e6) || (*v != 0 && std::abs(*v) < 1e-30);
+              if ((finite && unfit) || (scalars == Scalars::NotNaN && std::isnan(*v))) value = 2.5;
+            }
             it.arg("scalar", value);
             it.lenient_on("ZeroDivisionError");
             it.check([f, value](auto& x, const auto& s) { return f(x[0], s.scalar(value)); });
-          }};
+          },
+          std::move(known_bug)};
 }
 
-// f(a, b) on two inputs that broadcast (or, sometimes, do not), of the same or of mixed dtypes.
-// `shift` keeps b in [0, 8): shifting by the width or more is undefined in C++, and LibTorch's CPU
-// result there is the hardware's.
+// What a binary row's operands hold besides ordinary values.
+enum class Operands {
+  Any,     // NaN, infinities, -0, huge finite values, dtype extremes
+  Finite,  // no infinities, huge floats or integer extremes (see the known bug of the remainders)
+  Shift,   // b in [0, 8): shifting by the width or more is undefined in C++, and LibTorch's CPU result
+           // there is the hardware's
+};
+
+// f(a, b) on two inputs that broadcast (or, sometimes, do not), of the same or of mixed dtypes. With
+// `int32_b_bug`, int64 and int32 do not meet (kInt32OperandBug).
 template <class F>
-Row binary(std::string name, F f, bool shift = false) {
-  return {std::move(name), Category::Binary, [f, shift](Iteration& it) {
+Row binary(std::string name, F f, Operands operands = Operands::Any, bool int32_b_bug = false,
+           std::string known_bug = "") {
+  return {std::move(name), Category::Binary, [f, operands, int32_b_bug](Iteration& it) {
             const Sizes a = it.shape();
-            const DType da = it.dtype();
-            const DType db = it.chance(0.6) ? da : it.dtype();
-            it.input(a, da, {.large = !shift});
-            if (shift) {
-              it.input(it.broadcast_partner(a), db, {.range = ValueRange{0, 8}, .specials = false});
+            DType da = it.dtype();
+            DType db = it.chance(0.6) ? da : it.dtype();
+            if (int32_b_bug && is_int32_with_int64(da, db)) db = da = DType::Int64;
+            const bool any = operands == Operands::Any;
+            it.input(a, da, {.infinities = any, .extremes = any, .large = any});
+            // A 0-dim operand often: it takes part in type promotion only by its category.
+            const Sizes b = it.chance(0.15) ? Sizes{} : it.broadcast_partner(a);
+            if (operands == Operands::Shift) {
+              it.input(b, db, {.range = ValueRange{0, 8}, .specials = false});
             } else {
-              it.input(it.broadcast_partner(a), db, {.large = true});
+              it.input(b, db, {.infinities = any, .extremes = any, .large = any});
             }
             // LibTorch's CPU checks integer division by zero; its CUDA, like ember, cannot.
             it.lenient_on("ZeroDivisionError");
             it.check([f](auto& x, const auto&) { return f(x[0], x[1]); });
-          }};
+          },
+          std::move(known_bug)};
 }
 
 // A reduction over drawn dims with keepdim; the tolerance grows with the element count. Without
 // `empty_dims`, an empty dim list is replaced by dim 0.
 template <class F>
-Row reduction(std::string name, F f, bool empty_dims = true) {
-  return {std::move(name), Category::Reduction, [f, empty_dims](Iteration& it) {
+Row reduction(std::string name, F f, bool empty_dims = true, InputOptions options = {}, std::string known_bug = "") {
+  return {std::move(name), Category::Reduction, [f, empty_dims, options](Iteration& it) {
             const Sizes shape = it.shape();
-            it.input(shape, it.dtype());
+            it.input(shape, it.dtype(), options);
             Sizes dims = it.dims(static_cast<int64_t>(shape.size()));
             if (dims.empty() && !empty_dims) dims.push_back(0);
             const bool keepdim = it.chance(0.5);
@@ -89,7 +145,8 @@ Row reduction(std::string name, F f, bool empty_dims = true) {
             for (int64_t s : shape) numel *= s;
             it.scale_tolerance(1 + static_cast<double>(numel) / 8);
             it.check([f, dims, keepdim](auto& x, const auto& s) { return f(s, x[0], dims, keepdim); });
-          }};
+          },
+          std::move(known_bug)};
 }
 
 // A reduction or scan along one drawn dim.
@@ -111,12 +168,12 @@ Row along_dim(std::string name, F f) {
 
 // A view op with arguments drawn from the input's shape by `draw`, which returns the call.
 template <class Draw>
-Row view_row(std::string name, Draw draw, std::string known_bug = "") {
+Row view_row(std::string name, Draw draw) {
   return {std::move(name), Category::View, [draw](Iteration& it) {
             const Sizes shape = it.shape();
             it.input(shape, it.dtype());
             draw(it, shape);
-          }, std::move(known_bug)};
+          }};
 }
 
 // ---- argument drawing for views ----
@@ -125,6 +182,8 @@ Row view_row(std::string name, Draw draw, std::string known_bug = "") {
 // or, sometimes, any shape.
 Sizes reshape_target(Iteration& it, const Sizes& shape) {
   if (it.chance(0.2)) return it.shape();
+  if (it.chance(0.04)) return it.pick(std::vector<Sizes>{{int64_t{1} << 32, int64_t{1} << 32, 0}, {0, int64_t{1} << 62},
+                                                         {int64_t{1} << 62, 4}, {int64_t{1} << 62, -1}});
   Sizes target = shape;
   for (int64_t step = it.integer(0, 3); step > 0; --step) {
     const int64_t rank = static_cast<int64_t>(target.size());
@@ -162,6 +221,7 @@ Sizes expand_target(Iteration& it, const Sizes& shape) {
   }
   if (!target.empty() && it.chance(0.1)) target[it.integer(0, target.size() - 1)] += 2;
   if (it.chance(0.05)) target.insert(target.begin(), -1);  // -1 for a new dim
+  if (it.chance(0.04)) target.insert(target.begin(), it.pick(Sizes{int64_t{1} << 62, int64_t{1} << 32, 0}));
   return target;
 }
 
@@ -216,11 +276,11 @@ at::Tensor index_values(Iteration& it, const Sizes& shape, int64_t size, bool ne
 at::Tensor distinct_index(Iteration& it, Sizes shape, int64_t dim, int64_t size) {
   const int64_t count = shape[dim];
   shape[dim] = std::max(size, count);
-  at::Tensor order = at::rand(shape, it.generator()).argsort(dim).narrow(dim, 0, count);
+  at::Tensor order = at::rand(shape, it.generator()).argsort(dim).narrow(dim, 0, count).contiguous();
   if (order.numel() > 0 && it.chance(0.1)) {
     order.view({-1}).select(0, it.integer(0, order.numel() - 1)).fill_(it.chance(0.5) ? size : -size - 1);
   }
-  return order.contiguous();
+  return order;
 }
 
 // ---- the table ----
@@ -262,11 +322,28 @@ std::vector<Row> unary_rows() {
       unary("sqrt_", [](auto& t) { return t.sqrt_(); }),
       unary("zero_", [](auto& t) { return t.zero_(); }),
       with_scalar("fill_", Category::Unary, [](auto& t, const auto& v) { return t.fill_(v); }),
-      with_scalar("clamp_min", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_min(v); }),
-      with_scalar("clamp_max", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_max(v); }),
-      {"clamp", Category::Unary, [](Iteration& it) {
+      with_scalar("clamp_min", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_min(v); },
+                  Scalars::NotNaN),
+      with_scalar("clamp_max", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_max(v); },
+                  Scalars::NotNaN),
+      with_scalar("clamp_min NaN", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_min(v); },
+                  Scalars::Any, kClampNaNBug),
+      with_scalar("clamp_max NaN", Category::Unary, [](const auto& t, const auto& v) { return t.clamp_max(v); },
+                  Scalars::Any, kClampNaNBug),
+      {"clamp NaN", Category::Unary, [](Iteration& it) {
          it.input(it.shape(), it.dtype(), {.large = true});
          const ScalarValue low = it.scalar(), high = it.scalar();
+         it.arg("min", low);
+         it.arg("max", high);
+         it.check([low, high](auto& x, const auto& s) { return x[0].clamp(s.scalar(low), s.scalar(high)); });
+       },
+       kClampNaNBug},
+      {"clamp", Category::Unary, [](Iteration& it) {
+         it.input(it.shape(), it.dtype(), {.large = true});
+         ScalarValue low = it.scalar(), high = it.scalar();
+         for (ScalarValue* bound : {&low, &high}) {
+           if (const double* v = std::get_if<double>(bound); v && std::isnan(*v)) *bound = -1.5;
+         }
          it.arg("min", low);
          it.arg("max", high);
          it.check([low, high](auto& x, const auto& s) { return x[0].clamp(s.scalar(low), s.scalar(high)); });
@@ -281,6 +358,9 @@ std::vector<Row> unary_rows() {
          it.input(it.shape(), it.dtype());
          const int64_t diagonal = it.integer(-3, 3);
          it.arg("diagonal", diagonal);
+         // LibTorch writes through an expanded tensor here (what each place ends up holding depends on
+         // the order of the writes); ember refuses, as for every other in-place op.
+         it.refusal_allowed("more than one element of the written-to tensor");
          it.check([diagonal](auto& x, const auto&) { return x[0].triu_(diagonal); });
        }},
   };
@@ -292,10 +372,17 @@ std::vector<Row> binary_rows() {
       binary("sub", [](const auto& a, const auto& b) { return a.sub(b); }),
       binary("mul", [](const auto& a, const auto& b) { return a.mul(b); }),
       binary("div", [](const auto& a, const auto& b) { return a.div(b); }),
-      binary("floor_divide", [](const auto& a, const auto& b) { return a.floor_divide(b); }),
-      binary("remainder", [](const auto& a, const auto& b) { return a.remainder(b); }),
-      binary("fmod", [](const auto& a, const auto& b) { return a.fmod(b); }),
-      binary("pow", [](const auto& a, const auto& b) { return a.pow(b); }),
+      binary("floor_divide", [](const auto& a, const auto& b) { return a.floor_divide(b); }, Operands::Finite,
+             true),
+      binary("remainder", [](const auto& a, const auto& b) { return a.remainder(b); }, Operands::Finite, true),
+      binary("fmod", [](const auto& a, const auto& b) { return a.fmod(b); }, Operands::Finite),
+      binary("floor_divide infinite or huge", [](const auto& a, const auto& b) { return a.floor_divide(b); },
+             Operands::Any, true, kFmodBug),
+      binary("remainder infinite or huge", [](const auto& a, const auto& b) { return a.remainder(b); },
+             Operands::Any, true, kFmodBug),
+      binary("fmod infinite or huge", [](const auto& a, const auto& b) { return a.fmod(b); }, Operands::Any,
+             false, kFmodBug),
+      binary("pow", [](const auto& a, const auto& b) { return a.pow(b); }, Operands::Any, true),
       binary("maximum", [](const auto& a, const auto& b) { return a.maximum(b); }),
       binary("minimum", [](const auto& a, const auto& b) { return a.minimum(b); }),
       binary("atan2", [](const auto& a, const auto& b) { return a.atan2(b); }),
@@ -308,16 +395,40 @@ std::vector<Row> binary_rows() {
       binary("bitwise_and", [](const auto& a, const auto& b) { return a.bitwise_and(b); }),
       binary("bitwise_or", [](const auto& a, const auto& b) { return a.bitwise_or(b); }),
       binary("bitwise_xor", [](const auto& a, const auto& b) { return a.bitwise_xor(b); }),
-      binary("bitwise_left_shift", [](const auto& a, const auto& b) { return a.bitwise_left_shift(b); }, true),
-      binary("bitwise_right_shift", [](const auto& a, const auto& b) { return a.bitwise_right_shift(b); }, true),
+      binary("bitwise_left_shift", [](const auto& a, const auto& b) { return a.bitwise_left_shift(b); },
+             Operands::Shift, true),
+      binary("bitwise_right_shift", [](const auto& a, const auto& b) { return a.bitwise_right_shift(b); },
+             Operands::Shift, true),
+      {"int64 with an int32 operand", Category::Binary, [](Iteration& it) {
+         const Sizes a = it.shape();
+         const bool int32_first = it.chance(0.5);
+         it.input(a, int32_first ? DType::Int32 : DType::Int64, {.specials = false});
+         it.input(it.broadcast_partner(a, 0), int32_first ? DType::Int64 : DType::Int32,
+                  {.range = ValueRange{-3, 8}, .specials = false});
+         const int64_t op = it.integer(0, 4);
+         it.arg("op", std::vector<std::string>{"pow", "remainder", "floor_divide", "<<", ">>"}[op]);
+         it.lenient_on("ZeroDivisionError");
+         it.check([op](auto& x, const auto&) {
+           switch (op) {
+             case 0: return x[0].pow(x[1]);
+             case 1: return x[0].remainder(x[1]);
+             case 2: return x[0].floor_divide(x[1]);
+             case 3: return x[0].bitwise_left_shift(x[1].abs());
+             default: return x[0].bitwise_right_shift(x[1].abs());
+           }
+         });
+       },
+       kInt32OperandBug},
       binary("add_", [](auto& a, const auto& b) { return a.add_(b); }),
       binary("mul_", [](auto& a, const auto& b) { return a.mul_(b); }),
       binary("div_", [](auto& a, const auto& b) { return a.div_(b); }),
-      binary("copy_", [](auto& a, const auto& b) { return a.copy_(b); }),
       {"div rounding", Category::Binary, [](Iteration& it) {
          const Sizes a = it.shape();
-         it.input(a, it.dtype(), {.large = true});
-         it.input(it.broadcast_partner(a), it.dtype(), {.large = true});
+         // Finite operands: floor rounding is the remainders' known bug with infinite or huge ones.
+         DType da = it.dtype(), db = it.dtype();
+         if (is_int32_with_int64(da, db)) db = da = DType::Int64;  // kInt32OperandBug
+         it.input(a, da, {.infinities = false, .extremes = false});
+         it.input(it.broadcast_partner(a), db, {.infinities = false, .extremes = false});
          const std::string mode = it.pick(std::vector<std::string>{"trunc", "floor", "floor", "trunc", "round"});
          it.arg("rounding_mode", mode);
          it.lenient_on("ZeroDivisionError");
@@ -327,7 +438,7 @@ std::vector<Row> binary_rows() {
          const Sizes a = it.shape();
          it.input(it.broadcast_partner(a), it.chance(0.9) ? DType::Bool : it.dtype());
          it.input(a, it.dtype(), {.large = true});
-         it.input(it.broadcast_partner(a), it.dtype(), {.large = true});
+         it.input(it.chance(0.2) ? Sizes{} : it.broadcast_partner(a), it.dtype(), {.large = true});
          it.check([](auto& x, const auto& s) { return s.where(x[0], x[1], x[2]); });
        }},
       {"add alpha", Category::Binary, [](Iteration& it) {
@@ -342,7 +453,8 @@ std::vector<Row> binary_rows() {
       with_scalar("sub scalar", Category::Binary, [](const auto& t, const auto& v) { return t.sub(v); }),
       with_scalar("mul scalar", Category::Binary, [](const auto& t, const auto& v) { return t.mul(v); }),
       with_scalar("div scalar", Category::Binary, [](const auto& t, const auto& v) { return t.div(v); }),
-      with_scalar("remainder scalar", Category::Binary, [](const auto& t, const auto& v) { return t.remainder(v); }),
+      with_scalar("remainder scalar", Category::Binary, [](const auto& t, const auto& v) { return t.remainder(v); },
+                  Scalars::Finite),
       with_scalar("pow scalar", Category::Binary, [](const auto& t, const auto& v) { return t.pow(v); }),
       with_scalar("eq scalar", Category::Binary, [](const auto& t, const auto& v) { return t.eq(v); }),
       with_scalar("lt scalar", Category::Binary, [](const auto& t, const auto& v) { return t.lt(v); }),
@@ -357,10 +469,17 @@ std::vector<Row> reduction_rows() {
       reduction("mean", [](const auto& s, const auto& x, const Sizes& d, bool k) { return s.mean(x, d, k); }),
       reduction("amax", [](const auto&, const auto& x, const Sizes& d, bool k) { return x.amax(d, k); }),
       reduction("amin", [](const auto&, const auto& x, const Sizes& d, bool k) { return x.amin(d, k); }),
-      reduction("var", [](const auto& s, const auto& x, const Sizes& d, bool k) { return s.var(x, d, 1, k); }),
+      reduction("var", [](const auto& s, const auto& x, const Sizes& d, bool k) { return s.var(x, d, 1, k); }, true,
+                {.specials = false}),
       reduction("std correction 0", [](const auto& s, const auto& x, const Sizes& d, bool k) {
         return s.std(x, d, 0, k);
-      }),
+      }, true, {.specials = false}),
+      reduction("var of NaN and infinities", [](const auto& s, const auto& x, const Sizes& d, bool k) {
+        return s.var(x, d, 1, k);
+      }, true, {}, kVarianceInfBug),
+      reduction("std of NaN and infinities", [](const auto& s, const auto& x, const Sizes& d, bool k) {
+        return s.std(x, d, 0, k);
+      }, true, {}, kVarianceInfBug),
       reduction("norm", [](const auto& s, const auto& x, const Sizes& d, bool k) {
         return s.norm(x, ScalarValue(2.0), d, k);
       }),
@@ -508,7 +627,7 @@ std::vector<Row> view_rows() {
         it.arg("source", from);
         it.arg("destination", to);
         it.check([from, to](auto& x, const auto&) { return x[0].movedim(from, to); });
-      }, "TEMP"),
+      }),
       view_row("unbind", [](Iteration& it, const Sizes& shape) {
         const int64_t dim = it.dim(static_cast<int64_t>(shape.size()));
         it.arg("dim", dim);
@@ -566,7 +685,10 @@ std::vector<Row> indexing_rows() {
          const Sizes shape = it.shape(3);
          it.input(shape, it.dtype());
          const int64_t dim = it.dim(static_cast<int64_t>(shape.size()));
-         it.input_values(index_values(it, {it.integer(0, 5)}, size_of(shape, dim), false));
+         // A 0-dim self takes one index: LibTorch 1.13 returns a 0-dim tensor whatever the index's length,
+         // uninitialised for an empty index and written past its end (heap corruption) for a longer one.
+         const Sizes index_shape = shape.empty() ? Sizes{1} : Sizes{it.integer(0, 5)};
+         it.input_values(index_values(it, index_shape, size_of(shape, dim), false));
          it.arg("dim", dim);
          it.check([dim](auto& x, const auto&) { return x[0].index_select(dim, x[1]); });
        }},
@@ -646,12 +768,26 @@ std::vector<Row> indexing_rows() {
          it.input(value_shape, it.chance(0.85) ? dtype : it.dtype(), {.specials = false});
          it.arg("accumulate", accumulate);
          it.scale_tolerance(4);
+         it.refusal_allowed("more than one element of the written-to tensor");
          it.check([accumulate](auto& x, const auto& s) { return s.index_put_(x[0], {x[1]}, x[2], accumulate); });
        }},
+      {"index_put_ scalar", Category::Indexing, [](Iteration& it) {
+         Sizes shape = it.shape(3);
+         if (shape.empty()) shape = {4};
+         it.input(shape, it.dtype());
+         // Repeated rows are fine here: every write is the same value.
+         it.input_values(index_values(it, {it.integer(0, shape[0] + 1)}, shape[0], true));
+         const ScalarValue value = it.scalar();
+         it.arg("value", value);
+         it.refusal_allowed("more than one element of the written-to tensor");
+         it.check([value](auto& x, const auto& s) { return s.index_put_scalar(x[0], {x[1]}, value); });
+       }},
+      // Masks are bool: LibTorch 1.13 also takes integer masks that hold only 0 and 1 (deprecated), which
+      // ember refuses, as PyTorch 2 does.
       {"masked_fill scalar", Category::Indexing, [](Iteration& it) {
          const Sizes shape = it.shape();
          it.input(shape, it.dtype());
-         it.input(it.broadcast_partner(shape), it.chance(0.9) ? DType::Bool : it.dtype());
+         it.input(it.broadcast_partner(shape), DType::Bool);
          const ScalarValue value = it.scalar();
          it.arg("value", value);
          it.check([value](auto& x, const auto& s) { return x[0].masked_fill(x[1], s.scalar(value)); });
@@ -660,9 +796,21 @@ std::vector<Row> indexing_rows() {
          const Sizes shape = it.shape();
          it.input(shape, it.dtype());
          it.input(it.broadcast_partner(shape), DType::Bool);
-         it.input(it.chance(0.8) ? Sizes{} : it.shape(1), it.dtype());
+         // Values every dtype holds: an overflowing value tensor is the known bug below.
+         it.input(it.chance(0.8) ? Sizes{} : it.shape(1), it.dtype(), {.range = ValueRange{0, 100}, .specials = false});
+         it.refusal_allowed("more than one element of the written-to tensor");
          it.check([](auto& x, const auto&) { return x[0].masked_fill_(x[1], x[2]); });
        }},
+      {"masked_fill_ tensor that overflows", Category::Indexing, [](Iteration& it) {
+         const Sizes shape = it.shape();
+         it.input(shape, it.dtype());
+         it.input(it.broadcast_partner(shape), DType::Bool);
+         it.input({}, it.dtype(), {.large = true});
+         it.check([](auto& x, const auto&) { return x[0].masked_fill_(x[1], x[2]); });
+       },
+       "a deliberate deviation (tensor/masking.cpp): masked_fill converts a 0-dim value tensor the dtype "
+       "cannot hold (1e40 into float32, 300 into int8, NaN into int32) as a cast does, where PyTorch reads "
+       "the value (item(), a host read ember avoids) and refuses: value cannot be converted ... overflow"},
       {"index_fill_", Category::Indexing, [](Iteration& it) {
          const Sizes shape = it.shape(3);
          it.input(shape, it.dtype());
@@ -671,6 +819,7 @@ std::vector<Row> indexing_rows() {
          const ScalarValue value = it.scalar();
          it.arg("dim", dim);
          it.arg("value", value);
+         it.refusal_allowed("more than one element of the written-to tensor");
          it.check([dim, value](auto& x, const auto& s) { return x[0].index_fill_(dim, x[1], s.scalar(value)); });
        }},
       {"index_add_", Category::Indexing, [](Iteration& it) {
@@ -690,6 +839,23 @@ std::vector<Row> indexing_rows() {
          it.arg("alpha", alpha);
          it.scale_tolerance(4);
          it.check([dim, alpha](auto& x, const auto& s) { return x[0].index_add_(dim, x[1], x[2], s.scalar(alpha)); });
+       }},
+      {"index_copy_", Category::Indexing, [](Iteration& it) {
+         Sizes shape = it.shape(3);
+         if (shape.empty()) shape = {3};
+         const DType dtype = it.dtype();
+         it.input(shape, dtype);
+         const int64_t dim = it.dim(static_cast<int64_t>(shape.size()), 0.05);
+         const int64_t d = wrapped(dim, static_cast<int64_t>(shape.size()));
+         // Distinct indices: which copy lands where one repeats is unspecified.
+         const int64_t count = it.integer(0, shape[d]);
+         it.input_values(distinct_index(it, {count}, 0, shape[d]));
+         Sizes source_shape = shape;
+         source_shape[d] = it.chance(0.9) ? count : count + 1;
+         it.input(source_shape, it.chance(0.9) ? dtype : it.dtype());
+         it.arg("dim", dim);
+         it.refusal_allowed("more than one element of the written-to tensor");
+         it.check([dim](auto& x, const auto&) { return x[0].index_copy_(dim, x[1], x[2]); });
        }},
       {"take", Category::Indexing, [](Iteration& it) {
          const Sizes shape = it.shape();
@@ -739,11 +905,24 @@ std::vector<Row> factory_rows() {
          it.check([sizes, value, dtype](auto&, const auto& s) { return s.full(sizes, value, dtype); });
        }},
       {"arange", Category::Factory, [dtype_or_default](Iteration& it) {
-         const ScalarValue start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : it.scalar();
-         const ScalarValue end = it.chance(0.7) ? ScalarValue(it.integer(-20, 40)) : it.scalar();
-         const ScalarValue step = it.chance(0.5) ? ScalarValue(it.integer(-3, 3))
-                                  : it.chance(0.5) ? ScalarValue(it.pick(std::vector<double>{0.5, -0.25, 1.5, 0.1}))
-                                                   : it.scalar();
+         const auto real = [](const ScalarValue& v) { return std::visit([](auto x) { return double(x); }, v); };
+         ScalarValue start, end, step;
+         // Redrawn while the count is one LibTorch could allocate but not fill in a test's time (over
+         // 10^5 elements, under 10^13); above, both refuse.
+         double count = 0;
+         do {
+           start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : it.scalar();
+           end = it.chance(0.7) ? ScalarValue(it.integer(-20, 40)) : it.scalar();
+           step = it.chance(0.5)   ? ScalarValue(it.integer(-3, 3))
+                  : it.chance(0.5) ? ScalarValue(it.pick(std::vector<double>{0.5, -0.25, 1.5, 0.1}))
+                                   : it.scalar();
+           // LibTorch counts an int64 arange as (end - start + step - sign) / step in int64, which wraps
+           // for steps near the int64 limits (counting 0 elements where there is 1).
+           if (const int64_t* s = std::get_if<int64_t>(&step); s && (*s > (int64_t{1} << 40) || *s < -(int64_t{1} << 40))) {
+             step = int64_t{7};
+           }
+           count = std::abs((real(end) - real(start)) / real(step));
+         } while (count > 1e5 && count < 1e13);
          const std::optional<DType> dtype = dtype_or_default(it);
          it.arg("start", start);
          it.arg("end", end);
@@ -752,12 +931,20 @@ std::vector<Row> factory_rows() {
          it.check([start, end, step, dtype](auto&, const auto& s) { return s.arange(start, end, step, dtype); });
        }},
       {"linspace", Category::Factory, [dtype_or_default](Iteration& it) {
-         const ScalarValue start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : it.scalar();
-         const ScalarValue end = it.chance(0.7) ? ScalarValue(it.integer(-20, 40) / 2.0) : it.scalar();
+         // Finite bounds: with an infinite one LibTorch's two-sided formula gives NaN here and there
+         // (0 * inf), ember infinities; neither means more.
+         const auto bound = [&](ScalarValue v) {
+           const double* d = std::get_if<double>(&v);
+           return d && std::isinf(*d) ? ScalarValue(1.5) : v;
+         };
+         const ScalarValue start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : bound(it.scalar());
+         const ScalarValue end = it.chance(0.7) ? ScalarValue(it.integer(-20, 40) / 2.0) : bound(it.scalar());
          const int64_t steps = it.chance(0.9) ? it.integer(0, 40) : it.pick(Sizes{-1, int64_t{1} << 42});
-         // Integer linspace truncates a float value in LibTorch; large values leave float's precision.
+         // Floating dtypes: LibTorch 1.13's CPU linspace into an integer dtype mixes a vectorised and a
+         // scalar formula, giving [-5, -4, -4, -3, ..., -1, 0, 0, ...] for (-5, 7.5, 36), which no rule
+         // reproduces (ember truncates start + i * step).
          const std::optional<DType> dtype = it.chance(0.8) ? std::optional<DType>(it.dtype(
-             {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16, DType::Int32, DType::Int64}))
+             {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}))
                                                             : std::nullopt;
          it.arg("start", start);
          it.arg("end", end);
@@ -940,15 +1127,16 @@ class FuzzTest : public BackendTest {
   }
 };
 
-TEST_P(FuzzTest, Unary) { fuzz(Category::Unary, 1000, 60); }
-TEST_P(FuzzTest, Binary) { fuzz(Category::Binary, 2000, 80); }
-TEST_P(FuzzTest, Reduction) { fuzz(Category::Reduction, 3000, 60); }
-TEST_P(FuzzTest, View) { fuzz(Category::View, 4000, 70); }
-TEST_P(FuzzTest, Indexing) { fuzz(Category::Indexing, 5000, 60); }
-TEST_P(FuzzTest, Factory) { fuzz(Category::Factory, 6000, 50); }
-TEST_P(FuzzTest, Joining) { fuzz(Category::Joining, 7000, 30); }
-TEST_P(FuzzTest, Matmul) { fuzz(Category::Matmul, 8000, 40); }
-TEST_P(FuzzTest, Cast) { fuzz(Category::Cast, 9000, 40); }
+// About 1000 iterations: a few seconds on lavapipe.
+TEST_P(FuzzTest, Unary) { fuzz(Category::Unary, 1000, 150); }
+TEST_P(FuzzTest, Binary) { fuzz(Category::Binary, 2000, 200); }
+TEST_P(FuzzTest, Reduction) { fuzz(Category::Reduction, 3000, 120); }
+TEST_P(FuzzTest, View) { fuzz(Category::View, 4000, 150); }
+TEST_P(FuzzTest, Indexing) { fuzz(Category::Indexing, 5000, 150); }
+TEST_P(FuzzTest, Factory) { fuzz(Category::Factory, 6000, 80); }
+TEST_P(FuzzTest, Joining) { fuzz(Category::Joining, 7000, 60); }
+TEST_P(FuzzTest, Matmul) { fuzz(Category::Matmul, 8000, 80); }
+TEST_P(FuzzTest, Cast) { fuzz(Category::Cast, 9000, 80); }
 
 // The rows left out of the draw for a bug that is known and not fixed yet, named here.
 TEST_P(FuzzTest, KnownBugs) {
