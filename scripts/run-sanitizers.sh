@@ -29,9 +29,10 @@ fi
 [ "$mode" = build ] && exit 0
 
 # halt_on_error: the first report ends the run with a non-zero status, so nothing scrolls past.
-# detect_leaks=0: LeakSanitizer reports allocations that the Vulkan loader, the validation layers and
-# lavapipe's LLVM keep until exit on purpose (global caches freed by nobody), which would bury ember's
-# own reports; leaks of device memory are what ember's allocator tests check instead.
+# detect_leaks=0: LeakSanitizer fails even a single passing test (exit 1) with blocks that lavapipe or
+# the validation layers allocated and never free, reported from "<unknown module>" because the Vulkan
+# loader has unloaded them by exit; ember's own leaks of device memory are what its allocator tests
+# check instead.
 # allocator_may_return_null=1: the tests ask LibTorch (and lavapipe) for impossible sizes on purpose
 # (2^42 elements) and expect an exception; ASan's default is to abort on such a request.
 # UBSan's checks are recoverable by default; halt_on_error makes each report fatal, with its stack.

@@ -24,6 +24,15 @@ using detail::wants_grad;
 
 constexpr BinaryKind kArithmetic = BinaryKind::Arithmetic;
 
+// PyTorch computes x ** 0.5 and x ** -0.5 as sqrt and rsqrt, which differ from pow at -inf and -0
+// (sqrt(-inf) is NaN, pow(-inf, 0.5) inf).
+std::optional<UnaryOp> root_for(Scalar exponent) {
+  if (!exponent.is_floating_point()) return std::nullopt;
+  if (exponent.to_double() == 0.5) return UnaryOp::Sqrt;
+  if (exponent.to_double() == -0.5) return UnaryOp::Rsqrt;
+  return std::nullopt;
+}
+
 }  // namespace
 
 // ---- + - * / ----
@@ -196,7 +205,8 @@ Tensor Tensor::pow(const Tensor& e) const {
 
 Tensor Tensor::pow(Scalar e) const {
   Record rec("PowBackward0", {this});
-  Tensor out = binary(BinaryOp::Pow, kArithmetic, *this, e);
+  const std::optional<UnaryOp> root = root_for(e);
+  Tensor out = root ? detail::unary(*root, detail::UnaryKind::Floating, *this) : binary(BinaryOp::Pow, kArithmetic, *this, e);
   if (!rec) return out;
   rec.save(*this);
   return rec.finish(out, [e](FunctionNode& node, const tensor_list& g) {
@@ -375,8 +385,13 @@ Tensor& Tensor::pow_(const Tensor& exponent) {
 }
 
 Tensor& Tensor::pow_(Scalar exponent) {
-  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.pow(exponent); },
-                         [&] { detail::binary_(BinaryOp::Pow, kArithmetic, *this, exponent); });
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.pow(exponent); }, [&] {
+    if (const std::optional<UnaryOp> root = root_for(exponent)) {
+      detail::unary_(*root, detail::UnaryKind::Floating, *this);
+    } else {
+      detail::binary_(BinaryOp::Pow, kArithmetic, *this, exponent);
+    }
+  });
 }
 
 // ---- lerp, addcmul, addcdiv ----

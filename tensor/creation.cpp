@@ -129,7 +129,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
     const __int128 a = first.to_int64(), b = last.to_int64(), c = stride.to_int64();
     count_d = static_cast<double>((b - a + c - (c > 0 ? 1 : -1)) / c);
   }
-  if (!(count_d >= 0 && count_d <= static_cast<double>(std::numeric_limits<int64_t>::max()))) {
+  // (< rather than PyTorch's <=: INT64_MAX rounds up to 2^63 in double, which no int64 holds)
+  if (!(count_d >= 0 && count_d < static_cast<double>(std::numeric_limits<int64_t>::max()))) {
     throw Error("invalid size, possible overflow?");
   }
   const auto count = static_cast<int64_t>(count_d);

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/half.h"
+
 namespace ember::detail {
 
 Scalar scalar_in(Scalar value, DType compute) {
@@ -107,14 +109,29 @@ UnaryArgs unary_args(UnaryArgs parameters, const TensorRef& out, const TensorRef
 // tensors (-3 must become 253 before it is compared or divided). Such an operand is converted first, as
 // PyTorch converts every operand to the common dtype; the copy (undefined when none is needed) must live
 // until the kernel is launched.
+// The same goes for float16 and bfloat16, which the kernels compute in float32: an operand of another
+// dtype must be rounded to them first (int32 2049 is 2048 in float16).
+bool is_half(DType dtype) { return dtype == DType::Float16 || dtype == DType::BFloat16; }
+
 Tensor converted_copy(const TensorOrScalar& x, DType compute) {
-  const bool needed = x.tensor && promote_types(x.tensor->dtype(), compute) != compute;
+  const bool needed = x.tensor && (promote_types(x.tensor->dtype(), compute) != compute ||
+                                   (is_half(compute) && x.tensor->dtype() != compute));
   return needed ? x.tensor->to(compute) : Tensor();
+}
+
+// A scalar operand as PyTorch's wrapped number becomes once converted to the compute dtype: rounded to
+// float16 or bfloat16 (0.1 is 0.0999755859375 in float16, which must compare equal to it).
+Scalar scalar_operand(Scalar value, DType compute) {
+  if (compute == DType::Float16) return double(half_bits_to_float(float_to_half_bits(float(value.to_double()))));
+  if (compute == DType::BFloat16) {
+    return double(bfloat16_bits_to_float(float_to_bfloat16_bits(float(value.to_double()))));
+  }
+  return scalar_in(value, compute);
 }
 
 Operand operand(const TensorOrScalar& x, const Tensor& copy, IntArrayRef shape, DType compute) {
   if (copy.defined()) return Operand(copy.ref(shape));
-  return x.tensor ? Operand(x.tensor->ref(shape)) : Operand(scalar_in(*x.scalar, compute));
+  return x.tensor ? Operand(x.tensor->ref(shape)) : Operand(scalar_operand(*x.scalar, compute));
 }
 
 }  // namespace

@@ -506,18 +506,26 @@ Iteration::TorchRun Iteration::run_torch(const TorchCall& call, bool widen) cons
   std::vector<at::ScalarType> with_dims, zero_dim;
   for (const Input& in : inputs_) {
     const at::ScalarType type = in.base.scalar_type();
-    at::Tensor base = widen && is_half(type) ? in.base.to(at::kFloat) : in.base.clone();
+    if (at::isFloatingType(type)) (in.torch_view(in.base).dim() > 0 ? with_dims : zero_dim).push_back(type);
+  }
+  const std::vector<at::ScalarType>& deciding = with_dims.empty() ? zero_dim : with_dims;
+  const bool one_half_type = !deciding.empty() && is_half(deciding.front()) &&
+                             std::all_of(deciding.begin(), deciding.end(),
+                                         [&](at::ScalarType t) { return t == deciding.front(); });
+  if (widen && one_half_type) side.half_seen = deciding.front();
+  if (widen && !one_half_type && !deciding.empty()) side.float_seen = true;
+  for (const Input& in : inputs_) {
+    const at::ScalarType type = in.base.scalar_type();
+    at::Tensor base = in.base.clone();
+    if (widen && is_half(type)) base = base.to(at::kFloat);
     run.bases.push_back(base);
     run.inputs.push_back(in.torch_view(base));
-    if (at::isFloatingType(type)) (run.inputs.back().dim() > 0 ? with_dims : zero_dim).push_back(type);
-  }
-  if (widen) {
-    const std::vector<at::ScalarType>& deciding = with_dims.empty() ? zero_dim : with_dims;
-    const bool one_half_type = !deciding.empty() && is_half(deciding.front()) &&
-                               std::all_of(deciding.begin(), deciding.end(),
-                                           [&](at::ScalarType t) { return t == deciding.front(); });
-    if (one_half_type) side.half_seen = deciding.front();
-    else if (!deciding.empty()) side.float_seen = true;
+    if (widen && one_half_type && !is_half(type) && at::isFloatingType(type)) {
+      // A 0-dim operand of another floating dtype is first converted to the half dtype, as PyTorch
+      // converts every operand to the common dtype. The rounded copy is the operand only: the op does
+      // not write it (its result is half), and its storage must still compare equal to ember's.
+      run.inputs.back() = run.inputs.back().to(*side.half_seen).to(at::kFloat);
+    }
   }
   std::vector<at::Tensor> arguments = run.inputs;  // the call may rebind its copies of the handles
   SilentWarnings silent;

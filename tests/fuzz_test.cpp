@@ -166,7 +166,7 @@ Row along_dim(std::string name, F f) {
           }};
 }
 
-// A view op with arguments drawn from the input's shape by `draw`, which returns the call.
+// A view op whose arguments `draw` draws from the input's shape before it makes the call.
 template <class Draw>
 Row view_row(std::string name, Draw draw) {
   return {std::move(name), Category::View, [draw](Iteration& it) {
@@ -917,9 +917,12 @@ std::vector<Row> factory_rows() {
                   : it.chance(0.5) ? ScalarValue(it.pick(std::vector<double>{0.5, -0.25, 1.5, 0.1}))
                                    : it.scalar();
            // LibTorch counts an int64 arange as (end - start + step - sign) / step in int64, which wraps
-           // for steps near the int64 limits (counting 0 elements where there is 1).
-           if (const int64_t* s = std::get_if<int64_t>(&step); s && (*s > (int64_t{1} << 40) || *s < -(int64_t{1} << 40))) {
-             step = int64_t{7};
+           // for bounds or steps near the int64 limits: it counts 0 elements where there is 1, or traps
+           // (SIGFPE) dividing INT64_MIN by -1.
+           for (ScalarValue* v : {&start, &end, &step}) {
+             if (const int64_t* i = std::get_if<int64_t>(v); i && (*i > (int64_t{1} << 40) || *i < -(int64_t{1} << 40))) {
+               *v = int64_t{7};
+             }
            }
            count = std::abs((real(end) - real(start)) / real(step));
          } while (count > 1e5 && count < 1e13);
