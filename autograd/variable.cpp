@@ -113,6 +113,20 @@ Tensor Tensor::detach() const {
   return Tensor(std::move(impl));
 }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  if (!new_data.defined()) throw Error("set_data: new_data is an undefined tensor");
+  if (requires_grad() && !new_data.is_floating_point()) {
+    throw Error("data set to a tensor that requires gradients must be floating point or complex dtype");
+  }
+  TensorImpl& self = impl();
+  self.storage = new_data.storage();
+  self.sizes = new_data.sizes().vec();
+  self.strides = new_data.strides().vec();
+  self.storage_offset = new_data.storage_offset();
+  self.dtype = new_data.dtype();
+  self.view_base = nullptr;
+}
+
 Tensor& Tensor::detach_() {
   if (impl().view_base && impl().view_base->autograd && impl().view_base->autograd->grad_fn) {
     throw Error("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "

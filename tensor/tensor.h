@@ -125,6 +125,10 @@ class Tensor {
   Tensor detach() const;
   Tensor& detach_();
   Tensor data() const { return detach(); }
+  // Tensor.data = new_data: this tensor (every handle to it) now views new_data's memory, with its
+  // sizes, dtype and device; its autograd state (requires_grad, grad, hooks) stays. Module::to uses it
+  // so that handles to a parameter held elsewhere see the moved parameter.
+  void set_data(const Tensor& new_data) const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
   // `hook` sees this tensor's gradient during backward and may return a replacement (or an undefined

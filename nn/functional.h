@@ -1,0 +1,3 @@
+#pragma once
+// Every nn::functional op (LibTorch's torch/nn/functional.h): `namespace F = ember::nn::functional;`.
+#include "nn/functional/linear.h"

@@ -1,0 +1,8 @@
+#pragma once
+// Every module and container (LibTorch's torch/nn/modules.h).
+#include "nn/modules/container/any_module.h"
+#include "nn/modules/container/module_dict.h"
+#include "nn/modules/container/module_list.h"
+#include "nn/modules/container/parameter_list.h"
+#include "nn/modules/container/sequential.h"
+#include "nn/modules/linear.h"
