@@ -48,3 +48,10 @@ class InferenceMode {
 };
 
 }  // namespace ember::autograd
+
+namespace ember {
+// LibTorch spells the guards torch::NoGradGuard, torch::AutoGradMode and torch::InferenceMode.
+using autograd::AutoGradMode;
+using autograd::InferenceMode;
+using autograd::NoGradGuard;
+}  // namespace ember

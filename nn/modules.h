@@ -5,4 +5,7 @@
 #include "nn/modules/container/module_list.h"
 #include "nn/modules/container/parameter_list.h"
 #include "nn/modules/container/sequential.h"
+#include "nn/modules/embedding.h"
+#include "nn/modules/functional.h"
 #include "nn/modules/linear.h"
+#include "nn/modules/loss.h"

@@ -121,6 +121,13 @@ bool equal(const Tensor& a, const Tensor& b) {
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   return a.isclose(b, rtol, atol, equal_nan).all().item<bool>();
 }
+
+bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return ember::allclose(*this, other, rtol, atol, equal_nan);
+}
+
 Tensor isinf(const Tensor& x) { return x.isinf(); }
 Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
 Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }

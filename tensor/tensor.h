@@ -350,6 +350,9 @@ class Tensor {
   Tensor isfinite() const;
   // Elementwise |self - other| <= atol + rtol |other| (or equal), as torch.isclose.
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  // Tensor.equal and Tensor.allclose: one answer for the whole tensor (waits for the device).
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;

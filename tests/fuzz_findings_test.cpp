@@ -13,17 +13,9 @@ class FuzzFindingsTest : public BackendTest {
   Tensor from(const at::Tensor& t) { return from_torch(t, device); }
   TensorOptions on(DType dtype) const { return TensorOptions().dtype(dtype).device(device); }
 
-  // The first line of LibTorch's error for `f`, which must throw (its overflow checks throw a
-  // std::runtime_error, the rest c10::Error).
+  // The first line of LibTorch's error for `f`, which must throw.
   static std::string torch_error(const std::function<void()>& f) {
-    std::string message = "(LibTorch did not throw)";
-    try {
-      f();
-    } catch (const c10::Error& e) {
-      message = e.what_without_backtrace();
-    } catch (const std::exception& e) {
-      message = e.what();
-    }
+    const std::string message = ::ember::test::torch_error(f);
     return message.substr(0, message.find('\n'));
   }
 };

@@ -14,12 +14,11 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "tests/python_oracle.h"
 #include "test_support.h"
 
 namespace ember::test {
 namespace {
-
-constexpr const char* kPython = "/usr/bin/python3";
 
 // Deterministic values; their exact bits do not matter, since PyTorch receives the same values.
 std::vector<double> normal_values(size_t count, double scale, uint64_t seed) {
@@ -219,23 +218,6 @@ struct Oracle {
   std::vector<std::optional<std::string>> reprs;  // nullopt where the case cannot run on this device
   std::vector<std::string> skip_reasons;
 };
-
-std::string run_python(const std::string& script) {
-  char path[] = "/tmp/ember-printing-XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0) return "NO-TORCH cannot create a temporary file";
-  close(fd);
-  std::ofstream(path) << script;
-  std::string output;
-  if (FILE* pipe = popen((std::string(kPython) + " " + path + " 2>&1").c_str(), "r")) {
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-    pclose(pipe);
-  }
-  std::remove(path);
-  return output;
-}
 
 const Oracle& oracle() {
   static const Oracle result = [] {

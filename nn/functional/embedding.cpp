@@ -1,0 +1,126 @@
+#include "nn/functional/embedding.h"
+
+#include "autograd/record.h"
+#include "runtime/error.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+using autograd::FunctionNode;
+using autograd::tensor_list;
+
+void check_indices(const Tensor& input, const char* op) {
+  if (input.dtype() != kInt64 && input.dtype() != kInt32) {
+    throw Error("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+                "got " + std::string(dtype_name(input.dtype())) + " instead (while checking arguments for " + op + ")");
+  }
+}
+
+std::optional<int64_t> normalized_padding_idx(std::optional<int64_t> padding_idx, const Tensor& weight) {
+  if (!padding_idx) return std::nullopt;
+  if (*padding_idx >= weight.size(0)) throw Error("Padding_idx must be within num_embeddings");
+  if (*padding_idx < -weight.size(0)) throw Error("Padding_idx must be within num_embeddings");
+  return *padding_idx < 0 ? *padding_idx + weight.size(0) : *padding_idx;
+}
+
+// Scales the rows of `weight` that `input` picks down to norm max_norm where they exceed it, as
+// torch.embedding_renorm_ does (no gradient flows through it).
+void renorm_rows(const Tensor& weight, const Tensor& input, double max_norm, double norm_type) {
+  NoGradGuard no_grad;
+  const Tensor rows = input.flatten().to(kInt64);
+  const Tensor picked = weight.index_select(0, rows);
+  const Tensor norms = picked.norm(norm_type, {1}, true);
+  const Tensor scale = where(norms > max_norm, max_norm / (norms + 1e-7), ones_like(norms));
+  Tensor mutable_weight = weight;
+  mutable_weight.index_copy_(0, rows, picked * scale);
+}
+
+// The gradient of weight: each output row's gradient added into the row it came from.
+Tensor embedding_weight_grad(const Tensor& grad, const Tensor& indices, int64_t num_weights,
+                             std::optional<int64_t> padding_idx, bool scale_grad_by_freq) {
+  const int64_t dim = grad.size(-1);
+  const Tensor rows = indices.flatten().to(kInt64);
+  Tensor grad_rows = grad.reshape({-1, dim});
+  if (scale_grad_by_freq) {
+    const Tensor counts = zeros({num_weights}, TensorOptions().dtype(grad.dtype()).device(grad.device()))
+                              .index_add(0, rows, ones({rows.numel()}, TensorOptions().dtype(grad.dtype()).device(grad.device())));
+    grad_rows = grad_rows / counts.index_select(0, rows).unsqueeze(1);
+  }
+  if (padding_idx) grad_rows = grad_rows.masked_fill(rows.eq(*padding_idx).unsqueeze(1), 0);
+  return zeros({num_weights, dim}, TensorOptions().dtype(grad.dtype()).device(grad.device())).index_add(0, rows, grad_rows);
+}
+
+}  // namespace
+
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  check_indices(input, "embedding");
+  if (weight.dim() != 2) throw Error("'weight' must be 2-D");
+  if (options.sparse()) throw UnsupportedError("embedding: sparse gradients are not supported by ember");
+  const std::optional<int64_t> padding_idx = normalized_padding_idx(options.padding_idx(), weight);
+  if (options.max_norm()) renorm_rows(weight, input, *options.max_norm(), options.norm_type());
+  autograd::Record rec("EmbeddingBackward0", {&weight});
+  std::vector<int64_t> out_shape = input.sizes().vec();
+  out_shape.push_back(weight.size(1));
+  Tensor out = weight.index_select(0, input.flatten()).view(out_shape);
+  if (!rec) return out;
+  rec.save(input);
+  const int64_t num_weights = weight.size(0);
+  const bool scale_grad_by_freq = options.scale_grad_by_freq();
+  return rec.finish(out, [num_weights, padding_idx, scale_grad_by_freq](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{embedding_weight_grad(g[0], node.saved(0), num_weights, padding_idx, scale_grad_by_freq)};
+  });
+}
+
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options) {
+  check_indices(input, "embedding_bag");
+  if (weight.dim() != 2) throw Error("'weight' must be 2-D");
+  const Tensor& per_sample_weights = options.per_sample_weights();
+  if (per_sample_weights.defined() && !std::holds_alternative<enumtype::kSum>(options.mode())) {
+    throw Error("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+                "(got mode='" + std::string(enum_name(options.mode())) + "'). Please open a feature request on GitHub.");
+  }
+  Tensor indices = input, offsets = options.offsets();
+  if (input.dim() == 2) {
+    if (offsets.defined()) throw Error("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+                                       "of fixed length sequences. However, found offsets of type Tensor");
+    offsets = arange(0, input.numel(), input.size(1), TensorOptions().dtype(input.dtype()).device(input.device()));
+    indices = input.reshape({-1});
+  } else if (input.dim() == 1) {
+    if (!offsets.defined()) throw Error("offsets has to be a 1D Tensor but got None");
+    if (offsets.dim() != 1) throw Error("offsets has to be a 1D Tensor");
+  } else {
+    throw Error("input has to be 1D or 2D Tensor, but got Tensor of dimension " + std::to_string(input.dim()));
+  }
+  const std::optional<int64_t> padding_idx = normalized_padding_idx(options.padding_idx(), weight);
+  const int64_t bags = options.include_last_offset() ? offsets.size(0) - 1 : offsets.size(0);
+  const auto on_device = TensorOptions().device(weight.device());
+  // Each index's bag: how many offsets are at or before its position, less one.
+  const Tensor positions = arange(indices.numel(), on_device.dtype(kInt64));
+  const Tensor bag_of = positions.unsqueeze(1).ge(offsets.to(kInt64).narrow(0, 0, bags).unsqueeze(0)).sum({1}) - 1;
+  Tensor rows = embedding(indices, weight, EmbeddingFuncOptions()
+                                               .max_norm(options.max_norm())
+                                               .norm_type(options.norm_type())
+                                               .scale_grad_by_freq(options.scale_grad_by_freq()));
+  if (per_sample_weights.defined()) rows = rows * per_sample_weights.unsqueeze(1);
+  Tensor counted = ones({indices.numel()}, on_device.dtype(weight.dtype()));
+  if (padding_idx) {
+    const Tensor padding = indices.eq(*padding_idx);
+    rows = rows.masked_fill(padding.unsqueeze(1), 0);
+    counted = counted.masked_fill(padding, 0);
+  }
+  const Tensor empty_bags = zeros({bags, weight.size(1)}, on_device.dtype(weight.dtype()));
+  if (std::holds_alternative<enumtype::kMax>(options.mode())) {
+    Tensor kept = padding_idx ? bag_of.masked_fill(indices.eq(*padding_idx), bags) : bag_of;
+    // Padding rows go to a bag past the last, which is dropped.
+    Tensor with_spare = zeros({bags + 1, weight.size(1)}, on_device.dtype(weight.dtype()))
+                            .scatter_reduce(0, kept.unsqueeze(1).expand(rows.sizes()), rows, "amax", false);
+    return with_spare.narrow(0, 0, bags);
+  }
+  Tensor sums = empty_bags.index_add(0, bag_of, rows);
+  if (std::holds_alternative<enumtype::kSum>(options.mode())) return sums;
+  const Tensor counts = zeros({bags}, on_device.dtype(weight.dtype())).index_add(0, bag_of, counted);
+  return sums / counts.clamp_min(1).unsqueeze(1);
+}
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,119 @@
+// Loss modules, and what the rows in tests/ops/loss.cpp cannot say: error messages, buffers, and
+// gaussian_nll_loss, which LibTorch's C++ API lacks (Python is its oracle).
+#include <torch/torch.h>
+
+#include "ember.h"
+#include "tests/oracle.h"
+#include "tests/python_oracle.h"
+#include "tests/test_support.h"
+
+namespace ember::test {
+namespace {
+
+namespace F = ember::nn::functional;
+
+class LossTest : public BackendTest {
+ protected:
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
+};
+
+TEST_P(LossTest, ModulesCallTheirFunctional) {
+  const at::Tensor x = random_torch({4, 3}, kFloat32, 1), y = random_torch({4, 3}, kFloat32, 2);
+  EXPECT_TENSOR_EQ(nn::MSELoss(ember::kSum)(from(x), from(y)), torch::nn::MSELoss(torch::kSum)(x, y));
+  EXPECT_TENSOR_EQ(nn::L1Loss()(from(x), from(y)), torch::nn::L1Loss()(x, y));
+  EXPECT_TENSOR_EQ(nn::HuberLoss(nn::HuberLossOptions().delta(0.3))(from(x), from(y)),
+                   torch::nn::HuberLoss(torch::nn::HuberLossOptions().delta(0.3))(x, y));
+  const at::Tensor logits = random_torch({4, 3}, kFloat32, 3), probabilities = at::rand({4, 3});
+  const at::Tensor pos_weight = at::rand({3}) + 0.5;
+  nn::BCEWithLogitsLoss ours(nn::BCEWithLogitsLossOptions().pos_weight(from(pos_weight)));
+  torch::nn::BCEWithLogitsLoss theirs(torch::nn::BCEWithLogitsLossOptions().pos_weight(pos_weight));
+  EXPECT_TENSOR_EQ(ours(from(logits), from(probabilities)), theirs(logits, probabilities));
+  // Weights are buffers, as Python registers them: they follow to() and appear in the state dict.
+  EXPECT_EQ(ours->state_dict().keys(), (std::vector<std::string>{"pos_weight"}));
+  ours->to(kFloat64);
+  EXPECT_EQ(ours->pos_weight.dtype(), kFloat64);
+  EXPECT_EQ(nn::MSELoss()->state_dict().size(), 0u);
+}
+
+TEST_P(LossTest, BadInputGetsPyTorchsMessage) {
+  const at::Tensor x = at::rand({3, 2}), y = at::rand({3});
+  expect_error<Error>([&] { F::binary_cross_entropy(from(x), from(y)); },
+                      torch_error([&] { torch::nn::functional::binary_cross_entropy(x, y); }));
+  const at::Tensor classes = at::tensor({0, 1, 1}, at::kLong);
+  expect_error<Error>([&] { F::multi_margin_loss(from(x), from(classes), F::MultiMarginLossFuncOptions().p(3)); },
+                      torch_error([&] {
+                        torch::nn::functional::multi_margin_loss(x, classes,
+                                                                 torch::nn::functional::MultiMarginLossFuncOptions().p(3));
+                      }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LossTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+TEST(LossPythonTest, GaussianNllLossAndReprsMatchPyTorch) {
+  // Each case: PyTorch's expression over x, y and var, and ember's.
+  struct Case {
+    std::string python;
+    std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)> ember;
+    std::vector<int64_t> var_shape;
+  };
+  const std::vector<Case> cases = {
+      {"F.gaussian_nll_loss(x, y, v)", [](auto& x, auto& y, auto& v) { return F::gaussian_nll_loss(x, y, v); }, {4, 3}},
+      {"F.gaussian_nll_loss(x, y, v, full=True, reduction='sum')",
+       [](auto& x, auto& y, auto& v) {
+         return F::gaussian_nll_loss(x, y, v, F::GaussianNLLLossFuncOptions().full(true).reduction(ember::kSum));
+       },
+       {4}},
+      {"F.gaussian_nll_loss(x, y, v, reduction='none', eps=0.5)",
+       [](auto& x, auto& y, auto& v) {
+         return F::gaussian_nll_loss(x, y, v, F::GaussianNLLLossFuncOptions().eps(0.5).reduction(ember::kNone));
+       },
+       {4, 1}},
+  };
+  std::string script = "import torch.nn.functional as F\n";
+  std::vector<Tensor> ours;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const at::Tensor x = random_torch({4, 3}, kFloat64, 10 + i), y = random_torch({4, 3}, kFloat64, 20 + i);
+    const at::Tensor v = random_torch(cases[i].var_shape, kFloat64, 30 + i, 0.1, 2);
+    auto literal = [](const at::Tensor& t) {
+      std::ostringstream out;
+      out.precision(17);
+      out << "torch.tensor([";
+      const at::Tensor flat = t.flatten();
+      for (int64_t j = 0; j < flat.numel(); ++j) out << flat[j].item<double>() << ",";
+      out << "], dtype=torch.float64).reshape(" << c10::str(t.sizes()) << ")";
+      return out.str();
+    };
+    script += "x = " + literal(x) + "\ny = " + literal(y) + "\nv = " + literal(v) + "\n";
+    script += "print(repr(" + cases[i].python + ".flatten().tolist()))\nprint('@@END@@')\n";
+    const auto device = default_device();
+    ours.push_back(cases[i].ember(from_torch(x, device), from_torch(y, device), from_torch(v, device)));
+  }
+  const std::vector<std::pair<std::string, std::string>> reprs = {
+      {"torch.nn.MSELoss()", nn::MSELoss()->repr()},
+      {"torch.nn.BCEWithLogitsLoss()", nn::BCEWithLogitsLoss()->repr()},
+      {"torch.nn.TripletMarginLoss()", nn::TripletMarginLoss()->repr()},
+  };
+  for (const auto& [python, _] : reprs) script += "print(" + python + ")\nprint('@@END@@')\n";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), cases.size() + reprs.size()) << (answers.empty() ? "" : answers.back());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].python);
+    std::vector<double> expected;
+    std::string text = answers[i];
+    for (char& c : text) {
+      if (c == '[' || c == ']' || c == ',') c = ' ';
+    }
+    std::istringstream in(text);
+    for (double v; in >> v;) expected.push_back(v);
+    const std::vector<double> got = ours[i].flatten().to_vector<double>();
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t j = 0; j < got.size(); ++j) EXPECT_NEAR(got[j], expected[j], 1e-12 * (1 + std::abs(expected[j])));
+  }
+  for (size_t i = 0; i < reprs.size(); ++i) EXPECT_EQ(reprs[i].second, answers[cases.size() + i]);
+  expect_no_validation_messages();
+}
+
+}  // namespace
+}  // namespace ember::test

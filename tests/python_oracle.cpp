@@ -1,0 +1,52 @@
+#include "tests/python_oracle.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace ember::test {
+
+std::string run_python(const std::string& script) {
+  char path[] = "/tmp/ember-python-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return "NO-TORCH cannot create a temporary file";
+  close(fd);
+  std::ofstream(path) << script;
+  std::string output;
+  if (FILE* pipe = popen((std::string(kPython) + " " + path + " 2>&1").c_str(), "r")) {
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+    pclose(pipe);
+  }
+  std::remove(path);
+  return output;
+}
+
+std::vector<std::string> python_answers(const std::string& script, std::string& unavailable) {
+  if (access(kPython, X_OK) != 0) {
+    unavailable = std::string(kPython) + " is absent (install python3-torch)";
+    return {};
+  }
+  const std::string output = run_python("import torch\nprint('READY')\n" + script);
+  const size_t ready = output.find("READY\n");
+  if (ready == std::string::npos) {
+    unavailable = "PyTorch cannot be imported by " + std::string(kPython) + ": " + output.substr(0, 500);
+    return {};
+  }
+  std::vector<std::string> answers;
+  const std::string marker = "\n@@END@@\n";
+  for (size_t at = ready + 6;;) {
+    const size_t end = output.find(marker, at);
+    if (end == std::string::npos) {
+      if (at < output.size()) answers.push_back("(the script failed) " + output.substr(at, 3000));
+      break;
+    }
+    answers.push_back(output.substr(at, end - at));
+    at = end + marker.size();
+  }
+  return answers;
+}
+
+}  // namespace ember::test

@@ -1,0 +1,18 @@
+#pragma once
+// PyTorch's Python side as an oracle, for what LibTorch's C++ API lacks (reprs, state_dict messages):
+// one /usr/bin/python3 run (python3-torch) per test program part, since importing torch takes seconds.
+#include <string>
+#include <vector>
+
+namespace ember::test {
+
+inline constexpr const char* kPython = "/usr/bin/python3";
+
+// Runs `script` with /usr/bin/python3 and returns its stdout and stderr together.
+std::string run_python(const std::string& script);
+
+// Runs `script`, which prints each answer followed by a line "@@END@@". Returns the answers, or sets
+// `unavailable` when Python or torch is absent (tests skip saying so).
+std::vector<std::string> python_answers(const std::string& script, std::string& unavailable);
+
+}  // namespace ember::test
