@@ -94,33 +94,60 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   }
   const std::optional<int64_t> padding_idx = normalized_padding_idx(options.padding_idx(), weight);
   const int64_t bags = options.include_last_offset() ? offsets.size(0) - 1 : offsets.size(0);
-  const auto on_device = TensorOptions().device(weight.device());
-  // Each index's bag: how many offsets are at or before its position, less one.
-  const Tensor positions = arange(indices.numel(), on_device.dtype(kInt64));
-  const Tensor bag_of = positions.unsqueeze(1).ge(offsets.to(kInt64).narrow(0, 0, bags).unsqueeze(0)).sum({1}) - 1;
-  Tensor rows = embedding(indices, weight, EmbeddingFuncOptions()
-                                               .max_norm(options.max_norm())
-                                               .norm_type(options.norm_type())
-                                               .scale_grad_by_freq(options.scale_grad_by_freq()));
-  if (per_sample_weights.defined()) rows = rows * per_sample_weights.unsqueeze(1);
-  Tensor counted = ones({indices.numel()}, on_device.dtype(weight.dtype()));
-  if (padding_idx) {
-    const Tensor padding = indices.eq(*padding_idx);
-    rows = rows.masked_fill(padding.unsqueeze(1), 0);
-    counted = counted.masked_fill(padding, 0);
-  }
-  const Tensor empty_bags = zeros({bags, weight.size(1)}, on_device.dtype(weight.dtype()));
+  const int64_t dim = weight.size(1);
+  const auto like_weight = TensorOptions().dtype(weight.dtype()).device(weight.device());
+  const Tensor flat = indices.to(kInt64);
+  if (options.max_norm()) renorm_rows(weight, flat, *options.max_norm(), options.norm_type());
+  // Each index's bag: how many offsets are at or before its position, less one. Indices past the last
+  // bag (include_last_offset) and padding indices go to a spare bag `bags`, dropped at the end.
+  const Tensor positions = arange(flat.numel(), TensorOptions().dtype(kInt64).device(weight.device()));
+  Tensor bag_of = positions.unsqueeze(1).ge(offsets.to(kInt64).unsqueeze(0)).sum({1}) - 1;
+  bag_of = bag_of.clamp_max(bags);
+  if (padding_idx) bag_of = bag_of.masked_fill(flat.eq(*padding_idx), bags);
+  const Tensor in_bag = bag_of.lt(bags).to(weight.dtype());
+
+  autograd::Record rec("EmbeddingBagBackward0", {&weight, &per_sample_weights});
+  const Tensor rows = weight.index_select(0, flat);
+  Tensor result, row_scale, winners;
   if (std::holds_alternative<enumtype::kMax>(options.mode())) {
-    Tensor kept = padding_idx ? bag_of.masked_fill(indices.eq(*padding_idx), bags) : bag_of;
-    // Padding rows go to a bag past the last, which is dropped.
-    Tensor with_spare = zeros({bags + 1, weight.size(1)}, on_device.dtype(weight.dtype()))
-                            .scatter_reduce(0, kept.unsqueeze(1).expand(rows.sizes()), rows, "amax", false);
-    return with_spare.narrow(0, 0, bags);
+    const Tensor spread = bag_of.unsqueeze(1).expand(rows.sizes());
+    const Tensor maxima = zeros({bags + 1, dim}, like_weight).scatter_reduce(0, spread, rows, "amax", false);
+    result = maxima.narrow(0, 0, bags);
+    // The rows that gave each maximum get its gradient.
+    winners = rows.eq(maxima.gather(0, spread)).to(weight.dtype()) * in_bag.unsqueeze(1);
+  } else {
+    row_scale = per_sample_weights.defined() ? per_sample_weights * in_bag : in_bag;
+    if (std::holds_alternative<enumtype::kMean>(options.mode())) {
+      const Tensor counts = zeros({bags + 1}, like_weight).index_add(0, bag_of, in_bag);
+      row_scale = row_scale / counts.clamp_min(1).index_select(0, bag_of);
+    }
+    result = zeros({bags + 1, dim}, like_weight).index_add(0, bag_of, rows * row_scale.unsqueeze(1)).narrow(0, 0, bags);
   }
-  Tensor sums = empty_bags.index_add(0, bag_of, rows);
-  if (std::holds_alternative<enumtype::kSum>(options.mode())) return sums;
-  const Tensor counts = zeros({bags}, on_device.dtype(weight.dtype())).index_add(0, bag_of, counted);
-  return sums / counts.clamp_min(1).unsqueeze(1);
+  if (!rec) return result;
+  rec.save(flat);
+  rec.save(bag_of);
+  rec.save(winners.defined() ? winners : row_scale);
+  rec.save(weight);
+  rec.save(per_sample_weights);
+  rec.save(in_bag);
+  const bool max_mode = winners.defined();
+  const int64_t num_weights = weight.size(0);
+  const bool scale_grad_by_freq = options.scale_grad_by_freq();
+  return rec.finish(result, [max_mode, num_weights, scale_grad_by_freq](FunctionNode& node, const tensor_list& g) {
+    const Tensor flat = node.saved(0), bag_of = node.saved(1), scale = node.saved(2);
+    // The spare bag's gradient is zero: padding and out-of-range rows get none.
+    const Tensor grad_bags = cat({g[0], zeros({1, g[0].size(1)}, TensorOptions().dtype(g[0].dtype()).device(g[0].device()))});
+    const Tensor per_row = grad_bags.index_select(0, bag_of);
+    tensor_list grads(2);
+    if (node.needs_input_grad(0)) {
+      const Tensor weighted = max_mode ? per_row * scale : per_row * scale.unsqueeze(1);
+      grads[0] = embedding_weight_grad(weighted, flat, num_weights, std::nullopt, scale_grad_by_freq);
+    }
+    if (node.needs_input_grad(1)) {
+      grads[1] = (per_row * node.saved(3).index_select(0, flat)).sum({1}) * node.saved(5);
+    }
+    return grads;
+  });
 }
 
 }  // namespace ember::nn::functional

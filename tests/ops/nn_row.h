@@ -12,12 +12,12 @@ namespace ember::test {
 
 namespace ember_spelling {
 namespace F = ::ember::nn::functional;
-using ::ember::kBatchMean, ::ember::kMean, ::ember::kNone, ::ember::kSum;
+using ::ember::kBatchMean, ::ember::kMax, ::ember::kMean, ::ember::kNone, ::ember::kSum;
 }  // namespace ember_spelling
 
 namespace torch_spelling {
 namespace F = ::torch::nn::functional;
-using ::torch::kBatchMean, ::torch::kMean, ::torch::kNone, ::torch::kSum;
+using ::torch::kBatchMean, ::torch::kMax, ::torch::kMean, ::torch::kNone, ::torch::kSum;
 }  // namespace torch_spelling
 
 template <class EmberCall, class TorchCall>

@@ -1,0 +1,84 @@
+// Embedding modules against LibTorch's: padding rows, from_pretrained, max_norm's in-place renorm, and
+// Python's reprs.
+#include <torch/torch.h>
+
+#include "ember.h"
+#include "tests/oracle.h"
+#include "tests/python_oracle.h"
+#include "tests/test_support.h"
+
+namespace ember::test {
+namespace {
+
+class EmbeddingTest : public BackendTest {
+ protected:
+  Tensor from(const at::Tensor& t) { return from_torch(t, device); }
+};
+
+TEST_P(EmbeddingTest, PaddingRowStartsZeroAndGetsNoGradient) {
+  nn::Embedding table(nn::EmbeddingOptions(6, 4).padding_idx(-1));
+  EXPECT_EQ(*table->options.padding_idx(), 5);
+  EXPECT_EQ(table->weight.select(0, 5).abs().sum().item<float>(), 0.0f);
+  table->to(device);
+  const at::Tensor indices = at::tensor({5, 1, 5, 2}, at::kLong);
+  table(from(indices)).sum().backward();
+  torch::nn::Embedding theirs(torch::nn::EmbeddingOptions(6, 4).padding_idx(-1));
+  theirs(indices).sum().backward();
+  EXPECT_TENSOR_EQ(table->weight.grad(), theirs->weight.grad());
+}
+
+TEST_P(EmbeddingTest, FromPretrainedFreezesByDefault) {
+  const at::Tensor values = random_torch({4, 3}, kFloat32, 5);
+  nn::Embedding frozen = nn::Embedding::from_pretrained(from(values));
+  EXPECT_FALSE(frozen->weight.requires_grad());
+  nn::Embedding trained = nn::Embedding::from_pretrained(from(values), nn::EmbeddingFromPretrainedOptions().freeze(false));
+  EXPECT_TRUE(trained->weight.requires_grad());
+  const at::Tensor indices = at::tensor({0, 3, 2, 2}, at::kLong).reshape({2, 2});
+  EXPECT_TENSOR_EQ(frozen(from(indices)), torch::nn::Embedding::from_pretrained(values)(indices).detach());
+  nn::EmbeddingBag bags = nn::EmbeddingBag::from_pretrained(from(values), nn::EmbeddingBagFromPretrainedOptions().mode(ember::kSum));
+  EXPECT_TENSOR_EQ(bags(from(indices)),
+                   torch::nn::EmbeddingBag::from_pretrained(values, torch::nn::EmbeddingBagFromPretrainedOptions().mode(torch::kSum))(indices).detach());
+}
+
+TEST_P(EmbeddingTest, MaxNormRenormalisesLookedUpRowsInPlace) {
+  const at::Tensor values = random_torch({5, 3}, kFloat32, 7, -3, 3);
+  const at::Tensor indices = at::tensor({0, 2, 2}, at::kLong);
+  nn::Embedding ours = nn::Embedding::from_pretrained(from(values), nn::EmbeddingFromPretrainedOptions().max_norm(1.0));
+  torch::nn::Embedding theirs =
+      torch::nn::Embedding::from_pretrained(values.clone(), torch::nn::EmbeddingFromPretrainedOptions().max_norm(1.0));
+  EXPECT_TENSOR_EQ(ours(from(indices)), theirs(indices).detach());
+  EXPECT_TENSOR_EQ(ours->weight, theirs->weight.detach());
+}
+
+TEST_P(EmbeddingTest, BadInputGetsPyTorchsMessage) {
+  const at::Tensor weight = at::rand({4, 3});
+  expect_error<Error>([&] { nn::functional::embedding(from(at::rand({2})), from(weight)); },
+                      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                      "but got float32 instead (while checking arguments for embedding)");
+  expect_error<Error>([&] { nn::Embedding(nn::EmbeddingOptions(4, 3).padding_idx(4)); },
+                      torch_error([] { torch::nn::Embedding(torch::nn::EmbeddingOptions(4, 3).padding_idx(4)); }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EmbeddingTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+TEST(EmbeddingPythonTest, ReprsMatchPyTorch) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"torch.nn.Embedding(10, 3)", nn::Embedding(10, 3)->repr()},
+      {"torch.nn.Embedding(10, 3, padding_idx=-1, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True)",
+       nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(-1).max_norm(2).norm_type(1).scale_grad_by_freq(true))->repr()},
+      {"torch.nn.EmbeddingBag(10, 3)", nn::EmbeddingBag(10, 3)->repr()},
+      {"torch.nn.EmbeddingBag(10, 3, mode='max', padding_idx=0)",
+       nn::EmbeddingBag(nn::EmbeddingBagOptions(10, 3).mode(ember::kMax).padding_idx(0))->repr()},
+  };
+  std::string script;
+  for (const auto& c : cases) script += "print(" + c.first + ")\nprint('@@END@@')\n";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(cases[i].second, answers[i]) << cases[i].first;
+  expect_no_validation_messages();
+}
+
+}  // namespace
+}  // namespace ember::test
