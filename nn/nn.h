@@ -9,3 +9,4 @@
 #include "nn/module_holder.h"
 #include "nn/modules.h"
 #include "nn/ordered_dict.h"
+#include "nn/utils.h"
