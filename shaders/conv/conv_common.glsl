@@ -51,12 +51,12 @@ layout(push_constant) uniform Params {
   uint padding[3];
   uint dilation[3];
   uint k_per_split;  // CONV_WEIGHT_GRAD: the k of one split (workgroup z / groups)
-  uint flags;        // CONV_HAS_BIAS; bits 8-15: conv_register.comp's invocations along n
+  uint flags;        // CONV_HAS_BIAS; bits 8-23: conv_register.comp's invocations along n
 } p;
 
 #define CONV_HAS_BIAS 1u
 
-uint lanes_n() { return (p.flags >> 8) & 0xffu; }
+uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
 
 uint in_plane() { return p.in_size[0] * p.in_size[1] * p.in_size[2]; }
 uint out_plane() { return p.out_size[0] * p.out_size[1] * p.out_size[2]; }

@@ -9,6 +9,7 @@
 // split (and each batch launch) writes its own partial sums, in float32 (float64 for float64), and a
 // reduction over the splits writes the gradient.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -133,6 +134,11 @@ constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups, each round as
 // long as one tile, padding included (as matmul's register_tiles).
 Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+  if (const char* forced = std::getenv("EMBER_CONV_BLOCK")) {
+    unsigned tm = 8, tn = 8, lanes = 32;
+    std::sscanf(forced, "%u,%u,%u", &tm, &tn, &lanes);
+    return {name, {tm, tn}, int64_t{256 / lanes} * tm, int64_t{lanes} * tn, lanes};
+  }
   Tiles best;
   double best_cost = 0;
   for (const RegisterBlock& block : kRegisterBlocks) {

@@ -40,7 +40,8 @@ void main() {
   const uint K = gemm_k();
   const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
   const uint n0 = (gl_WorkGroupID.x * lanes + gl_LocalInvocationIndex % lanes) * TN;
-  if (m0 >= M || n0 >= N) return;
+  // No early return for invocations past the edge: llvmpipe loads an address that is the same in every
+  // invocation once, not once per invocation, only where every invocation is known to run.
 
   const uvec3 I = in_sizes();
   const uvec3 O = out_sizes();
