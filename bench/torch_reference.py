@@ -1,7 +1,13 @@
 """PyTorch's timings of the ops ember-bench measures, on the same GPU, for the ratios in PERFORMANCE.md.
 
 Run by scripts/run-gpu.sh. Prints one line per op: name, milliseconds per op, and GB/s or GFLOP/s.
+
+With --conv-cpu it times the convolutions of bench/conv_bench.cpp on PyTorch's CPU instead, which
+ember-bench runs itself for its ratios: one line per shape and direction, "conv <shape> <direction>
+<ms with PyTorch's default CPU kernels> <ms with oneDNN off>" (oneDNN off: im2col and the BLAS, which is
+OpenBLAS in Debian's build).
 """
+import sys
 import time
 
 import torch
@@ -17,7 +23,52 @@ def timed(fn, repeats=20):
     return (time.perf_counter() - start) / repeats
 
 
+# The shapes of bench/conv_bench.cpp: name, batch, in and out channels, side, kernel, padding, groups.
+CONV_SHAPES = [
+    ("mnist1", 64, 1, 32, 28, 3, 1, 1),
+    ("mnist2", 64, 32, 64, 14, 3, 1, 1),
+    ("resnet", 32, 64, 64, 56, 3, 1, 1),
+    ("depthwise", 64, 32, 32, 28, 3, 1, 32),
+]
+
+
+def cpu_timed(fn, min_seconds=0.3):
+    fn()
+    count, start = 0, time.perf_counter()
+    while True:
+        fn()
+        count += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds and count >= 3:
+            return elapsed / count
+
+
+def conv_cpu():
+    torch.manual_seed(0)
+    for name, batch, cin, cout, side, kernel, padding, groups in CONV_SHAPES:
+        x = torch.randn(batch, cin, side, side)
+        w = torch.randn(cout, cin // groups, kernel, kernel)
+        y = torch.nn.functional.conv2d(x, w, padding=padding, groups=groups)
+        gy = torch.randn_like(y)
+        pad, one = [padding, padding], [1, 1]
+        ops = {
+            "forward": lambda: torch.nn.functional.conv2d(x, w, padding=padding, groups=groups),
+            "input_grad": lambda: torch.ops.aten.convolution_backward(
+                gy, x, w, None, one, pad, one, False, [0, 0], groups, [True, False, False]),
+            "weight_grad": lambda: torch.ops.aten.convolution_backward(
+                gy, x, w, None, one, pad, one, False, [0, 0], groups, [False, True, False]),
+        }
+        for direction, fn in ops.items():
+            default_s = cpu_timed(fn)
+            with torch.backends.mkldnn.flags(enabled=False):
+                blas_s = cpu_timed(fn)
+            print(f"conv {name} {direction} {default_s * 1e3:.4f} {blas_s * 1e3:.4f}", flush=True)
+
+
 def main():
+    if "--conv-cpu" in sys.argv:
+        conv_cpu()
+        return
     if not torch.cuda.is_available():
         print("no CUDA device for PyTorch")
         return

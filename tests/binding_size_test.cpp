@@ -1,6 +1,8 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
-// size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, compared with LibTorch.
+// size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
+// gradients, compared with LibTorch.
+#include "nn/functional/conv.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -128,6 +130,26 @@ TEST_P(BindingSizeTest, SortAlongEitherDim) {
   EXPECT_TENSOR_EQ(column_values, std::get<0>(at::sort(some_values, true, 0, false)));
   EXPECT_TENSOR_EQ(column_indices, std::get<1>(at::sort(some_values, true, 0, false)));
   EXPECT_TENSOR_EQ(std::get<1>(x_.narrow(1, 700, 2).topk(9, 0)), std::get<1>(values_.narrow(1, 700, 2).topk(9, 0)));
+}
+
+TEST_P(BindingSizeTest, ConvolutionAndItsGradients) {
+  // The rows as 28 x 28 images: the input, the output and the input gradient each span 1.5 bindings, so
+  // every kernel launches along the batch in windows, and the weight gradient sums over all of them.
+  const at::Tensor rows = row_indices();
+  const Tensor rows_e = from_torch(rows, device);
+  const at::Tensor images_t = values_.view({rows_, 1, 28, 28});
+  const at::Tensor w_t = at::rand({2, 1, 3, 3}, at::detail::createCPUGenerator(5)) - 0.5;
+  Tensor images = x_.view({rows_, 1, 28, 28}).detach().requires_grad_(true);
+  Tensor w = from_torch(w_t, device).requires_grad_(true);
+  const Tensor y = nn::functional::conv2d(images, w, nn::functional::Conv2dFuncOptions().padding(1));
+  ASSERT_GT(y.nbytes(), device->info().max_storage_buffer_range);
+  EXPECT_TENSOR_EQ(y.index_select(0, rows_e), at::conv2d(images_t.index_select(0, rows), w_t, {}, 1, 1), 1e-5, 1e-5);
+  y.sum().backward();
+  const at::Tensor ones = at::ones({rows_, 2, 28, 28});
+  const auto [grad_input, grad_weight, grad_bias] = at::convolution_backward(
+      ones, images_t, w_t, c10::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {true, true, false});
+  EXPECT_TENSOR_EQ(w.grad(), grad_weight, 1e-4, 1e-2);
+  EXPECT_TENSOR_EQ(images.grad().index_select(0, rows_e), grad_input.index_select(0, rows), 1e-5, 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

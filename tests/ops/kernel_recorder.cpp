@@ -1,5 +1,6 @@
 #include "tests/ops/kernel_recorder.h"
 
+#include "runtime/kernels/conv.h"
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/index.h"
 #include "runtime/kernels/matmul.h"
@@ -93,6 +94,18 @@ class RecordingSort final : public Recording<SortKernels> {
   void sort(Stream& s, const SortArgs& a) override { note("sort"); inner().sort(s, a); }
 };
 
+class RecordingConv final : public Recording<ConvKernels> {
+ public:
+  using Recording::Recording;
+  void forward(Stream& s, const ConvForwardArgs& a) override { note("conv.forward"); inner().forward(s, a); }
+  void input_grad(Stream& s, const ConvInputGradArgs& a) override {
+    note("conv.input_grad"); inner().input_grad(s, a);
+  }
+  void weight_grad(Stream& s, const ConvWeightGradArgs& a) override {
+    note("conv.weight_grad"); inner().weight_grad(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -122,6 +135,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<MatmulKernels, RecordingMatmul>(kernels, reached_, restore_);
   wrap<RandomKernels, RecordingRandom>(kernels, reached_, restore_);
   wrap<SortKernels, RecordingSort>(kernels, reached_, restore_);
+  wrap<ConvKernels, RecordingConv>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -131,7 +145,8 @@ KernelRecorder::~KernelRecorder() {
 
 std::vector<std::string> KernelRecorder::every_kernel_op() {
   std::vector<std::string> all = {"memory.fill", "memory.copy", "sequence", "gather", "triangle",
-                                  "nonzero",     "matmul",      "multinomial", "sort"};
+                                  "nonzero",     "matmul",      "multinomial", "sort",
+                                  "conv.forward", "conv.input_grad", "conv.weight_grad"};
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);

@@ -1,0 +1,134 @@
+// What the convolution shaders share: bindings, the push-constant block, and each direction seen as a
+// GEMM, out[m, n] = Σ_k A[m, k] · B[k, n] per group (and per split of K for the weight gradient):
+//
+//   direction      rows m        columns n              k                    A            B (gathered)
+//   CONV_FORWARD   out channel   (batch, out position)  (in channel, kernel)  weight       input
+//   CONV_INPUT_GRAD in channel   (batch, in position)   (out channel, kernel) weight       grad_output
+//   CONV_WEIGHT_GRAD out channel (in channel, kernel)   (batch, out position) grad_output  input
+//
+// B is never materialised (implicit GEMM): a column and a k name an element of the gathered operand, or
+// a position outside it that reads as zero. Every operand is contiguous (see runtime/kernels/conv.h).
+// Spatial dims are always three here: the host gives a 2-d convolution a leading dim of size 1 and a 1-d
+// one two, and SPATIAL3 (a specialization constant) drops dim 0's arithmetic when it is unused.
+#ifndef EMBER_CONV_COMMON_GLSL
+#define EMBER_CONV_COMMON_GLSL
+
+#include "typed_operands.glsl"
+
+#define WORKGROUP_SIZE 256
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+layout(constant_id = 0) const uint OUT_DT = DT_F32;
+layout(constant_id = 1) const uint A_DT = DT_F32;
+layout(constant_id = 2) const uint B_DT = DT_F32;
+layout(constant_id = 3) const uint BIAS_DT = DT_F32;
+
+DECLARE_OPERAND(0, out_data, writeonly)
+DECLARE_OPERAND(1, a_data, readonly)
+DECLARE_OPERAND(2, b_data, readonly)
+DECLARE_OPERAND(3, bias_data, readonly)
+DEFINE_STORE(out_data, OUT_DT)
+DEFINE_LOAD(a_data, A_DT)
+DEFINE_LOAD(b_data, B_DT)
+DEFINE_LOAD(bias_data, BIAS_DT)
+
+#define OP_OUT 0
+#define OP_A 1
+#define OP_B 2
+#define OP_BIAS 3
+
+// 112 bytes (lavapipe holds 128).
+layout(push_constant) uniform Params {
+  uint offsets[4];  // each operand's first element in its window
+  uint batch;       // in this launch
+  uint in_channels;
+  uint out_channels;
+  uint groups;
+  uint in_size[3];
+  uint out_size[3];
+  uint kernel_size[3];
+  uint stride[3];
+  uint padding[3];
+  uint dilation[3];
+  uint k_per_split;  // CONV_WEIGHT_GRAD: the k of one split (workgroup z / groups)
+  uint flags;        // CONV_HAS_BIAS; bits 8-23: conv_register.comp's invocations along n
+} p;
+
+#define CONV_HAS_BIAS 1u
+
+uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
+
+uint in_plane() { return p.in_size[0] * p.in_size[1] * p.in_size[2]; }
+uint out_plane() { return p.out_size[0] * p.out_size[1] * p.out_size[2]; }
+uint kernel_volume() { return p.kernel_size[0] * p.kernel_size[1] * p.kernel_size[2]; }
+uint in_per_group() { return p.in_channels / p.groups; }
+uint out_per_group() { return p.out_channels / p.groups; }
+
+// The GEMM of one group.
+#if defined(CONV_FORWARD)
+uint gemm_m() { return out_per_group(); }
+uint gemm_n() { return p.batch * out_plane(); }
+uint gemm_k() { return in_per_group() * kernel_volume(); }
+#elif defined(CONV_INPUT_GRAD)
+uint gemm_m() { return in_per_group(); }
+uint gemm_n() { return p.batch * in_plane(); }
+uint gemm_k() { return out_per_group() * kernel_volume(); }
+#elif defined(CONV_WEIGHT_GRAD)
+uint gemm_m() { return out_per_group(); }
+uint gemm_n() { return in_per_group() * kernel_volume(); }
+uint gemm_k() { return p.batch * out_plane(); }
+#else
+#error define CONV_FORWARD, CONV_INPUT_GRAD or CONV_WEIGHT_GRAD
+#endif
+
+// Splits a row-major position over `sizes` into its coordinates.
+uvec3 coordinates(uint linear, uvec3 sizes) {
+  uvec3 c;
+  c.z = linear % sizes.z;
+  linear /= sizes.z;
+  c.y = linear % sizes.y;
+  c.x = linear / sizes.y;
+  return c;
+}
+
+uint linear_of(uvec3 c, uvec3 sizes) { return (c.x * sizes.y + c.y) * sizes.z + c.z; }
+
+uvec3 in_sizes() { return uvec3(p.in_size[0], p.in_size[1], p.in_size[2]); }
+uvec3 out_sizes() { return uvec3(p.out_size[0], p.out_size[1], p.out_size[2]); }
+uvec3 kernel_sizes() { return uvec3(p.kernel_size[0], p.kernel_size[1], p.kernel_size[2]); }
+ivec3 strides3() { return ivec3(p.stride[0], p.stride[1], p.stride[2]); }
+ivec3 padding3() { return ivec3(p.padding[0], p.padding[1], p.padding[2]); }
+ivec3 dilation3() { return ivec3(p.dilation[0], p.dilation[1], p.dilation[2]); }
+
+// Where the result (m, n) of group g and split `split` goes, and how far apart rows are there.
+uint out_row_stride() {
+#if defined(CONV_FORWARD)
+  return out_plane();
+#elif defined(CONV_INPUT_GRAD)
+  return in_plane();
+#else
+  return gemm_n();
+#endif
+}
+
+uint out_column_index(uint g, uint split, uint n) {
+#if defined(CONV_FORWARD)
+  const uint plane = out_plane();
+  return p.offsets[OP_OUT] + ((n / plane) * p.out_channels + g * out_per_group()) * plane + n % plane;
+#elif defined(CONV_INPUT_GRAD)
+  const uint plane = in_plane();
+  return p.offsets[OP_OUT] + ((n / plane) * p.in_channels + g * in_per_group()) * plane + n % plane;
+#else
+  return p.offsets[OP_OUT] + split * (p.out_channels * gemm_n()) + g * out_per_group() * gemm_n() + n;
+#endif
+}
+
+// out = acc (+ the bias of its channel: the output channel of the forward, the input channel of the
+// input gradient, which is a transposed convolution's forward; the weight gradient has none, but reads
+// the flag too, so that every module keeps the same specialization constants).
+void store_result(uint g, uint m, uint column_index, compute_t acc) {
+  if ((p.flags & CONV_HAS_BIAS) != 0u) acc += bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m);
+  out_data_store(column_index + m * out_row_stride(), acc);
+}
+
+#endif

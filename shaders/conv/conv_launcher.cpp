@@ -1,0 +1,450 @@
+// Convolution on Vulkan: forward, input gradient and weight gradient as implicit GEMMs (conv_common.glsl
+// says how each direction maps to one). Two kernels per direction, chosen per device class as matmul's
+// are (matmul_variant: register blocks on CPU drivers, shared-memory tiles on GPUs); EMBER_CONV_VARIANT
+// (register or tiled) overrides the choice for convolutions alone.
+//
+// Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
+// columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the
+// batch and positions, so it splits that reduction too, into enough workgroups for the device: each
+// split (and each batch launch) writes its own partial sums, in float32 (float64 for float64), and a
+// reduction over the splits writes the gradient.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/allocator.h"
+#include "runtime/error.h"
+#include "runtime/kernels/conv.h"
+#include "runtime/kernels/memory.h"
+#include "runtime/kernels/reduce.h"
+#include "shaders/common/vulkan_family.h"
+#include "shaders/conv/conv_variant.h"
+#include "shaders/reduce/reduce_plan.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+// Mirrors the push-constant block of conv_common.glsl.
+struct ConvParams {
+  uint32_t offsets[4];
+  uint32_t batch;
+  uint32_t in_channels;
+  uint32_t out_channels;
+  uint32_t groups;
+  uint32_t in_size[3];
+  uint32_t out_size[3];
+  uint32_t kernel_size[3];
+  uint32_t stride[3];
+  uint32_t padding[3];
+  uint32_t dilation[3];
+  uint32_t k_per_split;
+  uint32_t flags;
+};
+static_assert(sizeof(ConvParams) == 112, "push constants must fit lavapipe's 128 bytes");
+
+constexpr uint32_t kHasBias = 1;  // CONV_HAS_BIAS
+
+enum class Direction { Forward, InputGrad, WeightGrad };
+enum Slot { kOut = 0, kA = 1, kB = 2, kBias = 3 };
+
+const char* direction_name(Direction direction) {
+  switch (direction) {
+    case Direction::Forward: return "forward";
+    case Direction::InputGrad: return "input_grad";
+    case Direction::WeightGrad: return "weight_grad";
+  }
+  return "";
+}
+
+const KernelAbiRegistration kAbis{
+    {"conv_register_forward_f32", 4, sizeof(ConvParams)},
+    {"conv_register_forward_f64", 4, sizeof(ConvParams)},
+    {"conv_register_input_grad_f32", 4, sizeof(ConvParams)},
+    {"conv_register_input_grad_f64", 4, sizeof(ConvParams)},
+    {"conv_register_weight_grad_f32", 4, sizeof(ConvParams)},
+    {"conv_register_weight_grad_f64", 4, sizeof(ConvParams)},
+    {"conv_tiled_forward_f32", 4, sizeof(ConvParams)},
+    {"conv_tiled_forward_f64", 4, sizeof(ConvParams)},
+    {"conv_tiled_input_grad_f32", 4, sizeof(ConvParams)},
+    {"conv_tiled_input_grad_f64", 4, sizeof(ConvParams)},
+    {"conv_tiled_weight_grad_f32", 4, sizeof(ConvParams)},
+    {"conv_tiled_weight_grad_f64", 4, sizeof(ConvParams)},
+};
+
+int64_t volume(const std::array<int64_t, 3>& sizes) { return sizes[0] * sizes[1] * sizes[2]; }
+
+// The convolution seen with three spatial dims: a 2-d one gets a leading dim of size 1, a 1-d one two.
+struct Geometry3 {
+  std::array<int64_t, 3> in_size{1, 1, 1}, out_size{1, 1, 1}, kernel_size{1, 1, 1};
+  std::array<int64_t, 3> stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
+};
+
+Geometry3 as_3d(const ConvShape& s, const ConvGeometry& g) {
+  Geometry3 r;
+  const int shift = 3 - s.spatial;
+  for (int d = 0; d < s.spatial; ++d) {
+    r.in_size[shift + d] = s.in_size[d];
+    r.out_size[shift + d] = s.out_size[d];
+    r.kernel_size[shift + d] = s.kernel_size[d];
+    r.stride[shift + d] = g.stride[d];
+    r.padding[shift + d] = g.padding[d];
+    r.dilation[shift + d] = g.dilation[d];
+  }
+  return r;
+}
+
+// The GEMM of one group (conv_common.glsl's gemm_m, gemm_n per sample, gemm_k per sample or not).
+struct Gemm {
+  int64_t m = 0;
+  int64_t n_per_sample = 0;  // columns per sample (forward, input gradient), or all of them
+  int64_t k = 0;             // per sample for the weight gradient
+};
+
+Gemm gemm_of(Direction direction, const ConvShape& s, const Geometry3& g) {
+  const int64_t kernel = volume(g.kernel_size);
+  switch (direction) {
+    case Direction::Forward: return {s.out_channels / s.groups, volume(g.out_size), s.in_channels / s.groups * kernel};
+    case Direction::InputGrad: return {s.in_channels / s.groups, volume(g.in_size), s.out_channels / s.groups * kernel};
+    case Direction::WeightGrad: return {s.out_channels / s.groups, s.in_channels / s.groups * kernel, volume(g.out_size)};
+  }
+  return {};
+}
+
+struct Tiles {
+  std::string shader;
+  std::vector<uint32_t> specialization;  // after the four operand dtypes
+  int64_t tile_m = 0;
+  int64_t tile_n = 0;
+  uint32_t lanes_n = 0;
+};
+
+// Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
+// lavapipe, where loads dominate (TM + TN loads per TM·TN FMAs).
+struct RegisterBlock {
+  uint32_t tm, tn;
+  double speed;
+};
+constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 6.0}, {4, 4, 3.6}, {1, 8, 1.0}};
+constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};
+
+// The block and tile shape with the least predicted time: rounds of `workers` workgroups, each round as
+// long as one tile, padding included (as matmul's register_tiles).
+Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+  if (const char* forced = std::getenv("EMBER_CONV_BLOCK")) {
+    unsigned tm = 8, tn = 8, lanes = 32;
+    std::sscanf(forced, "%u,%u,%u", &tm, &tn, &lanes);
+    return {name, {tm, tn}, int64_t{256 / lanes} * tm, int64_t{lanes} * tn, lanes};
+  }
+  Tiles best;
+  double best_cost = 0;
+  for (const RegisterBlock& block : kRegisterBlocks) {
+    for (uint32_t lanes : kLaneCounts) {
+      const int64_t tile_m = int64_t{256 / lanes} * block.tm;
+      const int64_t tile_n = int64_t{lanes} * block.tn;
+      const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
+      const int64_t rounds = (groups + workers - 1) / workers;
+      const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
+      if (best.shader.empty() || cost < best_cost) {
+        best = {name, {block.tm, block.tn}, tile_m, tile_n, lanes};
+        best_cost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+int64_t cpu_workers() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }
+
+class VulkanConv final : public ConvKernels {
+ public:
+  explicit VulkanConv(VulkanDevice& device) : device_(device) {}
+  void forward(Stream& stream, const ConvForwardArgs& args) override;
+  void input_grad(Stream& stream, const ConvInputGradArgs& args) override;
+  void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
+
+ private:
+  struct Operands {
+    TensorRef out, a, b;
+    std::optional<TensorRef> bias;
+  };
+  // Records the launches of one direction. `out` is the partial-sum buffer for a split weight gradient.
+  void launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+              const Operands& operands, int64_t splits_per_launch);
+  Tiles choose_tiles(Direction direction, const ConvShape& s, const Gemm& gemm, int64_t batch, int64_t z,
+                     bool unit_stride, DType compute) const;
+  // Samples per launch: as many as every batched operand's binding window holds, and the columns a
+  // dispatch can count. `out` of the weight gradient is not batched and is not looked at.
+  int64_t samples_per_launch(Direction direction, const ConvShape& s, const Operands& operands, const Gemm& gemm,
+                             int64_t tile_n) const;
+  void fill_zero(Stream& stream, const TensorRef& out);
+  void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
+
+  VulkanDevice& device_;
+};
+
+Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Gemm& gemm, int64_t batch, int64_t z,
+                               bool unit_stride, DType compute) const {
+  const std::string suffix = std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
+  const DeviceInfo& info = device_.info();
+  const int64_t n = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * batch;
+  if (conv_variant(info) == MatmulVariant::Register) {
+    const int64_t workers = info.kind == "CPU" ? cpu_workers() : 4096;
+    Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers);
+    tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
+    if (direction == Direction::InputGrad) tiles.specialization.push_back(unit_stride ? 1u : 0u);
+    return tiles;
+  }
+  // 64×64 tiles, BK 16; BK 8 where 16 would not fit shared memory (float64 on a 16 KiB device).
+  const uint32_t tm = 4, tn = 4;
+  const uint64_t scalar_bytes = element_size(compute_storage(compute));
+  const uint64_t bytes_per_k = (16 * tm + 1 + 16 * tn + 1) * scalar_bytes;
+  const uint32_t bk = 16 * bytes_per_k <= info.shared_memory_bytes ? 16 : 8;
+  return {"conv_tiled_" + suffix, {tm, tn, bk}, 16 * int64_t{tm}, 16 * int64_t{tn}, 0};
+}
+
+int64_t VulkanConv::samples_per_launch(Direction direction, const ConvShape& s, const Operands& operands,
+                                       const Gemm& gemm, int64_t tile_n) const {
+  const Context& context = device_.context();
+  const uint64_t window = max_window_bytes(context);
+  const uint64_t element = element_size(operands.b.dtype);
+  // Batched operands: out and B, and A for the weight gradient.
+  std::vector<const TensorRef*> batched = {&operands.b};
+  if (direction != Direction::WeightGrad) batched.push_back(&operands.out);
+  else batched.push_back(&operands.a);
+  uint64_t per_sample = 0;
+  for (const TensorRef* ref : batched) {
+    per_sample = std::max<uint64_t>(per_sample, static_cast<uint64_t>(ref->numel() / s.batch) * element);
+  }
+  std::vector<const TensorRef*> whole;
+  if (direction != Direction::WeightGrad) whole.push_back(&operands.a);
+  if (operands.bias) whole.push_back(&*operands.bias);
+  for (const TensorRef* ref : whole) {
+    if (ref->extent_bytes() > window) {
+      throw UnsupportedError("conv " + std::string(direction_name(direction)) + ": the weight (" +
+                             format_bytes(ref->extent_bytes()) + ") is larger than a storage-buffer binding of " +
+                             device_.info().name + " can reach (" + format_bytes(window) + ")");
+    }
+  }
+  if (per_sample > window) {
+    throw UnsupportedError("conv " + std::string(direction_name(direction)) + ": one sample (" +
+                           format_bytes(per_sample) + ") is larger than a storage-buffer binding of " +
+                           device_.info().name + " can reach (" + format_bytes(window) + ")");
+  }
+  int64_t samples = std::min<int64_t>(s.batch, static_cast<int64_t>(window / std::max<uint64_t>(per_sample, 1)));
+  if (direction != Direction::WeightGrad) {
+    // Columns: workgroups along x, and 32-bit column indices.
+    const int64_t max_columns =
+        std::min<int64_t>(int64_t{context.properties.limits.maxComputeWorkGroupCount[0]} * tile_n, int64_t{1} << 31);
+    samples = std::min(samples, std::max<int64_t>(1, max_columns / std::max<int64_t>(gemm.n_per_sample, 1)));
+    if (gemm.n_per_sample > max_columns) {
+      throw UnsupportedError("conv: " + std::to_string(gemm.n_per_sample) +
+                             " positions per sample need more workgroups than " + device_.info().name + " can launch");
+    }
+  } else {
+    samples = std::min(samples, std::max<int64_t>(1, (int64_t{1} << 31) / std::max<int64_t>(gemm.k, 1)));
+  }
+  return std::max<int64_t>(samples, 1);
+}
+
+void VulkanConv::fill_zero(Stream& stream, const TensorRef& out) {
+  if (out.numel() == 0) return;
+  device_.kernels().get<MemoryKernels>().fill(stream, {out, 0});
+}
+
+// Where nothing is summed, the bias alone, broadcast over the batch and positions.
+void VulkanConv::broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias) {
+  TensorRef broadcast = bias;
+  broadcast.ndim = out.ndim;
+  broadcast.sizes = out.sizes;
+  broadcast.strides = {};
+  broadcast.strides[1] = bias.strides[0];
+  device_.kernels().get<MemoryKernels>().copy(stream, {out, broadcast});
+}
+
+// A contiguous batched operand restricted to samples [first, first + count).
+TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count) {
+  TensorRef piece = ref;
+  piece.byte_offset += static_cast<uint64_t>(first * ref.strides[0]) * element_size(ref.dtype);
+  piece.sizes[0] = count;
+  return piece;
+}
+
+void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                        const Operands& operands, int64_t splits_per_launch) {
+  const Geometry3 g = as_3d(s, geometry);
+  const Gemm gemm = gemm_of(direction, s, g);
+  const DType dtype = operands.b.dtype;
+  const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  const bool unit_stride = g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1;
+  const Context& context = device_.context();
+  const auto& limits = context.properties.limits;
+
+  // Tiles are chosen for a full launch; the last, shorter one keeps them.
+  const int64_t z = s.groups * splits_per_launch;
+  const Tiles probe = choose_tiles(direction, s, gemm, s.batch, z, unit_stride, compute);
+  const int64_t samples = samples_per_launch(direction, s, operands, gemm, probe.tile_n);
+  const Tiles tiles = samples == s.batch ? probe : choose_tiles(direction, s, gemm, samples, z, unit_stride, compute);
+  if (z > limits.maxComputeWorkGroupCount[2]) {
+    throw UnsupportedError("conv: " + std::to_string(s.groups) + " groups need more workgroups than " +
+                           device_.info().name + " can launch");
+  }
+  std::vector<uint32_t> specialization(4, static_cast<uint32_t>(dtype));
+  specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
+  specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
+  const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
+
+  ConvParams params{};
+  params.in_channels = static_cast<uint32_t>(s.in_channels);
+  params.out_channels = static_cast<uint32_t>(s.out_channels);
+  params.groups = static_cast<uint32_t>(s.groups);
+  for (int d = 0; d < 3; ++d) {
+    params.in_size[d] = static_cast<uint32_t>(g.in_size[d]);
+    params.out_size[d] = static_cast<uint32_t>(g.out_size[d]);
+    params.kernel_size[d] = static_cast<uint32_t>(g.kernel_size[d]);
+    params.stride[d] = static_cast<uint32_t>(g.stride[d]);
+    params.padding[d] = static_cast<uint32_t>(g.padding[d]);
+    params.dilation[d] = static_cast<uint32_t>(g.dilation[d]);
+  }
+  params.flags = (operands.bias ? kHasBias : 0u) | (tiles.lanes_n << 8);
+
+  VulkanStream& vs = vulkan_stream(stream);
+  int64_t launch_index = 0;
+  for (int64_t first = 0; first < s.batch; first += samples, ++launch_index) {
+    const int64_t count = std::min(samples, s.batch - first);
+    TensorRef pieces[4];
+    if (direction == Direction::WeightGrad) {
+      // out: this launch's splits of the partial sums (or the gradient itself when there is one split).
+      pieces[kOut] = samples_of(operands.out, launch_index * splits_per_launch, splits_per_launch);
+      pieces[kA] = samples_of(operands.a, first, count);
+    } else {
+      pieces[kOut] = samples_of(operands.out, first, count);
+      pieces[kA] = operands.a;
+    }
+    pieces[kB] = samples_of(operands.b, first, count);
+    if (operands.bias) pieces[kBias] = *operands.bias;
+    params.batch = static_cast<uint32_t>(count);
+    const int64_t k_total = gemm.k * (direction == Direction::WeightGrad ? count : 1);
+    params.k_per_split = static_cast<uint32_t>((k_total + splits_per_launch - 1) / splits_per_launch);
+
+    Binding bindings[4];
+    for (int slot = 0; slot < 4; ++slot) {
+      const bool present = slot != kBias || operands.bias.has_value();
+      const TensorRef& ref = present ? pieces[slot] : pieces[kA];
+      const Window window = element_window(context, ref.allocation, ref.byte_offset,
+                                           static_cast<uint32_t>(element_size(ref.dtype)),
+                                           std::max<int64_t>(ref.numel(), 1), slot == kOut);
+      bindings[slot] = window.binding;
+      params.offsets[slot] = window.first_element;
+    }
+    const int64_t columns = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * count;
+    const auto column_groups = static_cast<uint32_t>((columns + tiles.tile_n - 1) / tiles.tile_n);
+    const auto row_groups = static_cast<uint32_t>((gemm.m + tiles.tile_m - 1) / tiles.tile_m);
+    if (column_groups > limits.maxComputeWorkGroupCount[0] || row_groups > limits.maxComputeWorkGroupCount[1]) {
+      throw UnsupportedError("conv: the GEMM of " + std::to_string(gemm.m) + " x " + std::to_string(columns) +
+                             " needs more workgroups than " + device_.info().name + " can launch");
+    }
+    vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+  }
+}
+
+void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
+  const ConvShape s = check_conv_args(args);
+  require_dtype(device_, args.input.dtype, "conv forward");
+  if (args.output.numel() == 0) return;
+  if (args.input.numel() == 0 || args.weight.numel() == 0) {
+    if (!args.bias) return fill_zero(stream, args.output);
+    return broadcast_bias(stream, args.output, *args.bias);
+  }
+  launch(stream, Direction::Forward, s, args.geometry, {args.output, args.weight, args.input, args.bias}, 1);
+}
+
+void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
+  const ConvShape s = check_conv_args(args);
+  require_dtype(device_, args.grad_input.dtype, "conv input_grad");
+  if (args.grad_input.numel() == 0) return;
+  if (args.grad_output.numel() == 0 || args.weight.numel() == 0) {
+    if (!args.bias) return fill_zero(stream, args.grad_input);
+    return broadcast_bias(stream, args.grad_input, *args.bias);
+  }
+  launch(stream, Direction::InputGrad, s, args.geometry, {args.grad_input, args.weight, args.grad_output, args.bias},
+         1);
+}
+
+void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
+  const ConvShape s = check_conv_args(args);
+  const DType dtype = args.input.dtype;
+  require_dtype(device_, dtype, "conv weight_grad");
+  if (args.grad_weight.numel() == 0) return;
+  if (args.input.numel() == 0 || args.grad_output.numel() == 0) return fill_zero(stream, args.grad_weight);
+  const uint64_t window = max_window_bytes(device_.context());
+  if (args.grad_weight.extent_bytes() > window) {
+    throw UnsupportedError("conv weight_grad: the weight (" + format_bytes(args.grad_weight.extent_bytes()) +
+                           ") is larger than a storage-buffer binding of " + device_.info().name + " can reach (" +
+                           format_bytes(window) + ")");
+  }
+
+  // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long.
+  constexpr int64_t kMinK = 256;
+  const Geometry3 g = as_3d(s, args.geometry);
+  const Gemm gemm = gemm_of(Direction::WeightGrad, s, g);
+  const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  const bool cpu = device_.info().kind == "CPU";
+  const Tiles tiles = choose_tiles(Direction::WeightGrad, s, gemm, s.batch, s.groups, true, compute);
+  const int64_t tiles_per_split = (gemm.m + tiles.tile_m - 1) / tiles.tile_m *
+                                  ((gemm.n_per_sample + tiles.tile_n - 1) / tiles.tile_n) * s.groups;
+  const int64_t wanted_groups = cpu ? 4 * cpu_workers() : 512;
+  const int64_t k_total = gemm.k * s.batch;
+  int64_t splits = std::clamp<int64_t>((wanted_groups + tiles_per_split - 1) / tiles_per_split, 1,
+                                       std::max<int64_t>(1, k_total / kMinK));
+  splits = std::min<int64_t>(splits, device_.context().properties.limits.maxComputeWorkGroupCount[2] / s.groups);
+
+  // Launches along the batch each write their own splits.
+  const Operands probe{args.grad_weight, args.grad_output, args.input, {}};  // for the window sizes
+  const int64_t samples = samples_per_launch(Direction::WeightGrad, s, probe, gemm, tiles.tile_n);
+  const int64_t launches = (s.batch + samples - 1) / samples;
+  const DType partial_dtype = compute_storage(compute);
+  const int64_t weight_elements = args.grad_weight.numel();
+  if (static_cast<uint64_t>(splits * weight_elements) * element_size(partial_dtype) > window) {
+    splits = 1;  // a weight that fills much of a binding: no splits beyond the batch launches
+  }
+  const int64_t partials = splits * launches;
+  if (partials == 1) {
+    // One launch, one split: straight into the gradient, seen as the shader's [1, weight elements].
+    const TensorRef out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {1, weight_elements},
+                                                args.grad_weight.byte_offset);
+    launch(stream, Direction::WeightGrad, s, args.geometry, {out, args.grad_output, args.input, {}}, 1);
+    return;
+  }
+  const uint64_t partial_bytes = static_cast<uint64_t>(partials * weight_elements) * element_size(partial_dtype);
+  std::shared_ptr<Allocation> scratch = device_.allocator().allocate(partial_bytes, stream.shared_from_this());
+  const TensorRef partial = TensorRef::contiguous(*scratch, partial_dtype, {partials, weight_elements});
+  launch(stream, Direction::WeightGrad, s, args.geometry, {partial, args.grad_output, args.input, {}}, splits);
+  ReduceArgs sum;
+  sum.op = ReduceOp::Sum;
+  sum.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {weight_elements},
+                                  args.grad_weight.byte_offset);
+  sum.in = partial;
+  sum.reduce_mask = 1;
+  sum.compute = compute;
+  device_.kernels().get<ReduceKernels>().reduce(stream, sum);
+}
+
+}  // namespace
+
+MatmulVariant conv_variant(const DeviceInfo& info) {
+  if (const char* forced = std::getenv("EMBER_CONV_VARIANT"); forced && *forced) {
+    const std::string value(forced);
+    if (value == "register") return MatmulVariant::Register;
+    if (value == "tiled") return MatmulVariant::Tiled;
+    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register or tiled");
+  }
+  return matmul_variant(info);
+}
+
+EMBER_VULKAN_KERNELS(ConvKernels, VulkanConv);
+
+}  // namespace ember::vulkan

@@ -1,0 +1,187 @@
+#version 450
+// Convolution as an implicit GEMM without shared memory, for CPU drivers (lavapipe), in the manner of
+// matmul_register.comp: each invocation keeps a TM×TN block of out in registers and reads A and the
+// gathered B straight from memory, because llvmpipe loads one lane at a time and shared memory only adds
+// loads. The direction (conv_common.glsl) is a define.
+//
+// What a gathered load costs beyond a plain one is kept out of the k loop where it can be: each column
+// is decomposed once (its plane in B, and its position), and k is walked with counters, not divisions,
+// so per k and column there are an add per spatial dim, a bounds test and the load. The input gradient
+// with a stride above one also needs a divisibility test (UNIT_STRIDE leaves it out).
+//
+// Invocation (r, c) owns rows r·TM + i and the TN consecutive columns from c·TN; the workgroup tile is
+// (WORKGROUP_SIZE / lanes)·TM rows × lanes·TN columns, workgroup z the group (and the split of K).
+#include "conv_common.glsl"
+
+layout(constant_id = 4) const uint TM = 8;
+layout(constant_id = 5) const uint TN = 8;
+layout(constant_id = 6) const bool SPATIAL3 = false;  // dim 0 of the three spatial dims is in use
+#if defined(CONV_INPUT_GRAD)
+layout(constant_id = 7) const bool UNIT_STRIDE = false;  // every stride is 1
+#endif
+
+// Whether `pos` lies inside `size` (negative coordinates wrap to large unsigned ones).
+bool inside(ivec3 pos, uvec3 size) {
+  bool in_plane = uint(pos.y) < size.y && uint(pos.z) < size.z;
+  return SPATIAL3 ? in_plane && uint(pos.x) < size.x : in_plane;
+}
+
+uint plane_offset(ivec3 pos, uvec3 size) {
+  const uint row = SPATIAL3 ? uint(pos.x) * size.y + uint(pos.y) : uint(pos.y);
+  return row * size.z + uint(pos.z);
+}
+
+void main() {
+  const uint lanes = lanes_n();
+  const uint g = gl_WorkGroupID.z % p.groups;
+  const uint split = gl_WorkGroupID.z / p.groups;
+  const uint M = gemm_m();
+  const uint N = gemm_n();
+  const uint K = gemm_k();
+  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
+  const uint n0 = (gl_WorkGroupID.x * lanes + gl_LocalInvocationIndex % lanes) * TN;
+  // No early return for invocations past the edge: llvmpipe loads an address that is the same in every
+  // invocation once, not once per invocation, only where every invocation is known to run.
+
+  const uvec3 I = in_sizes();
+  const uvec3 O = out_sizes();
+  const uvec3 KS = kernel_sizes();
+  const ivec3 S = strides3();
+  const ivec3 P = padding3();
+  const ivec3 D = dilation3();
+  const uint cin_g = in_per_group();
+  const uint cout_g = out_per_group();
+
+  // Per column: the start of its plane in B, its part of the gathered position, and where it is stored.
+  uint col_base[TN];
+  ivec3 col_pos[TN];
+  uint out_index[TN];
+  for (uint j = 0; j < TN; ++j) {
+    const uint n = min(n0 + j, N - 1u);
+#if defined(CONV_FORWARD)
+    const uint plane = O.x * O.y * O.z;
+    col_base[j] = p.offsets[OP_B] + ((n / plane) * p.in_channels + g * cin_g) * (I.x * I.y * I.z);
+    col_pos[j] = ivec3(coordinates(n % plane, O)) * S - P;
+#elif defined(CONV_INPUT_GRAD)
+    const uint plane = I.x * I.y * I.z;
+    col_base[j] = p.offsets[OP_B] + ((n / plane) * p.out_channels + g * cout_g) * (O.x * O.y * O.z);
+    col_pos[j] = ivec3(coordinates(n % plane, I)) + P;
+#else
+    const uint volume = KS.x * KS.y * KS.z;
+    col_base[j] = p.offsets[OP_B] + (g * cin_g + n / volume) * (I.x * I.y * I.z);
+    col_pos[j] = ivec3(coordinates(n % volume, KS)) * D - P;
+#endif
+    out_index[j] = out_column_index(g, split, n);
+  }
+
+  // Per row: the start of its part of A. Rows past the edge read the last one; they are never stored.
+  uint a_index[TM];
+  for (uint i = 0; i < TM; ++i) {
+    const uint row = min(m0 + i, M - 1u);
+#if defined(CONV_FORWARD)
+    a_index[i] = p.offsets[OP_A] + (g * cout_g + row) * K;
+#elif defined(CONV_INPUT_GRAD)
+    a_index[i] = p.offsets[OP_A] + ((g * cout_g) * cin_g + row) * (KS.x * KS.y * KS.z);
+#else
+    a_index[i] = p.offsets[OP_A] + (g * cout_g + row) * (O.x * O.y * O.z);
+#endif
+  }
+
+  // k = (u, v): u the outer index (a channel, or the batch for the weight gradient) and v a position in
+  // V (the kernel, or the output). Per step of u, A moves by a_u and B by b_u; per step of v, A moves by
+  // one and the gathered position by v·kscale.
+#if defined(CONV_FORWARD)
+  const uvec3 V = KS;
+  const ivec3 kscale = D;
+  const uint a_u = KS.x * KS.y * KS.z;
+  const uint b_u = I.x * I.y * I.z;
+#elif defined(CONV_INPUT_GRAD)
+  const uvec3 V = KS;
+  const ivec3 kscale = D;
+  const uint a_u = cin_g * KS.x * KS.y * KS.z;
+  const uint b_u = O.x * O.y * O.z;
+#else
+  const uvec3 V = O;
+  const ivec3 kscale = S;
+  const uint a_u = p.out_channels * O.x * O.y * O.z;
+  const uint b_u = p.in_channels * I.x * I.y * I.z;
+#endif
+  const uint v_volume = V.x * V.y * V.z;
+
+  uint k_begin = 0u;
+  uint k_end = K;
+#if defined(CONV_WEIGHT_GRAD)
+  k_begin = split * p.k_per_split;
+  k_end = min(K, k_begin + p.k_per_split);
+#endif
+  uvec3 v = coordinates(k_begin % v_volume, V);
+  ivec3 kpos = ivec3(v) * kscale;
+  uint a_off = (k_begin / v_volume) * a_u + k_begin % v_volume;
+  uint b_off = (k_begin / v_volume) * b_u;
+
+  compute_t acc[TM][TN];
+  for (uint i = 0; i < TM; ++i) {
+    for (uint j = 0; j < TN; ++j) acc[i][j] = compute_t(0);
+  }
+
+  for (uint k = k_begin; k < k_end; ++k) {
+    compute_t a[TM];
+    for (uint i = 0; i < TM; ++i) a[i] = a_data_load(a_index[i] + a_off);
+    compute_t b[TN];
+    for (uint j = 0; j < TN; ++j) {
+#if defined(CONV_INPUT_GRAD)
+      // The output position o with o·stride = i + padding − k·dilation, if there is one.
+      ivec3 t = col_pos[j] - kpos;
+      bool ok;
+      if (UNIT_STRIDE) {
+        ok = inside(t, O);
+      } else {
+        ok = t.x >= 0 && t.y >= 0 && t.z >= 0 && t.x % S.x == 0 && t.y % S.y == 0 && t.z % S.z == 0;
+        t /= S;
+        ok = ok && inside(t, O);
+      }
+      const uint index = col_base[j] + b_off + (ok ? plane_offset(t, O) : 0u);
+#else
+      const ivec3 pos = col_pos[j] + kpos;
+      const bool ok = inside(pos, I);
+      const uint index = col_base[j] + b_off + (ok ? plane_offset(pos, I) : 0u);
+#endif
+      const compute_t value = b_data_load(index);
+      b[j] = ok ? value : compute_t(0);
+    }
+    for (uint i = 0; i < TM; ++i) {
+      for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+
+    // Next k: v steps through V row-major, and past its end u steps.
+    ++a_off;
+    ++v.z;
+    kpos.z += kscale.z;
+    if (v.z == V.z) {
+      v.z = 0u;
+      kpos.z = 0;
+      ++v.y;
+      kpos.y += kscale.y;
+      if (v.y == V.y) {
+        v.y = 0u;
+        kpos.y = 0;
+        ++v.x;
+        kpos.x += kscale.x;
+        if (v.x == V.x) {
+          v.x = 0u;
+          kpos.x = 0;
+          a_off += a_u - v_volume;
+          b_off += b_u;
+        }
+      }
+    }
+  }
+
+  for (uint i = 0; i < TM; ++i) {
+    const uint m = m0 + i;
+    if (m >= M) break;
+    for (uint j = 0; j < TN; ++j) {
+      if (n0 + j < N) store_result(g, m, out_index[j], acc[i][j]);
+    }
+  }
+}

@@ -1,0 +1,262 @@
+// The convolution kernels' contract (runtime/kernels/conv.h) on every backend: forward, input gradient
+// and weight gradient against a direct evaluation of their formulas in float64 and against LibTorch's
+// convolution; free output and input sizes (asymmetric padding, output_padding), the bias of the input
+// gradient, groups, 1 to 3 spatial dims, every floating dtype; on Vulkan both kernels and every register
+// block shape, and weight gradients that split their reduction; empty operands; and rejections.
+#include <ATen/ATen.h>
+
+#include <array>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "runtime/error.h"
+#include "runtime/kernels/conv.h"
+#include "tests/oracle.h"
+
+namespace ember::test {
+namespace {
+
+struct Geometry {
+  std::vector<int64_t> input, weight, output;  // sizes
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups = 1;
+};
+
+ConvGeometry geometry_of(const Geometry& g) {
+  ConvGeometry c;
+  c.spatial = static_cast<int>(g.input.size()) - 2;
+  c.groups = g.groups;
+  for (int d = 0; d < c.spatial; ++d) {
+    c.stride[d] = g.stride[d];
+    c.padding[d] = g.padding[d];
+    c.dilation[d] = g.dilation[d];
+  }
+  return c;
+}
+
+// Calls f(b, co, c, o, i) for every (output position o, kernel offset k) whose input position i lies
+// inside the input, with the linear indices of output, weight and input elements.
+template <class F>
+void for_each_tap(const Geometry& g, F f) {
+  const int64_t spatial = static_cast<int64_t>(g.input.size()) - 2;
+  const int64_t batch = g.input[0], cin = g.input[1], cout = g.output[1];
+  const int64_t cin_g = cin / g.groups, cout_g = cout / g.groups;
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0}, dil{1, 1, 1};
+  for (int64_t d = 0; d < spatial; ++d) {
+    in[d] = g.input[2 + d];
+    out[d] = g.output[2 + d];
+    kernel[d] = g.weight[2 + d];
+    s[d] = g.stride[d];
+    p[d] = g.padding[d];
+    dil[d] = g.dilation[d];
+  }
+  const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
+  const int64_t kernel_volume = kernel[0] * kernel[1] * kernel[2];
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t co = 0; co < cout; ++co)
+      for (int64_t c = 0; c < cin_g; ++c)
+        for (int64_t o0 = 0; o0 < out[0]; ++o0)
+          for (int64_t o1 = 0; o1 < out[1]; ++o1)
+            for (int64_t o2 = 0; o2 < out[2]; ++o2)
+              for (int64_t k0 = 0; k0 < kernel[0]; ++k0)
+                for (int64_t k1 = 0; k1 < kernel[1]; ++k1)
+                  for (int64_t k2 = 0; k2 < kernel[2]; ++k2) {
+                    const int64_t i0 = o0 * s[0] - p[0] + k0 * dil[0];
+                    const int64_t i1 = o1 * s[1] - p[1] + k1 * dil[1];
+                    const int64_t i2 = o2 * s[2] - p[2] + k2 * dil[2];
+                    if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
+                    const int64_t ci = (co / cout_g) * cin_g + c;
+                    f((b * cout + co) * out_plane + (o0 * out[1] + o1) * out[2] + o2,
+                      (co * cin_g + c) * kernel_volume + (k0 * kernel[1] + k1) * kernel[2] + k2,
+                      (b * cin + ci) * in_plane + (i0 * in[1] + i1) * in[2] + i2);
+                  }
+}
+
+struct Reference {
+  at::Tensor output, input_grad, weight_grad;
+};
+
+// The three formulas evaluated directly in float64; input_grad gets `bias` per input channel.
+Reference reference(const Geometry& g, const at::Tensor& x, const at::Tensor& w, const at::Tensor& gy,
+                    const at::Tensor& bias, const at::Tensor& in_bias) {
+  at::Tensor xd = x.to(at::kDouble).contiguous(), wd = w.to(at::kDouble).contiguous(), gd = gy.to(at::kDouble).contiguous();
+  Reference r{at::zeros(g.output, at::kDouble), at::zeros(g.input, at::kDouble), at::zeros(g.weight, at::kDouble)};
+  const double* xp = xd.data_ptr<double>();
+  const double* wp = wd.data_ptr<double>();
+  const double* gp = gd.data_ptr<double>();
+  double* yp = r.output.data_ptr<double>();
+  double* gxp = r.input_grad.data_ptr<double>();
+  double* gwp = r.weight_grad.data_ptr<double>();
+  for_each_tap(g, [&](int64_t o, int64_t k, int64_t i) {
+    yp[o] += wp[k] * xp[i];
+    gxp[i] += wp[k] * gp[o];
+    gwp[k] += gp[o] * xp[i];
+  });
+  std::vector<int64_t> channel_shape(g.input.size(), 1);
+  channel_shape[1] = -1;
+  if (bias.defined()) r.output += bias.to(at::kDouble).view(channel_shape);
+  if (in_bias.defined()) r.input_grad += in_bias.to(at::kDouble).view(channel_shape);
+  return r;
+}
+
+class ConvKernelsTest : public BackendTest {
+ protected:
+  ConvKernels& kernels() { return device->kernels().get<ConvKernels>(); }
+
+  // Runs the three entry points on `g` in `dtype` and compares with the direct formulas.
+  void check(const Geometry& g, DType dtype, bool with_bias = true, const std::string& what = "") {
+    SCOPED_TRACE(what + " " + std::string(dtype_name(dtype)));
+    const at::Tensor x = random_torch(g.input, dtype, 1, -1, 1);
+    const at::Tensor w = random_torch(g.weight, dtype, 2, -1, 1);
+    const at::Tensor gy = random_torch(g.output, dtype, 3, -1, 1);
+    const at::Tensor bias = with_bias ? random_torch({g.output[1]}, dtype, 4, -1, 1) : at::Tensor();
+    const at::Tensor in_bias = with_bias ? random_torch({g.input[1]}, dtype, 5, -1, 1) : at::Tensor();
+    const Reference r = reference(g, x, w, gy, bias, in_bias);
+
+    DeviceStorage xs(*device, *stream, x), ws(*device, *stream, w), gs(*device, *stream, gy);
+    DeviceStorage ys(*device, *stream, at::full(g.output, 7, x.options()));
+    DeviceStorage gxs(*device, *stream, at::full(g.input, 7, x.options()));
+    DeviceStorage gws(*device, *stream, at::full(g.weight, 7, x.options()));
+    std::optional<DeviceStorage> bs, ibs;
+    if (with_bias) {
+      bs.emplace(*device, *stream, bias);
+      ibs.emplace(*device, *stream, in_bias);
+    }
+    const ConvGeometry geometry = geometry_of(g);
+    kernels().forward(*stream, {ys.ref(at::empty(g.output, x.options())), xs.ref(x), ws.ref(w),
+                                with_bias ? std::optional<TensorRef>(bs->ref(bias)) : std::nullopt, geometry});
+    kernels().input_grad(*stream, {gxs.ref(at::empty(g.input, x.options())), gs.ref(gy), ws.ref(w),
+                                   with_bias ? std::optional<TensorRef>(ibs->ref(in_bias)) : std::nullopt, geometry});
+    kernels().weight_grad(*stream, {gws.ref(at::empty(g.weight, x.options())), gs.ref(gy), xs.ref(x), geometry});
+    const double tol = dtype == DType::Float64 ? 1e-12 : dtype == DType::Float32 ? 1e-5 : dtype == DType::Float16 ? 4e-3 : 3e-2;
+    auto expect = [&](const DeviceStorage& s, const at::Tensor& expected, const char* name) {
+      const at::Tensor got = s.read(*stream, at::empty(expected.sizes(), x.options())).to(at::kDouble);
+      const double scale = std::max(1.0, expected.numel() ? expected.abs().max().item<double>() : 0.0);
+      EXPECT_TRUE(at::allclose(got, expected.to(torch_dtype(dtype)).to(at::kDouble), tol, tol * scale))
+          << name << "\ngot:\n" << got << "\nexpected:\n" << expected;
+    };
+    expect(ys, r.output, "forward");
+    expect(gxs, r.input_grad, "input_grad");
+    expect(gws, r.weight_grad, "weight_grad");
+  }
+};
+
+const std::vector<Geometry>& geometries() {
+  static const std::vector<Geometry> all = {
+      // input, weight, output, stride, padding, dilation, groups
+      {{2, 3, 6, 7}, {4, 3, 3, 3}, {2, 4, 6, 7}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 4, 9, 8}, {6, 2, 3, 2}, {1, 6, 4, 4}, {2, 2}, {1, 0}, {1, 2}, 2},
+      {{2, 4, 5, 6}, {4, 1, 3, 3}, {2, 4, 5, 6}, {1, 1}, {1, 1}, {1, 1}, 4},
+      // Free sizes: an output one larger than the formula's (asymmetric "same" padding), an input two
+      // larger (output_padding: positions no tap reaches), strides 3 whose taps skip input positions.
+      {{2, 2, 5, 6}, {3, 2, 2, 3}, {2, 3, 5, 6}, {1, 1}, {0, 1}, {1, 1}},
+      {{1, 2, 9, 8}, {2, 2, 3, 3}, {1, 2, 3, 3}, {3, 3}, {1, 0}, {1, 1}},
+      {{1, 2, 11, 9}, {2, 2, 2, 2}, {1, 2, 3, 3}, {3, 3}, {0, 0}, {2, 1}},
+      {{3, 3, 11}, {5, 3, 4}, {3, 5, 5}, {2}, {2}, {1}},
+      {{1, 2, 4, 5, 3}, {2, 2, 2, 3, 2}, {1, 2, 3, 3, 4}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+      {{2, 1, 8, 8}, {5, 1, 3, 3}, {2, 5, 8, 8}, {1, 1}, {1, 1}, {1, 1}},
+      // Larger than one register block or tile in every GEMM dim.
+      {{3, 20, 9, 10}, {36, 20, 3, 3}, {3, 36, 9, 10}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  return all;
+}
+
+TEST_P(ConvKernelsTest, MatchesTheFormulasEveryDtype) {
+  for (const Geometry& g : geometries()) {
+    for (DType dtype : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
+      if (!device->supports(dtype)) continue;
+      check(g, dtype, true, to_string(g.input) + " " + to_string(g.weight));
+    }
+    check(g, DType::Float32, false, "no bias");
+  }
+}
+
+// Vulkan's two kernels and every register block shape, on the same geometries.
+TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
+  if (GetParam() != "vulkan") GTEST_SKIP() << "the variants are Vulkan's";
+  const char* blocks[] = {"8,8,32", "4,4,16", "1,8,64", "8,8,256", "4,4,4"};
+  setenv("EMBER_CONV_VARIANT", "register", 1);
+  for (const char* block : blocks) {
+    setenv("EMBER_CONV_BLOCK", block, 1);
+    for (const Geometry& g : geometries()) check(g, DType::Float32, true, std::string("register ") + block);
+  }
+  unsetenv("EMBER_CONV_BLOCK");
+  setenv("EMBER_CONV_VARIANT", "tiled", 1);
+  for (const Geometry& g : geometries()) {
+    check(g, DType::Float32, true, "tiled");
+    if (device->supports(DType::Float64)) check(g, DType::Float64, true, "tiled");
+  }
+  unsetenv("EMBER_CONV_VARIANT");
+}
+
+// A long reduction: the weight gradient splits it over workgroups and sums the partial results.
+TEST_P(ConvKernelsTest, WeightGradientOverALongReduction) {
+  check({{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, false, "split");
+  check({{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}}, DType::Float16, false, "split");
+}
+
+// Matches LibTorch's own convolution where the sizes are the formula's.
+TEST_P(ConvKernelsTest, MatchesLibTorchConvolution) {
+  const at::Tensor x = random_torch({2, 6, 7, 9}, DType::Float32, 7, -1, 1);
+  const at::Tensor w = random_torch({4, 3, 3, 2}, DType::Float32, 8, -1, 1);
+  const at::Tensor expected = at::conv2d(x, w, {}, {2, 1}, {1, 1}, {1, 2}, 2);
+  DeviceStorage xs(*device, *stream, x), ws(*device, *stream, w), ys(*device, *stream, at::zeros_like(expected));
+  ConvGeometry g;
+  g.groups = 2;
+  g.stride = {2, 1, 1};
+  g.padding = {1, 1, 0};
+  g.dilation = {1, 2, 1};
+  kernels().forward(*stream, {ys.ref(expected), xs.ref(x), ws.ref(w), std::nullopt, g});
+  EXPECT_TRUE(at::allclose(ys.read(*stream, expected), expected, 1e-5, 1e-5));
+}
+
+// Empty batches write nothing; an empty reduction writes the bias alone, or zeros.
+TEST_P(ConvKernelsTest, EmptyOperands) {
+  check({{0, 3, 5, 5}, {4, 3, 3, 3}, {0, 4, 5, 5}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, true, "empty batch");
+  check({{2, 0, 5, 5}, {4, 0, 3, 3}, {2, 4, 5, 5}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, true, "no input channels");
+  check({{2, 3, 0, 5}, {4, 3, 3, 3}, {2, 4, 2, 5}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, true, "empty input");
+}
+
+TEST_P(ConvKernelsTest, Rejections) {
+  const at::Tensor x = at::zeros({2, 3, 5, 5}), w = at::zeros({4, 3, 3, 3}), y = at::zeros({2, 4, 5, 5});
+  DeviceStorage xs(*device, *stream, x), ws(*device, *stream, w), ys(*device, *stream, y);
+  ConvGeometry g;
+  g.padding = {1, 1, 0};
+  const ConvForwardArgs good{ys.ref(y), xs.ref(x), ws.ref(w), std::nullopt, g};
+  ConvForwardArgs bad = good;
+  bad.input = xs.ref(x.transpose(2, 3));
+  expect_error<Error>([&] { kernels().forward(*stream, bad); }, "conv kernel: input must be contiguous");
+  bad = good;
+  bad.geometry.groups = 2;
+  expect_error<Error>([&] { kernels().forward(*stream, bad); },
+                      "conv kernel: 2 groups do not divide 3 input and 4 output channels");
+  bad = good;
+  bad.geometry.stride = {0, 1, 1};
+  expect_error<Error>([&] { kernels().forward(*stream, bad); },
+                      "conv kernel: stride and dilation must be positive and padding non-negative");
+  bad = good;
+  bad.geometry.spatial = 3;
+  expect_error<Error>([&] { kernels().forward(*stream, bad); }, "conv kernel: input has 4 dims [2, 3, 5, 5], expected 5");
+  const at::Tensor xd = at::zeros({2, 3, 5, 5}, at::kDouble);
+  DeviceStorage xds(*device, *stream, xd);
+  bad = good;
+  bad.input = xds.ref(xd);
+  expect_error<Error>([&] { kernels().forward(*stream, bad); }, "conv kernel: output is float32, the other operands float64");
+  const at::Tensor wrong_bias = at::zeros({3});
+  DeviceStorage bs(*device, *stream, wrong_bias);
+  bad = good;
+  bad.bias = bs.ref(wrong_bias);
+  expect_error<Error>([&] { kernels().forward(*stream, bad); },
+                      "conv kernel: bias [3] must hold one value per channel of the result");
+  const at::Tensor xi = at::zeros({2, 3, 5, 5}, at::kInt), wi = at::zeros({4, 3, 3, 3}, at::kInt),
+                   yi = at::zeros({2, 4, 5, 5}, at::kInt);
+  DeviceStorage xis(*device, *stream, xi), wis(*device, *stream, wi), yis(*device, *stream, yi);
+  expect_error<Error>([&] { kernels().forward(*stream, {yis.ref(yi), xis.ref(xi), wis.ref(wi), std::nullopt, g}); },
+                      "conv kernel: floating operands only, not int32");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ConvKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+}  // namespace
+}  // namespace ember::test
