@@ -304,10 +304,11 @@ Tensor max_unpool2d_of(const Tensor& input, const Tensor& indices, int64_t out_h
   const std::vector<int64_t> sizes = with_spatial(input, out_h, out_w);
   const int64_t plane = out_h * out_w;
   if (indices.numel() > 0) {
-    // PyTorch names the first index outside the output plane (and leaves its message's bracket open).
+    // PyTorch's CPU kernel names the last index outside the output plane that it meets, the last one in
+    // row-major order when one thread checks them all (and leaves its message's bracket open).
     const Tensor invalid = indices.lt(0).logical_or(indices.ge(plane));
     if (invalid.any().item<bool>()) {
-      throw Error("Found an invalid max index: " + text(indices.masked_select(invalid).select(0, 0).item<int64_t>()) +
+      throw Error("Found an invalid max index: " + text(indices.masked_select(invalid).select(0, -1).item<int64_t>()) +
                   " (output volumes are of size " + text(out_h) + "x" + text(out_w));
     }
   }
@@ -348,7 +349,10 @@ std::vector<int64_t> unpool_output_size(const Tensor& input, const MaxUnpoolFunc
     const int64_t min_size = defaults[d] - options.stride()[d];
     const int64_t max_size = defaults[d] + options.stride()[d];
     if (!(min_size <= sizes[d] && sizes[d] <= max_size)) {
-      throw Error("invalid output_size " + to_string(sizes) + " (dim " + text(static_cast<int64_t>(d)) +
+      // LibTorch prints the sizes as c10 prints a vector: "9 9".
+      std::string listed;
+      for (int64_t size : sizes) listed += (listed.empty() ? "" : " ") + text(size);
+      throw Error("invalid output_size " + listed + " (dim " + text(static_cast<int64_t>(d)) +
                   " must be between " + text(min_size) + " and " + text(max_size) + ")");
     }
   }
