@@ -1,8 +1,9 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
 // size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
-// gradients, compared with LibTorch.
+// gradients, and pooling, compared with LibTorch.
 #include "nn/functional/conv.h"
+#include "nn/functional/pooling.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -150,6 +151,24 @@ TEST_P(BindingSizeTest, ConvolutionAndItsGradients) {
       ones, images_t, w_t, c10::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {true, true, false});
   EXPECT_TENSOR_EQ(w.grad(), grad_weight, 1e-4, 1e-2);
   EXPECT_TENSOR_EQ(images.grad().index_select(0, rows_e), grad_input.index_select(0, rows), 1e-5, 1e-5);
+}
+
+TEST_P(BindingSizeTest, PoolingAndItsBackward) {
+  // The training set as 28 x 28 images: the launches split over the images, each within a binding.
+  namespace F = ember::nn::functional;
+  Tensor images = x_.view({rows_, 1, 28, 28}).requires_grad_(true);
+  const at::Tensor images_t = values_.view({rows_, 1, 28, 28}).clone().requires_grad_(true);
+  auto [pooled, indices] = F::max_pool2d_with_indices(images, F::MaxPool2dFuncOptions(2));
+  auto [pooled_t, indices_t] = at::max_pool2d_with_indices(images_t, {2, 2});
+  ASSERT_GT(images.nbytes(), device->info().max_storage_buffer_range);  // read forward, written backward
+  EXPECT_TENSOR_EQ(pooled, pooled_t);
+  EXPECT_TENSOR_EQ(indices, indices_t);
+  const Tensor averaged = F::avg_pool2d(images, F::AvgPool2dFuncOptions(3).stride(2).padding(1));
+  const at::Tensor averaged_t = at::avg_pool2d(images_t, {3, 3}, {2, 2}, {1, 1});
+  EXPECT_TENSOR_EQ(averaged, averaged_t);
+  (pooled.sum() + averaged.sum()).backward();
+  (pooled_t.sum() + averaged_t.sum()).backward();
+  EXPECT_TENSOR_EQ(images.grad(), images_t.grad());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -5,6 +5,7 @@
 #include "runtime/kernels/index.h"
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
+#include "runtime/kernels/pool.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/sort.h"
@@ -106,6 +107,15 @@ class RecordingConv final : public Recording<ConvKernels> {
   }
 };
 
+class RecordingPool final : public Recording<PoolKernels> {
+ public:
+  using Recording::Recording;
+  void pool(Stream& s, const PoolArgs& a) override { note("pool", pool_op_name(a.geometry.op)); inner().pool(s, a); }
+  void pool_backward(Stream& s, const PoolBackwardArgs& a) override {
+    note("pool_backward", pool_op_name(a.geometry.op)); inner().pool_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -136,6 +146,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<RandomKernels, RecordingRandom>(kernels, reached_, restore_);
   wrap<SortKernels, RecordingSort>(kernels, reached_, restore_);
   wrap<ConvKernels, RecordingConv>(kernels, reached_, restore_);
+  wrap<PoolKernels, RecordingPool>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -154,6 +165,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   add_all(all, "scan", kScanOpNames);
   add_all(all, "scatter", kScatterModeNames);
   add_all(all, "random", kRandomOpNames);
+  add_all(all, "pool", kPoolOpNames);
+  add_all(all, "pool_backward", kPoolOpNames);
   return all;
 }
 

@@ -1,0 +1,210 @@
+// Launcher of the pool kernels (pool.comp forward, pool_backward.comp backward): one dispatch over
+// every element of the output (forward) or of grad_in (backward), each invocation computing its element
+// whole.
+//
+// The planes (every dim but the last two) are merged where all operands allow and passed as at most
+// two dims. A launch whose operands reach past a buffer binding is split along the planes; a single
+// plane larger than a binding is an UnsupportedError.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "runtime/error.h"
+#include "runtime/kernels/memory.h"
+#include "runtime/kernels/pool.h"
+#include "shaders/common/vulkan_family.h"
+#include "shaders/reduce/reduce_plan.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+constexpr int kPlaneDims = 2;  // plane_sizes in pool_common.glsl
+
+struct PoolParams {
+  uint32_t in_offset;
+  uint32_t out_offset;
+  uint32_t indices_offset;
+  uint32_t plane_sizes[kPlaneDims];
+  uint32_t in_plane_strides[kPlaneDims];
+  uint32_t out_plane_strides[kPlaneDims];
+  uint32_t indices_plane_strides[kPlaneDims];
+  uint32_t in_h;
+  uint32_t in_w;
+  uint32_t out_h;
+  uint32_t out_w;
+  uint32_t in_strides[2];
+  uint32_t out_strides[2];
+  uint32_t indices_strides[2];
+  int32_t kernel[2];
+  int32_t stride[2];
+  int32_t padding[2];
+  int32_t dilation[2];
+  uint32_t count_include_pad;
+  int32_t divisor_override;
+};
+static_assert(sizeof(PoolParams) <= 128);
+
+const KernelAbiRegistration kAbis{
+    {"pool_f32", 3, sizeof(PoolParams)},
+    {"pool_f64", 3, sizeof(PoolParams)},
+    {"pool_backward_f32", 3, sizeof(PoolParams)},
+    {"pool_backward_f64", 3, sizeof(PoolParams)},
+};
+
+uint32_t to_u32(int64_t value, const char* what) {
+  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
+    throw UnsupportedError(std::string("pool: ") + what + " does not fit the kernel's 32-bit arguments");
+  }
+  return static_cast<uint32_t>(value);
+}
+
+int32_t to_i32(int64_t value, const char* what) {
+  if (value < 0 || value > std::numeric_limits<int32_t>::max()) {
+    throw UnsupportedError(std::string("pool: ") + what + " does not fit the kernel's 32-bit arguments");
+  }
+  return static_cast<int32_t>(value);
+}
+
+// Elements of one plane of `ref` from its first, to one past its furthest.
+int64_t plane_reach(const TensorRef& ref) {
+  const int h = ref.ndim - 2, w = ref.ndim - 1;
+  return (ref.sizes[h] - 1) * ref.strides[h] + (ref.sizes[w] - 1) * ref.strides[w] + 1;
+}
+
+class VulkanPool final : public PoolKernels {
+ public:
+  explicit VulkanPool(VulkanDevice& device) : device_(device) {}
+  void pool(Stream& stream, const PoolArgs& args) override;
+  void pool_backward(Stream& stream, const PoolBackwardArgs& args) override;
+
+ private:
+  // One launch per piece of the planes. `in` and `out` are the forward's; `backward` writes in.
+  void launch(Stream& stream, const PoolGeometry& geometry, const TensorRef& in, const TensorRef& out,
+              const TensorRef* indices, bool backward);
+
+  VulkanDevice& device_;
+};
+
+void VulkanPool::pool(Stream& stream, const PoolArgs& args) {
+  args.check();
+  require_dtype(device_, args.in.dtype, "pool");
+  if (args.out.numel() == 0) return;
+  launch(stream, args.geometry, args.in, args.out, args.indices ? &*args.indices : nullptr, false);
+}
+
+void VulkanPool::pool_backward(Stream& stream, const PoolBackwardArgs& args) {
+  args.check();
+  require_dtype(device_, args.grad_in.dtype, "pool backward");
+  if (args.grad_in.numel() == 0) return;
+  if (args.grad_out.numel() == 0) {  // no window holds anything: grad_in is zero
+    device_.kernels().get<MemoryKernels>().fill(stream, {args.grad_in, 0});
+    return;
+  }
+  launch(stream, args.geometry, args.grad_in, args.grad_out, args.indices ? &*args.indices : nullptr, true);
+}
+
+void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& in, const TensorRef& out,
+                        const TensorRef* indices, bool backward) {
+  for (const TensorRef* ref : {&in, &out, indices}) {
+    if (!ref) continue;
+    for (int d = 0; d < ref->ndim; ++d) {
+      if (ref->strides[d] < 0) throw UnsupportedError("pool: negative strides");
+    }
+  }
+  const int h = in.ndim - 2, w = in.ndim - 1;
+  PoolParams base{};
+  base.in_h = to_u32(in.sizes[h], "the input's height");
+  base.in_w = to_u32(in.sizes[w], "the input's width");
+  base.out_h = to_u32(out.sizes[h], "the output's height");
+  base.out_w = to_u32(out.sizes[w], "the output's width");
+  base.in_strides[0] = to_u32(in.strides[h], "a stride");
+  base.in_strides[1] = to_u32(in.strides[w], "a stride");
+  base.out_strides[0] = to_u32(out.strides[h], "a stride");
+  base.out_strides[1] = to_u32(out.strides[w], "a stride");
+  if (indices) {
+    base.indices_strides[0] = to_u32(indices->strides[h], "a stride");
+    base.indices_strides[1] = to_u32(indices->strides[w], "a stride");
+  }
+  if (!is_adaptive_pool(g.op)) {
+    for (int d = 0; d < 2; ++d) {
+      base.kernel[d] = to_i32(g.window[d].kernel, "the kernel size");
+      base.stride[d] = to_i32(g.window[d].stride, "the stride");
+      base.padding[d] = to_i32(g.window[d].padding, "the padding");
+      base.dilation[d] = to_i32(g.window[d].dilation, "the dilation");
+      // Positions within a window and the reach of the last one stay within 32-bit arithmetic.
+      to_i32((g.window[d].kernel - 1) * g.window[d].dilation + g.window[d].padding, "the window's reach");
+      to_i32((out.sizes[h + d] - 1) * g.window[d].stride, "the window's reach");
+    }
+  }
+  base.count_include_pad = g.count_include_pad ? 1 : 0;
+  if (g.divisor_override < std::numeric_limits<int32_t>::min() || g.divisor_override > std::numeric_limits<int32_t>::max()) {
+    throw UnsupportedError("pool: the divisor does not fit the kernel's 32-bit arguments");
+  }
+  base.divisor_override = static_cast<int32_t>(g.divisor_override);
+  // Every element index of a plane is below 2^32.
+  to_u32(in.sizes[h] * in.sizes[w], "a plane");
+
+  // Operands 0 in, 1 out, 2 indices over the planes.
+  const std::array<const TensorRef*, kBoxOperands> operands = {&in, &out, indices};
+  Box planes;
+  for (int d = 0; d < h; ++d) {
+    planes.push_dim(in.sizes[d], {in.strides[d], out.strides[d], indices ? indices->strides[d] : 0});
+  }
+  const std::array<int64_t, kBoxOperands> extents = {plane_reach(in), plane_reach(out),
+                                                     indices ? plane_reach(*indices) : 1};
+  const int64_t per_plane = backward ? in.sizes[h] * in.sizes[w] : out.sizes[h] * out.sizes[w];
+  const Context& context = device_.context();
+  const uint64_t window = max_window_bytes(context);
+  auto reach = [&](const Box& piece, int i) { return piece.reach(i) - piece.base[i] - 1 + extents[i]; };
+  auto fits = [&](const Box& piece) {
+    if (piece.count() * per_plane > std::numeric_limits<uint32_t>::max()) return false;
+    for (int i = 0; i < kBoxOperands; ++i) {
+      if (operands[i] && static_cast<uint64_t>(reach(piece, i)) * element_size(operands[i]->dtype) > window) {
+        return false;
+      }
+    }
+    return true;
+  };
+
+  VulkanStream& vs = vulkan_stream(stream);
+  const std::string shader = std::string(backward ? "pool_backward_" : "pool_") + std::string(compute_suffix(in.dtype));
+  const Pipeline& pipeline =
+      device_.pipelines().get(shader, {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(g.op)});
+  split_box(planes, kPlaneDims, fits, [&](const Box& piece) {
+    PoolParams params = base;
+    Binding bindings[3];
+    uint32_t* offsets[kBoxOperands] = {&params.in_offset, &params.out_offset, &params.indices_offset};
+    // Bindings: 0 the written operand, 1 indices, 2 the read one. Without indices, binding 1 sees the
+    // read operand's window, read-only.
+    const int written = backward ? 0 : 1;
+    const int slot[kBoxOperands] = {backward ? 0 : 2, backward ? 2 : 0, 1};
+    for (int i = 0; i < kBoxOperands; ++i) {
+      const int operand = operands[i] ? i : 1 - written;
+      const TensorRef& ref = *operands[operand];
+      const uint32_t size = static_cast<uint32_t>(element_size(ref.dtype));
+      const bool write = operand == written || (operand == 2 && !backward);
+      const Window win = element_window(context, ref.allocation, ref.byte_offset + piece.base[operand] * size, size,
+                                        reach(piece, operand), write);
+      bindings[slot[i]] = win.binding;
+      *offsets[i] = win.first_element;
+    }
+    uint32_t* plane_strides[kBoxOperands] = {params.in_plane_strides, params.out_plane_strides,
+                                             params.indices_plane_strides};
+    params.plane_sizes[0] = params.plane_sizes[1] = 1;
+    for (int d = 0; d < piece.ndim; ++d) {
+      const int slot_d = kPlaneDims - piece.ndim + d;
+      params.plane_sizes[slot_d] = to_u32(piece.sizes[d], "a plane count");
+      for (int i = 0; i < kBoxOperands; ++i) {
+        plane_strides[i][slot_d] = operands[i] ? to_u32(piece.strides[i][d], "a plane stride") : 0;
+      }
+    }
+    vs.dispatch(pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.count() * per_plane));
+  }, backward ? "pool backward" : "pool");
+}
+
+}  // namespace
+
+EMBER_VULKAN_KERNELS(PoolKernels, VulkanPool);
+
+}  // namespace ember::vulkan
