@@ -1,8 +1,13 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
 // size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
-// gradients, and pooling, compared with LibTorch.
+// gradients, pooling, and the norms, compared with LibTorch.
+#include <torch/nn/functional/batchnorm.h>
+#include <torch/nn/functional/normalization.h>
+
+#include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
 #include "tests/oracle.h"
 
@@ -169,6 +174,34 @@ TEST_P(BindingSizeTest, PoolingAndItsBackward) {
   (pooled.sum() + averaged.sum()).backward();
   (pooled_t.sum() + averaged_t.sum()).backward();
   EXPECT_TENSOR_EQ(images.grad(), images_t.grad());
+}
+
+TEST_P(BindingSizeTest, NormsOverRowsAndAlongRows) {
+  // Batch norm with the 784 columns as channels: each channel's statistics span every row, reduced in
+  // pieces of rows whose states a last pass merges; its backward likewise. Layer norm along each row.
+  namespace F = ember::nn::functional;
+  namespace TF = torch::nn::functional;
+  at::Generator gen = at::detail::createCPUGenerator(5);
+  const at::Tensor w = at::rand({kColumns}, gen) + 0.5, b = at::rand({kColumns}, gen);
+  at::Tensor mean = at::zeros({kColumns}), var = at::ones({kColumns});
+  Tensor ember_mean = from_torch(mean, device), ember_var = from_torch(var, device);
+  Tensor we = from_torch(w, device).requires_grad_(true);
+  Tensor xg = x_.detach().requires_grad_(true);
+  const Tensor y = F::batch_norm(xg, ember_mean, ember_var, F::BatchNormFuncOptions().weight(we).bias(from_torch(b, device)).training(true));
+  at::Tensor wt = w.clone().requires_grad_(true);
+  at::Tensor xt = values_.detach().requires_grad_(true);
+  const at::Tensor yt = TF::batch_norm(xt, mean, var, TF::BatchNormFuncOptions().weight(wt).bias(b).training(true));
+  const at::Tensor rows = row_indices();
+  const Tensor rows_e = from_torch(rows, device);
+  EXPECT_TENSOR_EQ(y.index_select(0, rows_e), yt.index_select(0, rows).detach(), 1e-4, 1e-4);
+  EXPECT_TENSOR_EQ(ember_mean, mean, 1e-5, 1e-6);
+  EXPECT_TENSOR_EQ(ember_var, var, 1e-4, 1e-6);
+  (y * x_).sum().backward();
+  (yt * values_).sum().backward();
+  EXPECT_TENSOR_EQ(we.grad(), wt.grad(), 1e-4, 1e-2);
+  EXPECT_TENSOR_EQ(xg.grad().index_select(0, rows_e), xt.grad().index_select(0, rows), 1e-3, 1e-4);
+  const Tensor z = F::layer_norm(x_, F::LayerNormFuncOptions({kColumns}).weight(from_torch(w, device)));
+  EXPECT_TENSOR_EQ(z.index_select(0, rows_e), TF::layer_norm(values_.index_select(0, rows), TF::LayerNormFuncOptions({kColumns}).weight(w)), 1e-4, 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -6,6 +6,7 @@
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/pool.h"
+#include "runtime/kernels/norm.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/sort.h"
@@ -116,6 +117,24 @@ class RecordingPool final : public Recording<PoolKernels> {
   }
 };
 
+class RecordingNorm final : public Recording<NormKernels> {
+ public:
+  using Recording::Recording;
+  void batch_norm_stats(Stream& s, const BatchNormStatsArgs& a) override {
+    note("norm.batch_norm_stats"); inner().batch_norm_stats(s, a);
+  }
+  void batch_norm_apply(Stream& s, const BatchNormApplyArgs& a) override {
+    note("norm.batch_norm_apply"); inner().batch_norm_apply(s, a);
+  }
+  void batch_norm_backward(Stream& s, const BatchNormBackwardArgs& a) override {
+    note("norm.batch_norm_backward"); inner().batch_norm_backward(s, a);
+  }
+  void group_norm(Stream& s, const GroupNormArgs& a) override { note("norm.group_norm"); inner().group_norm(s, a); }
+  void group_norm_backward(Stream& s, const GroupNormBackwardArgs& a) override {
+    note("norm.group_norm_backward"); inner().group_norm_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -147,6 +166,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<SortKernels, RecordingSort>(kernels, reached_, restore_);
   wrap<ConvKernels, RecordingConv>(kernels, reached_, restore_);
   wrap<PoolKernels, RecordingPool>(kernels, reached_, restore_);
+  wrap<NormKernels, RecordingNorm>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -158,6 +178,10 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   std::vector<std::string> all = {"memory.fill", "memory.copy", "sequence", "gather", "triangle",
                                   "nonzero",     "matmul",      "multinomial", "sort",
                                   "conv.forward", "conv.input_grad", "conv.weight_grad"};
+  for (const char* entry : {"batch_norm_stats", "batch_norm_apply", "batch_norm_backward", "group_norm",
+                            "group_norm_backward"}) {
+    all.push_back(std::string("norm.") + entry);
+  }
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);

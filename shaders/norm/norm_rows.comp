@@ -1,0 +1,199 @@
+#version 450
+// Group norm (and layer norm) rows over a contiguous piece of whole samples, [samples, channels, inner]:
+// row r is sample r / groups's group r % groups, its group_channels channels × inner elements in a row.
+// Groups of 2^k invocations (`lanes`) share a row, so a workgroup serves 256 / lanes rows; each lane
+// walks the row `lanes` elements apart, and the group merges its lanes as a tree in shared memory.
+//   MODE_FORWARD   Welford's mean and M2 of the row; mean[r] and rstd[r] = 1 / sqrt(M2 / n + eps)
+//                  (FLAG_WRITE_STATS), then out = (in - mean) rstd weight[c] + bias[c]
+//   MODE_BACKWARD  from the forward's mean and rstd, with g = dy weight[c] and x̂ = (in - mean) rstd:
+//                  out = rstd (g - Σg / n - x̂ Σ g x̂ / n)
+// The channel of an element, (group * group_channels + position / inner), moves along with the lane's
+// position without dividing per element.
+#include "typed_operands.glsl"
+
+#define WORKGROUP_SIZE 256
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+layout(constant_id = 0) const uint IN_DT = DT_F32;  // in, dy and out
+layout(constant_id = 1) const uint STAT_DT = DT_F32;
+layout(constant_id = 2) const uint PARAM_DT = DT_F32;  // weight and bias
+layout(constant_id = 3) const uint MODE = 0;
+
+#define MODE_FORWARD 0u
+#define MODE_BACKWARD 1u
+
+#define FLAG_WEIGHT 1u
+#define FLAG_BIAS 2u
+#define FLAG_WRITE_STATS 4u
+
+DECLARE_OPERAND(0, dst, writeonly)
+DEFINE_STORE(dst, IN_DT)
+DECLARE_OPERAND(1, src, readonly)
+DEFINE_LOAD(src, IN_DT)
+DECLARE_OPERAND(2, dy, readonly)
+DEFINE_LOAD(dy, IN_DT)
+DECLARE_OPERAND(3, mean, )
+DEFINE_LOAD(mean, STAT_DT)
+DEFINE_STORE(mean, STAT_DT)
+DECLARE_OPERAND(4, rstd, )
+DEFINE_LOAD(rstd, STAT_DT)
+DEFINE_STORE(rstd, STAT_DT)
+DECLARE_OPERAND(5, weight, readonly)
+DEFINE_LOAD(weight, PARAM_DT)
+DECLARE_OPERAND(6, bias, readonly)
+DEFINE_LOAD(bias, PARAM_DT)
+
+layout(push_constant) uniform Params {
+  uint out_offset;
+  uint in_offset;
+  uint dy_offset;
+  uint mean_offset;
+  uint rstd_offset;
+  uint weight_offset;
+  uint bias_offset;
+  uint rows;  // of the piece
+  uint groups;
+  uint group_channels;
+  uint inner;
+  uint lanes_log2;
+  uint flags;
+  uint padding;
+  uvec2 eps;  // compute_t bits
+} p;
+
+shared compute_t shared_a[WORKGROUP_SIZE];
+shared compute_t shared_b[WORKGROUP_SIZE];
+shared compute_t shared_count[WORKGROUP_SIZE];
+
+// (a, b, count): Welford's (mean, M2, count) forward, (Σg, Σg x̂, unused) backward.
+struct State {
+  compute_t a;
+  compute_t b;
+  compute_t count;
+};
+
+State merge(State x, State y) {
+  if (MODE == MODE_BACKWARD) return State(x.a + y.a, x.b + y.b, compute_t(0));
+  const compute_t count = x.count + y.count;
+  if (count == compute_t(0)) return x;
+  const compute_t delta = y.a - x.a;
+  const compute_t share = y.count / count;
+  return State(x.a + delta * share, x.b + y.b + delta * delta * x.count * share, count);
+}
+
+// The states of each group of `lanes` consecutive invocations merged as a tree; every invocation of a
+// group gets its group's total. Every invocation of the workgroup calls it.
+State group_merge(State s, uint lane, uint lanes) {
+  if (lanes == 1u) return s;
+  const uint slot = gl_LocalInvocationID.x;
+  shared_a[slot] = s.a;
+  shared_b[slot] = s.b;
+  shared_count[slot] = s.count;
+  barrier();
+  for (uint width = lanes >> 1; width > 0u; width >>= 1) {
+    if (lane < width) {
+      const State merged = merge(State(shared_a[slot], shared_b[slot], shared_count[slot]),
+                                 State(shared_a[slot + width], shared_b[slot + width], shared_count[slot + width]));
+      shared_a[slot] = merged.a;
+      shared_b[slot] = merged.b;
+      shared_count[slot] = merged.count;
+    }
+    barrier();
+  }
+  const uint first = slot - lane;
+  const State total = State(shared_a[first], shared_b[first], shared_count[first]);
+  barrier();  // shared memory is reused by the next rows
+  return total;
+}
+
+// A lane's walk along its row: position i (from `lane`, `lanes` apart) and its channel.
+struct Walk {
+  uint i;
+  uint channel;  // within the row's group
+  uint j;        // position within the channel
+  uint step_channels;
+  uint step_j;
+};
+
+Walk start_walk(uint lane, uint lanes) {
+  Walk w;
+  w.i = lane;
+  w.channel = lane / p.inner;
+  w.j = lane - w.channel * p.inner;
+  w.step_channels = lanes / p.inner;
+  w.step_j = lanes - w.step_channels * p.inner;
+  return w;
+}
+
+void advance(inout Walk w, uint lanes) {
+  w.i += lanes;
+  w.j += w.step_j;
+  w.channel += w.step_channels;
+  if (w.j >= p.inner) {
+    w.j -= p.inner;
+    w.channel += 1u;
+  }
+}
+
+void main() {
+  const uint lanes = 1u << p.lanes_log2;
+  const uint rows_per_workgroup = WORKGROUP_SIZE >> p.lanes_log2;
+  const uint lane = gl_LocalInvocationID.x & (lanes - 1u);
+  const uint length = p.group_channels * p.inner;
+  const compute_t n = compute_t(length);
+  const bool has_weight = (p.flags & FLAG_WEIGHT) != 0u;
+  const bool has_bias = (p.flags & FLAG_BIAS) != 0u;
+  const uint blocks = (p.rows + rows_per_workgroup - 1u) / rows_per_workgroup;
+  // Uniform across the workgroup, so that every invocation reaches the barriers.
+  for (uint block = gl_WorkGroupID.x; block < blocks; block += gl_NumWorkGroups.x) {
+    const uint row = block * rows_per_workgroup + (gl_LocalInvocationID.x >> p.lanes_log2);
+    const bool in_range = row < p.rows;
+    const uint base = row * length;
+    const uint first_channel = (row % p.groups) * p.group_channels;
+    State s = State(compute_t(0), compute_t(0), compute_t(0));
+    compute_t m = compute_t(0), r = compute_t(0);
+    if (in_range && MODE == MODE_BACKWARD) {
+      m = mean_load(p.mean_offset + row);
+      r = rstd_load(p.rstd_offset + row);
+    }
+    if (in_range) {
+      for (Walk w = start_walk(lane, lanes); w.i < length; advance(w, lanes)) {
+        const compute_t x = src_load(p.in_offset + base + w.i);
+        if (MODE == MODE_FORWARD) {
+          s.count += compute_t(1);
+          const compute_t delta = x - s.a;
+          s.a += delta / s.count;
+          s.b += delta * (x - s.a);
+        } else {
+          const compute_t wc = has_weight ? weight_load(p.weight_offset + first_channel + w.channel) : compute_t(1);
+          const compute_t g = dy_load(p.dy_offset + base + w.i) * wc;
+          s.a += g;
+          s.b += g * (x - m) * r;
+        }
+      }
+    }
+    const State total = group_merge(s, lane, lanes);
+    if (!in_range) continue;
+    if (MODE == MODE_FORWARD) {
+      m = total.a;
+      r = compute_t(1) / sqrt(total.b / n + scalar_from_bits(p.eps));
+      if (lane == 0u && (p.flags & FLAG_WRITE_STATS) != 0u) {
+        mean_store(p.mean_offset + row, m);
+        rstd_store(p.rstd_offset + row, r);
+      }
+    }
+    for (Walk w = start_walk(lane, lanes); w.i < length; advance(w, lanes)) {
+      const uint channel = first_channel + w.channel;
+      const compute_t x = src_load(p.in_offset + base + w.i);
+      const compute_t wc = has_weight ? weight_load(p.weight_offset + channel) : compute_t(1);
+      if (MODE == MODE_FORWARD) {
+        const compute_t b = has_bias ? bias_load(p.bias_offset + channel) : compute_t(0);
+        dst_store(p.out_offset + base + w.i, (x - m) * (r * wc) + b);
+      } else {
+        const compute_t g = dy_load(p.dy_offset + base + w.i) * wc;
+        const compute_t x_hat = (x - m) * r;
+        dst_store(p.out_offset + base + w.i, r * (g - total.a / n - x_hat * (total.b / n)));
+      }
+    }
+  }
+}
