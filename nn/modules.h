@@ -1,5 +1,6 @@
 #pragma once
 // Every module and container (LibTorch's torch/nn/modules.h).
+#include "nn/modules/activation.h"
 #include "nn/modules/container/any_module.h"
 #include "nn/modules/container/module_dict.h"
 #include "nn/modules/container/module_list.h"

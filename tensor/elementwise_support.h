@@ -92,5 +92,9 @@ Tensor scaled(const Tensor& g, Scalar s);
 Scalar negated(Scalar s);
 // The backward of an op whose one input gets the output's gradient unchanged.
 autograd::tensor_list pass_through(autograd::FunctionNode& node, const autograd::tensor_list& grads);
+// PyTorch's leaky_relu_backward of the result y, which the in-place forms keep (leaky_relu_, rrelu_ in
+// eval): g where y > 0, negative_slope g elsewhere. A negative slope cannot be told from y: refused with
+// PyTorch's message. Defined in activation.cpp.
+Tensor leaky_relu_grad_of_result(const Tensor& g, const Tensor& y, double negative_slope);
 
 }  // namespace ember::detail

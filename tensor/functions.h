@@ -110,6 +110,40 @@ Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);
 // value where x <= threshold, x elsewhere (torch.threshold).
 Tensor threshold(const Tensor& x, Scalar threshold, Scalar value);
 Tensor& threshold_(Tensor& x, Scalar threshold, Scalar value);
+// The activations of torch.nn.functional that are tensor ops in LibTorch (PyTorch 1.13's formulas;
+// https://pytorch.org/docs/1.13/nn.functional.html#non-linear-activation-functions).
+// elu: x > 0 ? scale x : alpha scale (exp(input_scale x) - 1); selu and celu are elus.
+Tensor elu(const Tensor& x, Scalar alpha = 1, Scalar scale = 1, Scalar input_scale = 1);
+Tensor& elu_(Tensor& x, Scalar alpha = 1, Scalar scale = 1, Scalar input_scale = 1);
+Tensor selu(const Tensor& x);
+Tensor& selu_(Tensor& x);
+Tensor celu(const Tensor& x, Scalar alpha = 1.0);
+Tensor& celu_(Tensor& x, Scalar alpha = 1.0);
+// clamp(x, min_val, max_val), integral inputs too; relu6 is hardtanh(x, 0, 6).
+Tensor hardtanh(const Tensor& x, Scalar min_val = -1, Scalar max_val = 1);
+Tensor& hardtanh_(Tensor& x, Scalar min_val = -1, Scalar max_val = 1);
+Tensor relu6(const Tensor& x);
+Tensor& relu6_(Tensor& x);
+Tensor hardsigmoid(const Tensor& x);  // min(max(x + 3, 0), 6) / 6
+Tensor& hardsigmoid_(Tensor& x);
+Tensor hardswish(const Tensor& x);  // x hardsigmoid(x)
+Tensor& hardswish_(Tensor& x);
+Tensor hardshrink(const Tensor& x, Scalar lambd = 0.5);
+Tensor softshrink(const Tensor& x, Scalar lambd = 0.5);  // x -+ lambd outside [-lambd, lambd], 0 inside
+// log(1 + exp(beta x)) / beta, and x where beta x > threshold.
+Tensor softplus(const Tensor& x, Scalar beta = 1, Scalar threshold = 20);
+Tensor log_sigmoid(const Tensor& x);
+Tensor mish(const Tensor& x);  // x tanh(softplus(x))
+Tensor& mish_(Tensor& x);
+Tensor prelu(const Tensor& x, const Tensor& weight);
+// x where x > 0; elsewhere x times a slope: drawn from U[lower, upper) per element in training, their
+// mean in eval.
+Tensor rrelu(const Tensor& x, Scalar lower = 0.125, Scalar upper = 1.0 / 3.0, bool training = false,
+             Generator* generator = nullptr);
+Tensor& rrelu_(Tensor& x, Scalar lower = 0.125, Scalar upper = 1.0 / 3.0, bool training = false,
+               Generator* generator = nullptr);
+// a sigmoid(b), a and b the first and second halves of `dim`.
+Tensor glu(const Tensor& x, int64_t dim = -1);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

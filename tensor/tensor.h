@@ -336,6 +336,8 @@ class Tensor {
   Tensor relu() const;
   Tensor gelu(std::string_view approximate = "none") const;
   Tensor silu() const;
+  Tensor hardshrink(Scalar lambd = 0.5) const;  // 0 on [-lambd, lambd], x elsewhere
+  Tensor prelu(const Tensor& weight) const;      // x > 0 ? x : weight x, weight per channel (dim 1)
   Tensor erf() const;
   Tensor erfc() const;
   Tensor floor() const;

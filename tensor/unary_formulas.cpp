@@ -42,6 +42,38 @@ Tensor leaky_relu_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
 
 Tensor zero_grad(const Tensor& g, const Tensor&, const UnaryArgs&) { return zeros_like(g); }
 
+// PyTorch's hardsigmoid_backward: 1/6 strictly inside (-3, 3), 0 elsewhere (and for NaN). PyTorch has no
+// second derivative for it.
+Tensor hardsigmoid_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  return ember::where(x.gt(-3).logical_and(x.lt(3)), g / 6, 0);
+}
+
+// PyTorch's hardswish_backward: 0 below -3, x / 3 + 1/2 on [-3, 3] (both ends included), 1 above (and
+// for NaN).
+Tensor hardswish_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  return ember::where(x.lt(-3), 0, ember::where(x.le(3), g * (x / 3 + 0.5), g));
+}
+
+// Hardshrink and softshrink: no gradient on [-lambd, lambd] (both ends included); NaN keeps it.
+Tensor shrink_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
+  return ember::where(x.ge(negated(p.lambd)).logical_and(x.le(p.lambd)), 0, g);
+}
+
+// sigmoid(beta x) below the threshold, 1 where the forward is linear.
+Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
+  const Tensor bx = x * p.beta;
+  return ember::where(bx > p.threshold, g, g * bx.sigmoid());
+}
+
+// d/dx log(sigmoid(x)) = sigmoid(-x): PyTorch's log_sigmoid_backward in either branch of its buffer.
+Tensor log_sigmoid_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) { return g * x.neg().sigmoid(); }
+
+// PyTorch's infinitely differentiable form: with t = tanh(softplus(x)), t + x sigmoid(x) (1 - t^2).
+Tensor mish_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  const Tensor t = x.exp().log1p().tanh();
+  return g * (t + x * x.sigmoid() * (1 - t * t));
+}
+
 // d/dx gelu(x) = Phi(x) + x phi(x), Phi and phi the standard normal cdf and density.
 Tensor gelu_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
   const double inv_sqrt2 = 1 / std::numbers::sqrt2;
@@ -129,6 +161,13 @@ UnaryGrad unary_grad(UnaryOp op) {
       return {"NanToNumBackward0", Saved::Input, [](T g, T x, P) { return g * x.isfinite(); }};
     case UnaryOp::LeakyRelu: return {"LeakyReluBackward0", Saved::Input, leaky_relu_grad};
     case UnaryOp::Threshold: return {"ThresholdBackward0", Saved::Input, threshold_grad};
+    case UnaryOp::Hardsigmoid: return {"HardsigmoidBackward0", Saved::Input, hardsigmoid_grad};
+    case UnaryOp::Hardswish: return {"HardswishBackward0", Saved::Input, hardswish_grad};
+    case UnaryOp::Hardshrink: return {"HardshrinkBackward0", Saved::Input, shrink_grad};
+    case UnaryOp::Softshrink: return {"SoftshrinkBackward0", Saved::Input, shrink_grad};
+    case UnaryOp::Softplus: return {"SoftplusBackward0", Saved::Input, softplus_grad};
+    case UnaryOp::LogSigmoid: return {"LogSigmoidBackward0", Saved::Input, log_sigmoid_grad};
+    case UnaryOp::Mish: return {"MishBackward0", Saved::Input, mish_grad};
     // Not differentiable: bool or integral results, or a cast (to() records ToCopyBackward0 itself).
     case UnaryOp::Cast:
     case UnaryOp::IsNan:
@@ -138,7 +177,10 @@ UnaryGrad unary_grad(UnaryOp op) {
     case UnaryOp::IsFinite:
     case UnaryOp::LogicalNot:
     case UnaryOp::BitwiseNot:
-    // Recorded by clamp.cpp, whose bounds promote the result dtype; square() records PowBackward0.
+    // Recorded where they are defined: clamp.cpp (whose bounds promote the result dtype) and hardtanh
+    // in activation.cpp; elu, selu and celu in activation_elu.cpp, under their own node names and
+    // formulas of the input or the result. square() records PowBackward0.
+    case UnaryOp::Elu:
     case UnaryOp::Clamp:
     case UnaryOp::ClampMin:
     case UnaryOp::ClampMax:

@@ -54,6 +54,9 @@ __host__ __device__ T binary_value(BinaryOp op, T a, T b, T param) {
     case BinaryOp::ThresholdBackward:
       if constexpr (kIsFloat<T>) return b <= param ? T(0) : a;  // param = threshold; NaN keeps the gradient
       break;
+    case BinaryOp::Prelu:
+      if constexpr (kIsFloat<T>) return a > T(0) ? a : b * a;  // b = the slope of a's channel
+      break;
     case BinaryOp::BitwiseAnd:
       if constexpr (!kIsFloat<T>) return a & b;
       break;

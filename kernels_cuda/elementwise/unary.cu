@@ -8,6 +8,12 @@ namespace ember::cuda {
 
 namespace {
 
+// min(max(t, 0), 6), keeping NaN.
+template <class T>
+__host__ __device__ T clamp_0_6(T t) {
+  return t < T(0) ? T(0) : (t > T(6) ? T(6) : t);
+}
+
 // f(x) in compute type T. Ops whose result is bool give 1 or 0, which the store turns into true or false.
 // Every op has a case: a missing one fails the build (-Werror=switch). Ops outside T's domain (see
 // unary_ops.def) break out to the end, which the launcher never lets a thread reach.
@@ -145,6 +151,34 @@ __host__ __device__ T unary_value(UnaryOp op, T x, T p0, T p1, T p2, int out_dty
       break;
     case UnaryOp::LeakyRelu:
       if constexpr (kIsFloat<T>) return x > T(0) ? x : x * p0;  // p0 = the negative slope
+      break;
+    // p0 = alpha, p1 = scale, p2 = input_scale: PyTorch's elu kernel, which selu and celu call too.
+    case UnaryOp::Elu:
+      if constexpr (kIsFloat<T>) return x <= T(0) ? m_expm1(x * p2) * (p0 * p1) : x * p1;
+      break;
+    // Comparisons rather than fmin and fmax, so that NaN stays NaN.
+    case UnaryOp::Hardsigmoid:
+      if constexpr (kIsFloat<T>) return clamp_0_6(x + T(3)) / T(6);
+      break;
+    case UnaryOp::Hardswish:
+      if constexpr (kIsFloat<T>) return x * clamp_0_6(x + T(3)) / T(6);
+      break;
+    case UnaryOp::Hardshrink:
+      if constexpr (kIsFloat<T>) return (x >= -p0 && x <= p0) ? T(0) : x;  // p0 = lambd
+      break;
+    case UnaryOp::Softshrink:
+      // p0 = lambd; NaN gives 0, as PyTorch 1.13's kernel.
+      if constexpr (kIsFloat<T>) return x > p0 ? x - p0 : (x < -p0 ? x + p0 : T(0));
+      break;
+    case UnaryOp::Softplus:
+      // p0 = beta, p1 = threshold: linear where beta x exceeds it.
+      if constexpr (kIsFloat<T>) return x * p0 > p1 ? x : m_log1p(m_exp(x * p0)) / p0;
+      break;
+    case UnaryOp::LogSigmoid:
+      if constexpr (kIsFloat<T>) return (x < T(0) ? x : T(0)) - m_log1p(m_exp(-m_fabs(x)));
+      break;
+    case UnaryOp::Mish:
+      if constexpr (kIsFloat<T>) return x * m_tanh(m_log1p(m_exp(x)));
       break;
   }
   return x;

@@ -81,11 +81,16 @@ struct UnaryArgs {
   Scalar min = 0;              // Clamp, ClampMin
   Scalar max = 0;              // Clamp, ClampMax
   Scalar negative_slope = 0;   // LeakyRelu
-  Scalar threshold = 0;        // Threshold: in <= threshold becomes value
+  Scalar threshold = 0;        // Threshold: in <= threshold becomes value; Softplus: linear above it
   Scalar value = 0;            // Threshold
   Scalar nan = 0;              // NanToNum: what replaces NaN,
   Scalar posinf = 0;           // +inf
   Scalar neginf = 0;           // and -inf
+  Scalar alpha = 1;            // Elu: the negative branch's factor (times scale),
+  Scalar scale = 1;            // the positive branch's,
+  Scalar input_scale = 1;      // and the factor of in inside exp
+  Scalar lambd = 0.5;          // Hardshrink, Softshrink: the half-width of the zero band
+  Scalar beta = 1;             // Softplus
   // The three parameters the kernels receive, in the order this op reads them (parameters.cpp).
   std::array<Scalar, 3> parameters() const;
 };

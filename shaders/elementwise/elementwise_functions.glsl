@@ -104,6 +104,22 @@ UNARY(frac) { return x - trunc(x); }
 UNARY(nan_to_num) { return m_isnan(x) ? p0 : (m_isinf(x) ? (x > compute_t(0) ? p1 : p2) : x); }
 // p0 = the negative slope.
 UNARY(leaky_relu) { return x > compute_t(0) ? x : x * p0; }
+// p0 = alpha, p1 = scale, p2 = input_scale: PyTorch's elu kernel, which selu and celu call too.
+UNARY(elu) { return x <= compute_t(0) ? m_expm1(x * p2) * (p0 * p1) : x * p1; }
+// Comparisons rather than min and max, whose result for NaN GLSL leaves undefined: NaN stays NaN.
+compute_t clamp_0_6(compute_t t) {
+  return t < compute_t(0) ? compute_t(0) : (t > compute_t(6) ? compute_t(6) : t);
+}
+UNARY(hardsigmoid) { return clamp_0_6(x + compute_t(3)) / compute_t(6); }
+UNARY(hardswish) { return x * clamp_0_6(x + compute_t(3)) / compute_t(6); }
+// p0 = lambd. Softshrink sends NaN to 0, as PyTorch 1.13's kernel does.
+UNARY(hardshrink) { return (x >= -p0 && x <= p0) ? compute_t(0) : x; }
+UNARY(softshrink) { return x > p0 ? x - p0 : (x < -p0 ? x + p0 : compute_t(0)); }
+// p0 = beta, p1 = threshold: linear where beta x exceeds it.
+UNARY(softplus) { return x * p0 > p1 ? x : m_log1p(m_exp(x * p0)) / p0; }
+// log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|)).
+UNARY(log_sigmoid) { return (x < compute_t(0) ? x : compute_t(0)) - m_log1p(m_exp(-abs(x))); }
+UNARY(mish) { return x * m_tanh(m_log1p(m_exp(x))); }
 #else
 UNARY(bitwise_not) { return ~x; }
 #endif
@@ -175,6 +191,8 @@ BINARY(tanh_backward) { return a * (compute_t(1) - b * b); }
 BINARY(sigmoid_backward) { return a * b * (compute_t(1) - b); }
 // param = threshold; NaN keeps the gradient.
 BINARY(threshold_backward) { return b <= param ? compute_t(0) : a; }
+// b = the slope, broadcast over a's channels.
+BINARY(prelu) { return a > compute_t(0) ? a : b * a; }
 #else
 BINARY(div_trunc) { return int_div(a, b); }
 BINARY(floor_divide) {

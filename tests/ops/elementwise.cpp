@@ -95,6 +95,91 @@ EMBER_OP_ROWS(activation_rows) {
   };
 }
 
+// The activations of torch.nn.functional that are tensor ops (their boundary values and the F:: forms
+// are rows of tests/ops/activation.cpp). Piecewise-linear ones compare first order only: LibTorch's
+// gradient keeps a node of the input (HardtanhBackwardBackward0, ...) whose derivative is zero.
+EMBER_OP_ROWS(nn_activation_rows) {
+  const auto act = [](std::string name, auto f) { return op(std::move(name), f).with_dtypes(kFloating); };
+  return {
+      act("elu", [](const auto& x) { return elu(x[0]); }).grad2(),
+      act("elu scaled", [](const auto& x) { return elu(x[0], 0.5, 2.0, 1.5); }).grad2(),
+      act("elu_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return elu_(y, 0.5, 2.0, 1.5);
+      }).grad2(),
+      act("selu", [](const auto& x) { return selu(x[0]); }).grad2(),
+      act("selu_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return selu_(y);
+      }).grad(),
+      act("celu", [](const auto& x) { return celu(x[0], 2.0); }).grad2(),
+      act("celu_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return celu_(y, 0.5);
+      }).grad(),
+      op("hardtanh", [](const auto& x) { return hardtanh(x[0], -0.5, 1.5); })
+          .with_dtypes(join({kFloating, {DType::Int32, DType::Int64, DType::Int8}}))
+          .grad(),
+      // uint8 with a negative bound is refused, by both.
+      op("hardtanh uint8", [](const auto& x) { return hardtanh(x[0], -1, 5); }).with_dtypes({DType::UInt8, DType::Float32}),
+      act("hardtanh_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return hardtanh_(y, -2.0, 1.0);
+      }).grad(),
+      op("relu6", [](const auto& x) { return relu6(x[0]); })
+          .with_dtypes(join({kFloating, {DType::UInt8, DType::Int32}}))
+          .in_range(-3, 9)
+          .grad(),
+      act("relu6_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return relu6_(y);
+      }).in_range(-3, 9).grad(),
+      act("hardsigmoid", [](const auto& x) { return hardsigmoid(x[0]); }).in_range(-5, 5).grad(),
+      act("hardsigmoid_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return hardsigmoid_(y);
+      }).in_range(-5, 5).grad(),
+      act("hardswish", [](const auto& x) { return hardswish(x[0]); }).in_range(-5, 5).grad2(),
+      act("hardswish_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return hardswish_(y);
+      }).in_range(-5, 5).grad(),
+      act("hardshrink", [](const auto& x) { return x[0].hardshrink(0.7); }).grad(),
+      act("softshrink", [](const auto& x) { return softshrink(x[0], 0.7); }).grad(),
+      act("softplus", [](const auto& x) { return softplus(x[0]); }).grad2(),
+      act("softplus beta threshold", [](const auto& x) { return softplus(x[0], 2, 3); }).grad2(),
+      act("log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); }).in_range(-30, 30).grad2(),
+      act("mish", [](const auto& x) { return mish(x[0]); }).grad2(),
+      act("mish_", [](const auto& x) {
+        auto y = x[0] * 1;
+        return mish_(y);
+      }).grad(),
+      act("rrelu eval", [](const auto& x) { return rrelu(x[0], 0.1, 0.3, false); }).grad(),
+      act("rrelu_ eval", [](const auto& x) {
+        auto y = x[0] * 1;
+        return rrelu_(y, 0.1, 0.3, false);
+      }).grad(),
+      // Random slopes: sizes and dtype only (tests/activation_test.cpp checks the values).
+      act("rrelu training", [](const auto& x) { return rrelu(x[0], 0.1, 0.3, true); }).sizes_only(),
+      op("prelu one slope", 2, [](const auto& x) { return prelu(x[0], x[1]); })
+          .with_dtypes(kFloating)
+          .with_cases({{{4, 3, 5}, {1}}, {{}, {1}}, {{0, 3}, {1}}, {{7}, {1}}, {{33, 17}, {}}})
+          .grad2(),
+      op("prelu per channel", 2, [](const auto& x) { return prelu(x[0], x[1]); })
+          .with_dtypes(kFloating)
+          .with_mixed({{DType::Float32, DType::Float64}})
+          .with_cases({{{4, 3, 5}, {3}}, {{2, 3}, {3}}, {{0, 3, 2}, {3}}, {{2, 3, 4, 5}, {3}}, {{2, 4}, {3}},
+                       {{3}, {3}}, {{}, {3}}, {{2, 3}, {1, 3}}})
+          .grad2(),
+      act("glu", [](const auto& x) { return glu(x[0]); })
+          .with_cases({{{4, 6}}, {{3, 5, 2}}, {{0, 4}}, {{2}}, {{3}}, {{}}})
+          .grad2(),
+      act("glu dim 1", [](const auto& x) { return glu(x[0], 1); })
+          .with_cases({{{3, 8, 5}}, {{2, 3}}, {{4, 2}}, {{2, 0, 3}}})
+          .grad2(),
+  };
+}
+
 EMBER_OP_ROWS(sign_and_rounding_rows) {
   const std::vector<DType> numeric = kNumeric;
   return {
