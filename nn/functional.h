@@ -8,7 +8,6 @@
 #include "nn/functional/instancenorm.h"
 #include "nn/functional/linear.h"
 #include "nn/functional/loss.h"
-#include "nn/functional/norm_support.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
