@@ -17,7 +17,7 @@ class AnyModule {
     requires std::is_base_of_v<Module, M>
   AnyModule(std::shared_ptr<M> module)
       : module_(std::move(module)), forward_([](Module& m, const Tensor& x) -> Tensor {
-          static_assert(std::is_invocable_r_v<Tensor, decltype(&M::forward), M&, const Tensor&>,
+          static_assert(requires(M & module, const Tensor& x) { { module.forward(x) } -> std::convertible_to<Tensor>; },
                         "a container holds modules whose forward takes and returns one Tensor");
           return detail::call_forward(static_cast<M&>(m), x);
         }) {}
