@@ -7,6 +7,7 @@
 
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
 #include "tests/oracle.h"
@@ -202,6 +203,20 @@ TEST_P(BindingSizeTest, NormsOverRowsAndAlongRows) {
   EXPECT_TENSOR_EQ(xg.grad().index_select(0, rows_e), xt.grad().index_select(0, rows), 1e-3, 1e-4);
   const Tensor z = F::layer_norm(x_, F::LayerNormFuncOptions({kColumns}).weight(from_torch(w, device)));
   EXPECT_TENSOR_EQ(z.index_select(0, rows_e), TF::layer_norm(values_.index_select(0, rows), TF::LayerNormFuncOptions({kColumns}).weight(w)), 1e-4, 1e-4);
+}
+
+TEST_P(BindingSizeTest, Dropout) {
+  // The mask and the draws continue across the pieces the launch is split into: about half of every
+  // part is dropped, and the gradient applies the same mask.
+  Tensor x = x_.detach().add(1).requires_grad_(true);  // values in [1, 2): a zero is a dropped element
+  const Tensor y = ember::nn::functional::dropout(x, ember::nn::functional::DropoutFuncOptions().p(0.5));
+  const Tensor dropped = y.eq(0).to(kFloat32);
+  const int64_t third = rows_ / 3;
+  for (int64_t part = 0; part < 3; ++part) {
+    EXPECT_NEAR(dropped.narrow(0, part * third, third).mean().item<double>(), 0.5, 0.01);
+  }
+  y.sum().backward();
+  EXPECT_EQ(x.grad().eq(0).to(kFloat32).sub(dropped).abs().sum().item<double>(), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

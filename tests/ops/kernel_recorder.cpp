@@ -1,6 +1,7 @@
 #include "tests/ops/kernel_recorder.h"
 
 #include "runtime/kernels/conv.h"
+#include "runtime/kernels/dropout.h"
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/index.h"
 #include "runtime/kernels/matmul.h"
@@ -135,6 +136,15 @@ class RecordingNorm final : public Recording<NormKernels> {
   }
 };
 
+class RecordingDropout final : public Recording<DropoutKernels> {
+ public:
+  using Recording::Recording;
+  void dropout(Stream& s, const DropoutArgs& a) override { note("dropout.dropout"); inner().dropout(s, a); }
+  void apply_mask(Stream& s, const DropoutMaskArgs& a) override {
+    note("dropout.apply_mask"); inner().apply_mask(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -167,6 +177,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<ConvKernels, RecordingConv>(kernels, reached_, restore_);
   wrap<PoolKernels, RecordingPool>(kernels, reached_, restore_);
   wrap<NormKernels, RecordingNorm>(kernels, reached_, restore_);
+  wrap<DropoutKernels, RecordingDropout>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -182,6 +193,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
                             "group_norm_backward"}) {
     all.push_back(std::string("norm.") + entry);
   }
+  all.push_back("dropout.dropout");
+  all.push_back("dropout.apply_mask");
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);
