@@ -130,6 +130,10 @@ Tensor recorded_rrelu(const Tensor& x, Scalar lower, Scalar upper, bool training
   }
   rec.save(x);
   return rec.finish(out, [slope](FunctionNode& node, const tensor_list& g) {
+    if (!autograd::GradMode::is_enabled()) {
+      return tensor_list{detail::run_binary({.op = BinaryOp::LeakyReluBackward, .negative_slope = slope},
+                                            BinaryKind::Arithmetic, g[0], node.saved(0), nullptr)};
+    }
     return tensor_list{ember::where(node.saved(0) > 0, g[0], g[0] * slope)};
   });
 }

@@ -43,6 +43,11 @@ Tensor elu_backward(const Tensor& g, const EluParameters& p, bool is_result, con
     }
     return ember::where(saved <= 0, g * ((saved + negative_coefficient) * input_scale), g * p.scale);
   }
+  // The formula only multiplies g: plain backward multiplies it by the derivative's own kernel.
+  if (!autograd::GradMode::is_enabled()) {
+    const UnaryArgs derivative{.op = UnaryOp::EluGrad, .alpha = p.alpha, .scale = p.scale, .input_scale = p.input_scale};
+    return g * detail::run_unary(derivative, UnaryKind::FloatOnlySame, saved, nullptr);
+  }
   return ember::where(saved <= 0, g * ((saved * input_scale).exp() * (negative_coefficient * input_scale)),
                       g * p.scale);
 }

@@ -35,8 +35,16 @@ Tensor threshold_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
   return threshold_grad_at(g, x, p.threshold);
 }
 
+// One fused kernel (a = g, b = the input) in plain backward, like tanh's and sigmoid's above.
+Tensor fused_grad(const BinaryArgs& op, const Tensor& g, const Tensor& x) {
+  return run_binary(op, BinaryKind::Arithmetic, g, x, nullptr);
+}
+
 // The slope where x <= 0, 1 elsewhere.
 Tensor leaky_relu_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
+  if (!autograd::GradMode::is_enabled()) {
+    return fused_grad({.op = BinaryOp::LeakyReluBackward, .negative_slope = p.negative_slope}, g, x);
+  }
   return ember::where(x > 0, g, g * p.negative_slope);
 }
 
@@ -45,37 +53,50 @@ Tensor zero_grad(const Tensor& g, const Tensor&, const UnaryArgs&) { return zero
 // PyTorch's hardsigmoid_backward: 1/6 strictly inside (-3, 3), 0 elsewhere (and for NaN). PyTorch has no
 // second derivative for it.
 Tensor hardsigmoid_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::HardsigmoidBackward}, g, x);
   return ember::where(x.gt(-3).logical_and(x.lt(3)), g / 6, 0);
 }
 
 // PyTorch's hardswish_backward: 0 below -3, x / 3 + 1/2 on [-3, 3] (both ends included), 1 above (and
 // for NaN).
 Tensor hardswish_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::HardswishBackward}, g, x);
   return ember::where(x.lt(-3), 0, ember::where(x.le(3), g * (x / 3 + 0.5), g));
 }
 
 // Hardshrink and softshrink: no gradient on [-lambd, lambd] (both ends included); NaN keeps it.
 Tensor shrink_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::ShrinkBackward, .lambd = p.lambd}, g, x);
   return ember::where(x.ge(negated(p.lambd)).logical_and(x.le(p.lambd)), 0, g);
 }
 
-// sigmoid(beta x) below the threshold, 1 where the forward is linear.
+// sigmoid(beta x) below the threshold, 1 where the forward is linear. PyTorch's formula only multiplies
+// g, so plain backward multiplies it by the derivative's own kernel.
 Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryArgs& p) {
+  if (!autograd::GradMode::is_enabled()) {
+    return g * run_unary({.op = UnaryOp::SoftplusGrad, .threshold = p.threshold, .beta = p.beta},
+                         UnaryKind::FloatOnlySame, x, nullptr);
+  }
   const Tensor bx = x * p.beta;
   return ember::where(bx > p.threshold, g, g * bx.sigmoid());
 }
 
 // d/dx log(sigmoid(x)) = sigmoid(-x): PyTorch's log_sigmoid_backward in either branch of its buffer.
-Tensor log_sigmoid_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) { return g * x.neg().sigmoid(); }
+Tensor log_sigmoid_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::LogSigmoidBackward}, g, x);
+  return g * x.neg().sigmoid();
+}
 
 // PyTorch's infinitely differentiable form: with t = tanh(softplus(x)), t + x sigmoid(x) (1 - t^2).
 Tensor mish_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::MishBackward}, g, x);
   const Tensor t = x.exp().log1p().tanh();
   return g * (t + x * x.sigmoid() * (1 - t * t));
 }
 
 // d/dx gelu(x) = Phi(x) + x phi(x), Phi and phi the standard normal cdf and density.
 Tensor gelu_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::GeluBackward}, g, x);
   const double inv_sqrt2 = 1 / std::numbers::sqrt2;
   const double inv_sqrt_2pi = std::numbers::inv_sqrtpi * inv_sqrt2;
   const Tensor cdf = ((x * inv_sqrt2).erf() + 1) * 0.5;
@@ -86,6 +107,7 @@ Tensor gelu_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
 // gelu's tanh form is 0.5 x (1 + tanh(u)) with u = k (x + c x^3); its derivative is
 // 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) du/dx with du/dx = k (1 + 3 c x^2).
 Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x, const UnaryArgs&) {
+  if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::GeluTanhBackward}, g, x);
   const double k = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;  // sqrt(2 / pi)
   const double c = 0.044715;
   const Tensor x2 = x * x;
@@ -141,6 +163,7 @@ UnaryGrad unary_grad(UnaryOp op) {
     // silu = x s(x): s + x s (1 - s).
     case UnaryOp::Silu:
       return {"SiluBackward0", Saved::Input, [](T g, T x, P) {
+                if (!autograd::GradMode::is_enabled()) return fused_grad({.op = BinaryOp::SiluBackward}, g, x);
                 const Tensor s = x.sigmoid();
                 return g * s * (x * (1 - s) + 1);
               }};
@@ -181,6 +204,9 @@ UnaryGrad unary_grad(UnaryOp op) {
     // in activation.cpp; elu, selu and celu in activation_elu.cpp, under their own node names and
     // formulas of the input or the result. square() records PowBackward0.
     case UnaryOp::Elu:
+    // Derivatives that plain backward formulas use, themselves never differentiated.
+    case UnaryOp::EluGrad:
+    case UnaryOp::SoftplusGrad:
     case UnaryOp::Clamp:
     case UnaryOp::ClampMin:
     case UnaryOp::ClampMax:

@@ -54,6 +54,50 @@ __host__ __device__ T binary_value(BinaryOp op, T a, T b, T param) {
     case BinaryOp::ThresholdBackward:
       if constexpr (kIsFloat<T>) return b <= param ? T(0) : a;  // param = threshold; NaN keeps the gradient
       break;
+    // Activation gradients in one pass: a = the incoming gradient, b = the input. PyTorch's selections (a
+    // gradient set to 0, not multiplied by 0) are kept.
+    case BinaryOp::LeakyReluBackward:
+      if constexpr (kIsFloat<T>) return b > T(0) ? a : a * param;  // param = the negative slope
+      break;
+    case BinaryOp::ShrinkBackward:
+      if constexpr (kIsFloat<T>) return (b >= -param && b <= param) ? T(0) : a;  // param = lambd
+      break;
+    case BinaryOp::HardsigmoidBackward:
+      if constexpr (kIsFloat<T>) return (b > T(-3) && b < T(3)) ? a / T(6) : T(0);
+      break;
+    case BinaryOp::HardswishBackward:
+      if constexpr (kIsFloat<T>) return b < T(-3) ? T(0) : (b <= T(3) ? a * (b / T(3) + T(0.5)) : a);
+      break;
+    case BinaryOp::LogSigmoidBackward:
+      if constexpr (kIsFloat<T>) return a / (T(1) + m_exp(b));  // a sigmoid(-b)
+      break;
+    case BinaryOp::MishBackward:
+      if constexpr (kIsFloat<T>) {
+        const T t = m_tanh(m_log1p(m_exp(b)));
+        return a * (t + b * (T(1) / (T(1) + m_exp(-b))) * (T(1) - t * t));
+      }
+      break;
+    case BinaryOp::SiluBackward:
+      if constexpr (kIsFloat<T>) {
+        const T s = T(1) / (T(1) + m_exp(-b));
+        return a * s * (T(1) + b * (T(1) - s));
+      }
+      break;
+    case BinaryOp::GeluBackward:
+      if constexpr (kIsFloat<T>) {
+        const T cdf = T(0.5) * (T(1) + m_erf(b * T(0.70710678118654752440)));
+        const T pdf = m_exp(T(-0.5) * b * b) * T(0.39894228040143267794);
+        return a * (cdf + b * pdf);
+      }
+      break;
+    case BinaryOp::GeluTanhBackward:
+      if constexpr (kIsFloat<T>) {
+        const T k = T(0.79788456080286535588), c = T(0.044715);
+        const T t = m_tanh(k * (b + c * b * b * b));
+        const T du = k * (T(1) + T(3) * c * b * b);
+        return a * (T(0.5) * (T(1) + t) + T(0.5) * b * (T(1) - t * t) * du);
+      }
+      break;
     case BinaryOp::Prelu:
       if constexpr (kIsFloat<T>) return a > T(0) ? a : b * a;  // b = the slope of a's channel
       break;

@@ -180,6 +180,14 @@ __host__ __device__ T unary_value(UnaryOp op, T x, T p0, T p1, T p2, int out_dty
     case UnaryOp::Mish:
       if constexpr (kIsFloat<T>) return x * m_tanh(m_log1p(m_exp(x)));
       break;
+    // Derivatives, which plain backward multiplies the incoming gradient by. p0..p2 as Elu's.
+    case UnaryOp::EluGrad:
+      if constexpr (kIsFloat<T>) return x <= T(0) ? (p0 * p1 * p2) * m_exp(x * p2) : p1;
+      break;
+    case UnaryOp::SoftplusGrad:
+      // p0 = beta, p1 = threshold.
+      if constexpr (kIsFloat<T>) return x * p0 > p1 ? T(1) : T(1) / (T(1) + m_exp(-(x * p0)));
+      break;
   }
   return x;
 }

@@ -102,8 +102,10 @@ struct BinaryArgs {
   Operand a;
   Operand b;
   DType compute = DType::Float32;
-  Scalar alpha = 1;      // Add, Sub: a ± alpha b
-  Scalar threshold = 0;  // ThresholdBackward
+  Scalar alpha = 1;           // Add, Sub: a ± alpha b
+  Scalar threshold = 0;       // ThresholdBackward
+  Scalar negative_slope = 0;  // LeakyReluBackward
+  Scalar lambd = 0.5;         // ShrinkBackward
   // The one parameter the kernels receive (parameters.cpp).
   Scalar parameter() const;
 };

@@ -120,6 +120,10 @@ UNARY(softplus) { return x * p0 > p1 ? x : m_log1p(m_exp(x * p0)) / p0; }
 // log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|)).
 UNARY(log_sigmoid) { return (x < compute_t(0) ? x : compute_t(0)) - m_log1p(m_exp(-abs(x))); }
 UNARY(mish) { return x * m_tanh(m_log1p(m_exp(x))); }
+// Derivatives, which plain backward multiplies the incoming gradient by. p0..p2 as elu's.
+UNARY(elu_grad) { return x <= compute_t(0) ? (p0 * p1 * p2) * m_exp(x * p2) : p1; }
+// p0 = beta, p1 = threshold.
+UNARY(softplus_grad) { return x * p0 > p1 ? compute_t(1) : sigmoid(x * p0); }
 #else
 UNARY(bitwise_not) { return ~x; }
 #endif
@@ -191,6 +195,38 @@ BINARY(tanh_backward) { return a * (compute_t(1) - b * b); }
 BINARY(sigmoid_backward) { return a * b * (compute_t(1) - b); }
 // param = threshold; NaN keeps the gradient.
 BINARY(threshold_backward) { return b <= param ? compute_t(0) : a; }
+// Activation gradients in one pass: a = the incoming gradient, b = the input. PyTorch's selections
+// (a gradient set to 0, not multiplied by 0) are kept, so a NaN gradient stays NaN only where PyTorch's does.
+// param = the negative slope.
+BINARY(leaky_relu_backward) { return b > compute_t(0) ? a : a * param; }
+// param = lambd.
+BINARY(shrink_backward) { return (b >= -param && b <= param) ? compute_t(0) : a; }
+BINARY(hardsigmoid_backward) { return (b > compute_t(-3) && b < compute_t(3)) ? a / compute_t(6) : compute_t(0); }
+BINARY(hardswish_backward) {
+  return b < compute_t(-3) ? compute_t(0) : (b <= compute_t(3) ? a * (b / compute_t(3) + compute_t(0.5)) : a);
+}
+BINARY(log_sigmoid_backward) { return a * sigmoid(-b); }
+BINARY(mish_backward) {
+  const compute_t t = m_tanh(m_log1p(m_exp(b)));
+  return a * (t + b * sigmoid(b) * (compute_t(1) - t * t));
+}
+BINARY(silu_backward) {
+  const compute_t s = sigmoid(b);
+  return a * s * (compute_t(1) + b * (compute_t(1) - s));
+}
+// Phi(b) + b phi(b), Phi and phi the standard normal cdf and density.
+BINARY(gelu_backward) {
+  const compute_t cdf = compute_t(0.5) * (compute_t(1) + m_erf(b * compute_t(0.70710678118654752440)));
+  const compute_t pdf = m_exp(compute_t(-0.5) * b * b) * compute_t(0.39894228040143267794);
+  return a * (cdf + b * pdf);
+}
+// With u = k (b + c b^3): 0.5 (1 + tanh u) + 0.5 b (1 - tanh^2 u) k (1 + 3 c b^2).
+BINARY(gelu_tanh_backward) {
+  const compute_t k = compute_t(0.79788456080286535588), c = compute_t(0.044715);
+  const compute_t t = m_tanh(k * (b + c * b * b * b));
+  const compute_t du = k * (compute_t(1) + compute_t(3) * c * b * b);
+  return a * (compute_t(0.5) * (compute_t(1) + t) + compute_t(0.5) * b * (compute_t(1) - t * t) * du);
+}
 // b = the slope, broadcast over a's channels.
 BINARY(prelu) { return a > compute_t(0) ? a : b * a; }
 #else

@@ -222,6 +222,21 @@ EMBER_OP_ROWS(activation_boundary_rows) {
           .with_inputs(finite_at({-100.0, 100.0, 50.0}))
           .with_cases(kBoundaryCases)
           .grad(),
+      op("gelu extremes", [](const auto& x) { return gelu_of(x[0]); })
+          .with_dtypes(kFloating)
+          .with_inputs(finite_at({-100.0, 100.0, -6.0}))
+          .with_cases(kBoundaryCases)
+          .grad(),
+      op("gelu tanh extremes", [](const auto& x) { return gelu_of(x[0], "tanh"); })
+          .with_dtypes(kFloating)
+          .with_inputs(finite_at({-100.0, 100.0, -6.0}))
+          .with_cases(kBoundaryCases)
+          .grad(),
+      op("silu extremes", [](const auto& x) { return silu_of(x[0]); })
+          .with_dtypes(kFloating)
+          .with_inputs(finite_at({-100.0, 100.0, -30.0}))
+          .with_cases(kBoundaryCases)
+          .grad(),
       op("mish specials", [](const auto& x) { return mish(x[0]); })
           .with_dtypes(kFloating)
           .with_inputs(around({}))
