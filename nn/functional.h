@@ -3,6 +3,7 @@
 #include "nn/functional/activation.h"
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
 #include "nn/functional/fold.h"
 #include "nn/functional/instancenorm.h"
