@@ -131,7 +131,8 @@ std::string ConvNdImpl<D, Derived>::extra_repr() const {
 }
 
 template <size_t D>
-ConvImpl<D>::ConvImpl(ConvOptions<D> options) : ConvNdImpl<D, ConvImpl<D>>(conv_nd_options(options)) {
+ConvImpl<D>::ConvImpl(ConvOptions<D> options)
+    : ConvNdImpl<D, ConvImpl<D>>(conv_nd_options(options), name_with_dims("Conv", D)) {
   this->reset();
 }
 
@@ -158,7 +159,7 @@ Tensor ConvImpl<D>::forward(const Tensor& input) {
 
 template <size_t D>
 ConvTransposeImpl<D>::ConvTransposeImpl(ConvTransposeOptions<D> options)
-    : ConvNdImpl<D, ConvTransposeImpl<D>>(conv_nd_options(options)) {
+    : ConvNdImpl<D, ConvTransposeImpl<D>>(conv_nd_options(options), name_with_dims("ConvTranspose", D)) {
   if (!std::holds_alternative<enumtype::kZeros>(this->options.padding_mode())) {
     throw Error("Only \"zeros\" padding mode is supported for ConvTranspose" + std::to_string(D) + "d");
   }

@@ -7,6 +7,7 @@
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
 #include "nn/options/conv.h"
+#include "nn/repr.h"
 
 namespace ember::nn {
 
@@ -15,7 +16,8 @@ namespace ember::nn {
 template <size_t D, class Derived>
 class ConvNdImpl : public Cloneable<Derived> {
  public:
-  explicit ConvNdImpl(detail::ConvNdOptions<D> options) : options(std::move(options)) {}
+  ConvNdImpl(detail::ConvNdOptions<D> options, std::string name)
+      : Cloneable<Derived>(std::move(name)), options(std::move(options)) {}
   void reset() override;
   // PyTorch's default: weight kaiming_uniform_(a=sqrt(5)), bias uniform(±1/sqrt(fan_in)).
   void reset_parameters();

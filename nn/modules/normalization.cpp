@@ -30,7 +30,8 @@ std::string stats_repr(int64_t features, double eps, const std::string& momentum
 }  // namespace
 
 template <size_t D>
-BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options) : options(options) {
+BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options)
+    : Cloneable<BatchNormImpl<D>>(name_with_dims("BatchNorm", D)), options(options) {
   reset();
 }
 
@@ -93,7 +94,8 @@ Tensor BatchNormImpl<D>::forward(const Tensor& input) {
 }
 
 template <size_t D>
-InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options) : options(options) {
+InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options)
+    : Cloneable<InstanceNormImpl<D>>(name_with_dims("InstanceNorm", D)), options(options) {
   reset();
 }
 

@@ -8,6 +8,7 @@
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
 #include "nn/options/pooling.h"
+#include "nn/repr.h"
 
 namespace ember::nn {
 
@@ -17,7 +18,8 @@ template <size_t D>
 class MaxPoolImpl : public Cloneable<MaxPoolImpl<D>> {
  public:
   MaxPoolImpl(ExpandingArray<D> kernel_size) : MaxPoolImpl(MaxPoolOptions<D>(kernel_size)) {}
-  explicit MaxPoolImpl(const MaxPoolOptions<D>& options) : options(options) {}
+  explicit MaxPoolImpl(const MaxPoolOptions<D>& options)
+      : Cloneable<MaxPoolImpl<D>>(name_with_dims("MaxPool", D)), options(options) {}
   void reset() override {}
   std::string extra_repr() const override;
   Tensor forward(const Tensor& input);
@@ -36,7 +38,8 @@ template <size_t D>
 class AvgPoolImpl : public Cloneable<AvgPoolImpl<D>> {
  public:
   AvgPoolImpl(ExpandingArray<D> kernel_size) : AvgPoolImpl(AvgPoolOptions<D>(kernel_size)) {}
-  explicit AvgPoolImpl(const AvgPoolOptions<D>& options) : options(options) {}
+  explicit AvgPoolImpl(const AvgPoolOptions<D>& options)
+      : Cloneable<AvgPoolImpl<D>>(name_with_dims("AvgPool", D)), options(options) {}
   void reset() override {}
   std::string extra_repr() const override;
   Tensor forward(const Tensor& input);
@@ -53,8 +56,9 @@ EMBER_MODULE(AvgPool2d);
 template <size_t D, class OutputSize>
 class AdaptiveMaxPoolImpl : public Cloneable<AdaptiveMaxPoolImpl<D, OutputSize>> {
  public:
-  AdaptiveMaxPoolImpl(const AdaptiveMaxPoolOptions<OutputSize>& options) : options(options) {}
-  AdaptiveMaxPoolImpl(int64_t size) : options(size) {}
+  AdaptiveMaxPoolImpl(const AdaptiveMaxPoolOptions<OutputSize>& options)
+      : Cloneable<AdaptiveMaxPoolImpl<D, OutputSize>>(name_with_dims("AdaptiveMaxPool", D)), options(options) {}
+  AdaptiveMaxPoolImpl(int64_t size) : AdaptiveMaxPoolImpl(AdaptiveMaxPoolOptions<OutputSize>(size)) {}
   void reset() override {}
   std::string extra_repr() const override;
   Tensor forward(const Tensor& input);
@@ -72,8 +76,9 @@ EMBER_MODULE(AdaptiveMaxPool2d);
 template <size_t D, class OutputSize>
 class AdaptiveAvgPoolImpl : public Cloneable<AdaptiveAvgPoolImpl<D, OutputSize>> {
  public:
-  AdaptiveAvgPoolImpl(const AdaptiveAvgPoolOptions<OutputSize>& options) : options(options) {}
-  AdaptiveAvgPoolImpl(int64_t size) : options(size) {}
+  AdaptiveAvgPoolImpl(const AdaptiveAvgPoolOptions<OutputSize>& options)
+      : Cloneable<AdaptiveAvgPoolImpl<D, OutputSize>>(name_with_dims("AdaptiveAvgPool", D)), options(options) {}
+  AdaptiveAvgPoolImpl(int64_t size) : AdaptiveAvgPoolImpl(AdaptiveAvgPoolOptions<OutputSize>(size)) {}
   void reset() override {}
   std::string extra_repr() const override;
   Tensor forward(const Tensor& input);
@@ -91,7 +96,8 @@ template <size_t D>
 class MaxUnpoolImpl : public Cloneable<MaxUnpoolImpl<D>> {
  public:
   MaxUnpoolImpl(ExpandingArray<D> kernel_size) : MaxUnpoolImpl(MaxUnpoolOptions<D>(kernel_size)) {}
-  explicit MaxUnpoolImpl(const MaxUnpoolOptions<D>& options) : options(options) {}
+  explicit MaxUnpoolImpl(const MaxUnpoolOptions<D>& options)
+      : Cloneable<MaxUnpoolImpl<D>>(name_with_dims("MaxUnpool", D)), options(options) {}
   void reset() override {}
   std::string extra_repr() const override;
   Tensor forward(const Tensor& input, const Tensor& indices,
