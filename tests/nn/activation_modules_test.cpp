@@ -170,6 +170,22 @@ TEST_P(ActivationModuleTest, ForwardMatchesLibTorch) {
   }
 }
 
+TEST_P(ActivationModuleTest, ModulesComposeInSequential) {
+  torch::nn::Sequential theirs(torch::nn::Linear(5, 8), torch::nn::ReLU(true), torch::nn::GLU(1),
+                               torch::nn::PReLU(torch::nn::PReLUOptions().num_parameters(4)), torch::nn::Softmax(1));
+  nn::Sequential ours(nn::Linear(5, 8), nn::ReLU(true), nn::GLU(1), nn::PReLU(nn::PReLUOptions().num_parameters(4)),
+                      nn::Softmax(1));
+  ours->to(device);
+  {
+    autograd::NoGradGuard no_grad;
+    for (const auto& p : theirs->named_parameters()) {
+      ours->named_parameters()[p.key()].copy_(from_torch(p.value().detach(), device));
+    }
+  }
+  const at::Tensor x = input({6, 5});
+  EXPECT_TENSOR_EQ(ours->forward(from_torch(x, device)), theirs->forward(x).detach());
+}
+
 TEST_P(ActivationModuleTest, InplaceModulesWriteTheirInput) {
   const at::Tensor x = input({3, 7});
   {
