@@ -1,5 +1,6 @@
 #include "tests/python_oracle.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -47,6 +48,17 @@ std::vector<std::string> python_answers(const std::string& script, std::string& 
     at = end + marker.size();
   }
   return answers;
+}
+
+std::string expect_python_prints(const std::vector<std::pair<std::string, std::string>>& cases) {
+  std::string script;
+  for (const auto& c : cases) script += "print(" + c.first + ")\nprint('@@END@@')\n";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) return unavailable;
+  EXPECT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  for (size_t i = 0; i < cases.size() && i < answers.size(); ++i) EXPECT_EQ(cases[i].second, answers[i]) << cases[i].first;
+  return "";
 }
 
 }  // namespace ember::test

@@ -2,6 +2,7 @@
 // PyTorch's Python side as an oracle, for what LibTorch's C++ API lacks (reprs, state_dict messages):
 // one /usr/bin/python3 run (python3-torch) per test program part, since importing torch takes seconds.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ember::test {
@@ -14,5 +15,9 @@ std::string run_python(const std::string& script);
 // Runs `script`, which prints each answer followed by a line "@@END@@". Returns the answers, or sets
 // `unavailable` when Python or torch is absent (tests skip saying so).
 std::vector<std::string> python_answers(const std::string& script, std::string& unavailable);
+
+// Prints each case's Python expression in one run and expects its text to equal the case's ember text
+// (reprs). Returns why Python is unavailable, for the caller to skip with, or "" when it ran.
+std::string expect_python_prints(const std::vector<std::pair<std::string, std::string>>& cases);
 
 }  // namespace ember::test

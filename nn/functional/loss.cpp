@@ -91,6 +91,9 @@ const PointwiseLoss kSoftMargin{
     [](const Tensor& x, const Tensor& y, double) { return -y * (-y * x).sigmoid(); },
     [](const Tensor& x, const Tensor& y, double) { return -x * (-y * x).sigmoid(); }};
 
+// log(1 + exp(-x)), stable for any x.
+Tensor softplus_of_minus(const Tensor& x) { return (-x.abs()).exp().log1p() + (-x).clamp_min(0); }
+
 }  // namespace
 
 void check_not_differentiable(const Tensor& t, const char* argument, const char* function) {
@@ -169,7 +172,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_not_differentiable(pos_weight, "pos_weight", "binary_cross_entropy_with_logits");
   Record rec("BinaryCrossEntropyWithLogitsBackward0", {&input, &target, &weight, &pos_weight});
   // (1 - y) x + l (log1p(exp(-|x|)) + max(-x, 0)), l = 1 + (pos_weight - 1) y: stable for any x.
-  const Tensor softplus_of_minus_x = (-input.abs()).exp().log1p() + (-input).clamp_min(0);
+  const Tensor softplus_of_minus_x = softplus_of_minus(input);
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * target + 1 : Tensor();
   Tensor terms = (1 - target) * input + (scale.defined() ? scale * softplus_of_minus_x : softplus_of_minus_x);
   if (weight.defined()) terms = terms * weight;
@@ -192,8 +195,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
       grads[0] = autograd::sum_to(d * up, x.sizes());
     }
     if (node.needs_input_grad(1)) {
-      const Tensor softplus_of_minus_x = (-x.abs()).exp().log1p() + (-x).clamp_min(0);
-      const Tensor d = pw.defined() ? (pw - 1) * softplus_of_minus_x - x : -x;
+      const Tensor d = pw.defined() ? (pw - 1) * softplus_of_minus(x) - x : -x;
       grads[1] = autograd::sum_to(d * up, y.sizes());
     }
     return grads;

@@ -9,6 +9,25 @@
 
 namespace ember::nn::functional {
 
+namespace {
+
+// Finishes a loss recorded with one saved tensor: the derivative of each sample's loss by each input
+// element, laid out as (samples, classes). Backward scales it by the reduced loss's gradient.
+Tensor finish_with_saved_slope(autograd::Record& rec, const Tensor& out, LossReduction reduction,
+                               std::vector<int64_t> sample_shape, std::vector<int64_t> input_shape) {
+  return rec.finish(out, [reduction, sample_shape, input_shape](autograd::FunctionNode& node,
+                                                                const autograd::tensor_list& g) {
+    const Tensor d = node.saved(0);
+    Tensor up = std::holds_alternative<enumtype::kNone>(reduction) ? g[0]
+                : std::holds_alternative<enumtype::kMean>(reduction)
+                    ? g[0].expand(sample_shape) / double(std::max<int64_t>(1, d.size(0)))
+                    : g[0].expand(sample_shape);
+    return autograd::tensor_list{(d * up.reshape({-1, 1})).reshape(input_shape)};
+  });
+}
+
+}  // namespace
+
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            const MarginRankingLossFuncOptions& options) {
   if (input1.dim() != input2.dim() || input1.dim() != target.dim()) {
@@ -98,16 +117,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
   slope = slope / double(classes);
   rec.save(slope - is_target.to(x.dtype()) * slope.sum({1}, true));
   const LossReduction reduction = options.reduction();
-  const std::vector<int64_t> sample_shape = per_sample.sizes().vec();
-  return rec.finish(out, [reduction, sample_shape, input_shape = input.sizes().vec()](autograd::FunctionNode& node,
-                                                                                       const autograd::tensor_list& g) {
-    const Tensor d = node.saved(0);
-    Tensor up = std::holds_alternative<enumtype::kNone>(reduction) ? g[0]
-                : std::holds_alternative<enumtype::kMean>(reduction)
-                    ? g[0].expand(sample_shape) / double(std::max<int64_t>(1, d.size(0)))
-                    : g[0].expand(sample_shape);
-    return autograd::tensor_list{(d * up.reshape({-1, 1})).reshape(input_shape)};
-  });
+  return finish_with_saved_slope(rec, out, reduction, per_sample.sizes().vec(), input.sizes().vec());
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, const MultiLabelMarginLossFuncOptions& options) {
@@ -136,16 +146,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, const M
   // x_k gains and x_j loses 1/C for every active pair (j, k), as often as j is listed.
   rec.save((pair_slope.sum({1}) - pair_slope.sum({2})) / double(classes));
   const LossReduction reduction = options.reduction();
-  const std::vector<int64_t> sample_shape = per_sample.sizes().vec();
-  return rec.finish(out, [reduction, sample_shape, input_shape = input.sizes().vec()](autograd::FunctionNode& node,
-                                                                                       const autograd::tensor_list& g) {
-    const Tensor d = node.saved(0);
-    Tensor up = std::holds_alternative<enumtype::kNone>(reduction) ? g[0]
-                : std::holds_alternative<enumtype::kMean>(reduction)
-                    ? g[0].expand(sample_shape) / double(std::max<int64_t>(1, d.size(0)))
-                    : g[0].expand(sample_shape);
-    return autograd::tensor_list{(d * up.reshape({-1, 1})).reshape(input_shape)};
-  });
+  return finish_with_saved_slope(rec, out, reduction, per_sample.sizes().vec(), input.sizes().vec());
 }
 
 }  // namespace ember::nn::functional

@@ -22,6 +22,17 @@ void check_batch_norm_dims(size_t spatial, const Tensor& input) {
   }
 }
 
+// weight and bias (when affine) and the running statistics (when tracked), registered as Python's
+// _NormBase registers them; undefined ones stay out of the state dict.
+template <class Norm>
+void register_norm_state(Norm& norm, int64_t features, bool affine, bool track) {
+  norm.weight = norm.register_parameter("weight", affine ? ember::empty({features}) : Tensor(), affine);
+  norm.bias = norm.register_parameter("bias", affine ? ember::empty({features}) : Tensor(), affine);
+  norm.running_mean = norm.register_buffer("running_mean", track ? zeros({features}) : Tensor());
+  norm.running_var = norm.register_buffer("running_var", track ? ones({features}) : Tensor());
+  norm.num_batches_tracked = norm.register_buffer("num_batches_tracked", track ? zeros({}, kInt64) : Tensor());
+}
+
 std::string stats_repr(int64_t features, double eps, const std::string& momentum, bool affine, bool track) {
   return std::to_string(features) + ", eps=" + repr_float(eps) + ", momentum=" + momentum +
          ", affine=" + repr_bool(affine) + ", track_running_stats=" + repr_bool(track);
@@ -37,13 +48,7 @@ BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options)
 
 template <size_t D>
 void BatchNormImpl<D>::reset() {
-  const int64_t n = options.num_features();
-  weight = this->register_parameter("weight", options.affine() ? ember::empty({n}) : Tensor(), options.affine());
-  bias = this->register_parameter("bias", options.affine() ? ember::empty({n}) : Tensor(), options.affine());
-  const bool track = options.track_running_stats();
-  running_mean = this->register_buffer("running_mean", track ? zeros({n}) : Tensor());
-  running_var = this->register_buffer("running_var", track ? ones({n}) : Tensor());
-  num_batches_tracked = this->register_buffer("num_batches_tracked", track ? zeros({}, kInt64) : Tensor());
+  register_norm_state(*this, options.num_features(), options.affine(), options.track_running_stats());
   reset_parameters();
 }
 
@@ -101,13 +106,7 @@ InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options)
 
 template <size_t D>
 void InstanceNormImpl<D>::reset() {
-  const int64_t n = options.num_features();
-  weight = this->register_parameter("weight", options.affine() ? ember::empty({n}) : Tensor(), options.affine());
-  bias = this->register_parameter("bias", options.affine() ? ember::empty({n}) : Tensor(), options.affine());
-  const bool track = options.track_running_stats();
-  running_mean = this->register_buffer("running_mean", track ? zeros({n}) : Tensor());
-  running_var = this->register_buffer("running_var", track ? ones({n}) : Tensor());
-  num_batches_tracked = this->register_buffer("num_batches_tracked", track ? zeros({}, kInt64) : Tensor());
+  register_norm_state(*this, options.num_features(), options.affine(), options.track_running_stats());
   reset_parameters();
 }
 

@@ -70,13 +70,7 @@ TEST(EmbeddingPythonTest, ReprsMatchPyTorch) {
       {"torch.nn.EmbeddingBag(10, 3, mode='max', padding_idx=0)",
        nn::EmbeddingBag(nn::EmbeddingBagOptions(10, 3).mode(ember::kMax).padding_idx(0))->repr()},
   };
-  std::string script;
-  for (const auto& c : cases) script += "print(" + c.first + ")\nprint('@@END@@')\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
-  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(cases[i].second, answers[i]) << cases[i].first;
+  if (const std::string why = expect_python_prints(cases); !why.empty()) GTEST_SKIP() << why;
   expect_no_validation_messages();
 }
 

@@ -223,13 +223,7 @@ TEST(LayerModulesPythonTest, ReprsMatchPyTorch) {
       {"torch.nn.GroupNorm(8, 32, eps=0.001)", nn::GroupNorm(nn::GroupNormOptions(8, 32).eps(0.001))->repr()},
       {"torch.nn.InstanceNorm2d(3)", nn::InstanceNorm2d(3)->repr()},
   };
-  std::string script;
-  for (const auto& c : cases) script += "print(" + c.first + ")\nprint('@@END@@')\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
-  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(cases[i].second, answers[i]) << cases[i].first;
+  if (const std::string why = expect_python_prints(cases); !why.empty()) GTEST_SKIP() << why;
   expect_no_validation_messages();
 }
 
