@@ -8,6 +8,7 @@
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/sort.h"
+#include "runtime/kernels/upsample.h"
 
 namespace ember::test {
 namespace {
@@ -103,6 +104,17 @@ class RecordingPool final : public Recording<PoolKernels> {
   }
 };
 
+class RecordingUpsample final : public Recording<UpsampleKernels> {
+ public:
+  using Recording::Recording;
+  void upsample(Stream& s, const UpsampleArgs& a) override {
+    note("upsample", upsample_op_name(a.geometry.op)); inner().upsample(s, a);
+  }
+  void upsample_backward(Stream& s, const UpsampleBackwardArgs& a) override {
+    note("upsample_backward", upsample_op_name(a.geometry.op)); inner().upsample_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -133,6 +145,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<RandomKernels, RecordingRandom>(kernels, reached_, restore_);
   wrap<SortKernels, RecordingSort>(kernels, reached_, restore_);
   wrap<PoolKernels, RecordingPool>(kernels, reached_, restore_);
+  wrap<UpsampleKernels, RecordingUpsample>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -152,6 +165,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   add_all(all, "random", kRandomOpNames);
   add_all(all, "pool", kPoolOpNames);
   add_all(all, "pool_backward", kPoolOpNames);
+  add_all(all, "upsample", kUpsampleOpNames);
+  add_all(all, "upsample_backward", kUpsampleOpNames);
   return all;
 }
 
