@@ -4,10 +4,9 @@
 // grad_in summing grad_out over the windows that hold it, so it needs no atomics. Registers the CUDA pool
 // family.
 #include <cstdint>
-#include <cmath>
-#include <type_traits>
 
 #include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/device_math.cuh"
 #include "kernels_cuda/common/strided_index.cuh"
 #include "kernels_cuda/common/typed_operands.cuh"
 #include "runtime/kernels/memory.h"
@@ -77,7 +76,7 @@ __device__ inline void max_window(const PoolShape& s, const void* in, int64_t in
   while (w_count > 0 && w_first < 0) { w_first += w_step; --w_count; }
   while (h_count > 0 && h_first + (h_count - 1) * h_step >= s.in_h) --h_count;
   while (w_count > 0 && w_first + (w_count - 1) * w_step >= s.in_w) --w_count;
-  best = -static_cast<T>(INFINITY);
+  best = -infinity<T>();
   best_index = h_first * s.in_w + w_first;
   for (int64_t kh = 0; kh < h_count; ++kh) {
     const int64_t h = h_first + kh * h_step;
