@@ -1,7 +1,7 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
 // size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
-// gradients, pooling, and the norms, compared with LibTorch.
+// gradients, pooling and resampling, and the norms, compared with LibTorch.
 #include <torch/nn/functional/batchnorm.h>
 #include <torch/nn/functional/normalization.h>
 
@@ -10,6 +10,7 @@
 #include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
+#include "nn/functional/upsampling.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -163,7 +164,7 @@ TEST_P(BindingSizeTest, ConvolutionAndItsGradients) {
   EXPECT_TENSOR_EQ(w.grad(), grad_weight, 1e-4, 1e-2);
 }
 
-TEST_P(BindingSizeTest, PoolingAndItsBackward) {
+TEST_P(BindingSizeTest, PoolingResamplingAndTheirBackward) {
   // The training set as 28 x 28 images: the launches split over the images, each within a binding.
   namespace F = ember::nn::functional;
   Tensor images = x_.view({rows_, 1, 28, 28}).requires_grad_(true);
@@ -176,8 +177,12 @@ TEST_P(BindingSizeTest, PoolingAndItsBackward) {
   const Tensor averaged = F::avg_pool2d(images, F::AvgPool2dFuncOptions(3).stride(2).padding(1));
   const at::Tensor averaged_t = at::avg_pool2d(images_t, {3, 3}, {2, 2}, {1, 1});
   EXPECT_TENSOR_EQ(averaged, averaged_t);
-  (pooled.sum() + averaged.sum()).backward();
-  (pooled_t.sum() + averaged_t.sum()).backward();
+  const Tensor resized = F::interpolate(images, F::InterpolateFuncOptions().size(std::vector<int64_t>{13, 9})
+                                                   .mode(kBilinear).align_corners(false));
+  const at::Tensor resized_t = at::upsample_bilinear2d(images_t, {13, 9}, false);
+  EXPECT_TENSOR_EQ(resized, resized_t);
+  (pooled.sum() + averaged.sum() + resized.sum()).backward();
+  (pooled_t.sum() + averaged_t.sum() + resized_t.sum()).backward();
   EXPECT_TENSOR_EQ(images.grad(), images_t.grad());
 }
 

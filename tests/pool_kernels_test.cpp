@@ -49,6 +49,15 @@ std::vector<PoolCase> pool_cases() {
   cases.push_back({"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})});
   cases.push_back({"max 3x2 padded dilated ceil", window_geometry(PoolOp::Max, {3, 2}, {2, 1}, {1, 1}, {2, 1}), true});
   cases.push_back({"max 3x3 stride 1 padded", window_geometry(PoolOp::Max, {3, 3}, {1, 1}, {1, 1})});
+  // Windows that do not overlap (backward writes whole stride blocks): gaps between them, padding, a
+  // dilated window that fills its stride, ceil mode's partial last window.
+  cases.push_back({"max 2x2 stride 3 padded ceil", window_geometry(PoolOp::Max, {2, 2}, {3, 3}, {1, 1}), true});
+  cases.push_back({"max 2x3 dilated to its stride", window_geometry(PoolOp::Max, {2, 3}, {3, 3}, {0, 1}, {2, 1})});
+  cases.push_back({"max 1x4 stride 4", window_geometry(PoolOp::Max, {1, 4}, {2, 4}, {0, 2})});
+  PoolCase avg_gaps{"avg 2x2 stride 3 padded ceil without pad", window_geometry(PoolOp::Avg, {2, 2}, {3, 3}, {1, 1}), true};
+  avg_gaps.geometry.count_include_pad = false;
+  cases.push_back(avg_gaps);
+  cases.push_back({"avg 3x3 stride 3 padded with pad", window_geometry(PoolOp::Avg, {3, 3}, {3, 3}, {1, 1}), true});
   cases.push_back({"avg 2x2", window_geometry(PoolOp::Avg, {2, 2}, {2, 2}, {0, 0})});
   PoolCase avg_ceil{"avg 3x2 padded ceil without pad", window_geometry(PoolOp::Avg, {3, 2}, {2, 3}, {1, 1}), true};
   avg_ceil.geometry.count_include_pad = false;

@@ -3,6 +3,15 @@
 // writes the result, and for the max ops the position of the maximum in its input plane.
 #include "pool_common.glsl"
 
+// Max and Avg windows whose size the pipeline fixes (small ones, so that the loops unroll; 0: read from
+// the push constants), and whether every window lies inside the input (no padding, no ceil-mode
+// overhang), so that no position needs a bounds check.
+layout(constant_id = 2) const int FIXED_KERNEL_H = 0;
+layout(constant_id = 3) const int FIXED_KERNEL_W = 0;
+layout(constant_id = 4) const uint INTERIOR = 0;
+#define KERNEL_H (FIXED_KERNEL_H > 0 ? FIXED_KERNEL_H : p.kernel[0])
+#define KERNEL_W (FIXED_KERNEL_W > 0 ? FIXED_KERNEL_W : p.kernel[1])
+
 DECLARE_OPERAND(0, out_data, writeonly)
 layout(set = 0, binding = 1) writeonly buffer Indices { uvec2 indices_data[]; };
 DECLARE_OPERAND(2, in_data, readonly)
@@ -39,6 +48,23 @@ void max_window(Position at, uint in_base, int h_first, int h_step, int h_count,
   }
 }
 
+// Max over a window that lies inside the input, of the pipeline's size: the same rule without bounds.
+void interior_max(uint in_base, int h_first, int w_first, out compute_t best, out uint best_index) {
+  best = NEGATIVE_INFINITY;
+  best_index = uint(h_first) * p.in_w + uint(w_first);
+  for (int kh = 0; kh < KERNEL_H; ++kh) {
+    const int h = h_first + kh * p.dilation[0];
+    for (int kw = 0; kw < KERNEL_W; ++kw) {
+      const int w = w_first + kw * p.dilation[1];
+      const compute_t value = in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
+      if (value > best || isnan(value)) {
+        best = value;
+        best_index = uint(h) * p.in_w + uint(w);
+      }
+    }
+  }
+}
+
 void main() {
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w;
   for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
@@ -48,7 +74,9 @@ void main() {
     if (IS_MAX) {
       compute_t best;
       uint best_index;
-      if (OP == POOL_OP_MAX) {
+      if (OP == POOL_OP_MAX && INTERIOR != 0u) {
+        interior_max(in_base, at.row * p.stride[0], at.col * p.stride[1], best, best_index);
+      } else if (OP == POOL_OP_MAX) {
         max_window(at, in_base, at.row * p.stride[0] - p.padding[0], p.dilation[0], p.kernel[0],
                    at.col * p.stride[1] - p.padding[1], p.dilation[1], p.kernel[1], best, best_index);
       } else {
@@ -74,6 +102,12 @@ void main() {
         w0 = adaptive_start(at.col, p.in_w, p.out_w); w1 = adaptive_end(at.col, p.in_w, p.out_w);
       }
       compute_t sum = compute_t(0);
+      if (OP == POOL_OP_AVG && INTERIOR != 0u) {
+        h0 = at.row * p.stride[0];
+        w0 = at.col * p.stride[1];
+        h1 = h0 + KERNEL_H;
+        w1 = w0 + KERNEL_W;
+      }
       for (int h = h0; h < h1; ++h) {
         for (int w = w0; w < w1; ++w) sum += in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
       }

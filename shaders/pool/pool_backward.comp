@@ -2,7 +2,20 @@
 // The pooling backward as a gather: each invocation owns one element of grad_in and sums grad_out over
 // the output windows that hold it, in the outputs' row-major order; for the max ops, over the outputs
 // whose index names it. No two invocations write one element, so no atomics are needed.
+//
+// BLOCKED, for Max and Avg windows that do not overlap (each spans at most its stride): the input is cut
+// into stride-sized blocks, block b holding output b's window and nothing of any other, and each
+// invocation writes a whole block from one output (its index or divisor found once), zeros where the
+// window is not.
 #include "pool_common.glsl"
+
+layout(constant_id = 2) const uint BLOCKED = 0;
+// BLOCKED with small strides: the pipeline fixes them, so that the loops over a block unroll (0: read
+// from the push constants).
+layout(constant_id = 3) const int FIXED_STRIDE_H = 0;
+layout(constant_id = 4) const int FIXED_STRIDE_W = 0;
+#define STRIDE_H (FIXED_STRIDE_H > 0 ? FIXED_STRIDE_H : p.stride[0])
+#define STRIDE_W (FIXED_STRIDE_W > 0 ? FIXED_STRIDE_W : p.stride[1])
 
 DECLARE_OPERAND(0, grad_in, writeonly)
 layout(set = 0, binding = 1) readonly buffer Indices { uvec2 indices_data[]; };
@@ -19,13 +32,58 @@ ivec2 outputs_holding(int d, int x, uint in_size, uint out_size) {
   } else {
     // o * stride - padding + k * dilation = x for some k in [0, kernel).
     const int reach = x + p.padding[d] - (p.kernel[d] - 1) * p.dilation[d];
-    first = reach <= 0 ? 0 : (reach + p.stride[d] - 1) / p.stride[d];
-    last = (x + p.padding[d]) / p.stride[d];
+    first = reach <= 0 ? 0 : int(divide(uint(reach + p.stride[d] - 1), uint(p.stride[d])));
+    last = int(divide(uint(x + p.padding[d]), uint(p.stride[d])));
   }
   return ivec2(max(first, 0), min(last, int(out_size) - 1));
 }
 
+// The blocked form: one invocation per block of stride_h x stride_w inputs.
+void blocked_main() {
+  // Blocks per dim: enough to hold the input and its leading padding.
+  const uint blocks_h = divide(p.in_h + uint(p.padding[0] + p.stride[0] - 1), uint(p.stride[0]));
+  const uint blocks_w = divide(p.in_w + uint(p.padding[1] + p.stride[1] - 1), uint(p.stride[1]));
+  const uint count = p.plane_sizes[0] * p.plane_sizes[1] * blocks_h * blocks_w;
+  for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
+    const Position at = position_of(i, blocks_h, blocks_w);
+    const bool has_window = at.row < int(p.out_h) && at.col < int(p.out_w);
+    compute_t g = compute_t(0);
+    uvec2 target = uvec2(0xffffffffu);
+    if (has_window) {
+      g = grad_out_load(out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1]);
+      if (IS_MAX) {
+        target = indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] +
+                              uint(at.col) * p.indices_strides[1]];
+      } else {
+        g /= avg_divisor(avg_span(0, at.row, p.in_h), avg_span(1, at.col, p.in_w));
+      }
+    }
+    const int h0 = at.row * p.stride[0] - p.padding[0];
+    const int w0 = at.col * p.stride[1] - p.padding[1];
+    const uint base = in_plane(at);
+    for (int bh = 0; bh < STRIDE_H; ++bh) {
+      const int h = h0 + bh;
+      if (h < 0 || h >= int(p.in_h)) continue;
+      for (int bw = 0; bw < STRIDE_W; ++bw) {
+        const int w = w0 + bw;
+        if (w < 0 || w >= int(p.in_w)) continue;
+        bool in_window;
+        if (IS_MAX) {
+          in_window = uvec2(uint(h) * p.in_w + uint(w), 0u) == target;
+        } else {
+          in_window = has_window && bh < p.kernel[0] && bw < p.kernel[1];
+        }
+        grad_in_store(base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1], in_window ? g : compute_t(0));
+      }
+    }
+  }
+}
+
 void main() {
+  if (BLOCKED != 0u) {
+    blocked_main();
+    return;
+  }
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * p.in_h * p.in_w;
   for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
     const Position at = position_of(i, p.in_h, p.in_w);

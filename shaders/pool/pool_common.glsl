@@ -51,14 +51,28 @@ struct Position {
   int col;
 };
 
+// a / b for b > 0. Integer division has no SIMD instruction on x86, so lavapipe divides one lane at a
+// time; below 2^24 a float division (exact operands, then one correction step) does it in vector lanes.
+uint divide(uint a, uint b) {
+  if (a >= (1u << 24)) return a / b;
+  uint q = uint(float(a) / float(b));
+  const int r = int(a) - int(q * b);
+  if (r < 0) --q;
+  else if (r >= int(b)) ++q;
+  return q;
+}
+
 Position position_of(uint i, uint rows, uint cols) {
   Position at;
-  at.col = int(i % cols);
-  i /= cols;
-  at.row = int(i % rows);
-  i /= rows;
-  at.plane1 = i % p.plane_sizes[1];
-  at.plane0 = i / p.plane_sizes[1];
+  uint q = divide(i, cols);
+  at.col = int(i - q * cols);
+  i = q;
+  q = divide(i, rows);
+  at.row = int(i - q * rows);
+  i = q;
+  q = divide(i, p.plane_sizes[1]);
+  at.plane1 = i - q * p.plane_sizes[1];
+  at.plane0 = q;
   return at;
 }
 

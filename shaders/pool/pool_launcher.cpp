@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "runtime/error.h"
 #include "runtime/kernels/memory.h"
@@ -20,6 +21,7 @@ namespace ember::vulkan {
 namespace {
 
 constexpr int kPlaneDims = 2;  // plane_sizes in pool_common.glsl
+constexpr int64_t kMaxFixedKernel = 4;  // larger windows read their size from the push constants
 
 struct PoolParams {
   uint32_t in_offset;
@@ -153,7 +155,18 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
   }
   const std::array<int64_t, kBoxOperands> extents = {plane_reach(in), plane_reach(out),
                                                      indices ? plane_reach(*indices) : 1};
-  const int64_t per_plane = backward ? in.sizes[h] * in.sizes[w] : out.sizes[h] * out.sizes[w];
+  // Backward over windows that do not overlap writes whole stride-sized blocks of grad_in (BLOCKED in
+  // pool_backward.comp): one invocation per block instead of per element.
+  bool blocked = backward && !is_adaptive_pool(g.op);
+  int64_t blocks[2] = {0, 0};
+  for (int d = 0; d < 2 && blocked; ++d) {
+    const PoolWindow& win = g.window[d];
+    blocked = (win.kernel - 1) * win.dilation + 1 <= win.stride;
+    blocks[d] = ceil_div(in.sizes[h + d] + win.padding, win.stride);
+  }
+  const int64_t per_plane = blocked    ? blocks[0] * blocks[1]
+                            : backward ? in.sizes[h] * in.sizes[w]
+                                       : out.sizes[h] * out.sizes[w];
   const Context& context = device_.context();
   const uint64_t window = max_window_bytes(context);
   auto reach = [&](const Box& piece, int i) { return piece.reach(i) - piece.base[i] - 1 + extents[i]; };
@@ -169,8 +182,27 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
 
   VulkanStream& vs = vulkan_stream(stream);
   const std::string shader = std::string(backward ? "pool_backward_" : "pool_") + std::string(compute_suffix(in.dtype));
-  const Pipeline& pipeline =
-      device_.pipelines().get(shader, {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(g.op)});
+  std::vector<uint32_t> specialization = {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(g.op)};
+  if (backward) {
+    specialization.push_back(blocked ? 1 : 0);
+    for (int d = 0; d < 2; ++d) {
+      const int64_t stride = g.window[d].stride;
+      specialization.push_back(blocked && stride <= kMaxFixedKernel ? static_cast<uint32_t>(stride) : 0);
+    }
+  } else {
+    // Small windows get pipelines of their own size, whose loops unroll; windows that all lie inside the
+    // input skip the bounds checks.
+    bool interior = !is_adaptive_pool(g.op);
+    for (int d = 0; d < 2; ++d) {
+      const PoolWindow& win = g.window[d];
+      const bool small = !is_adaptive_pool(g.op) && win.kernel <= kMaxFixedKernel;
+      specialization.push_back(small ? static_cast<uint32_t>(win.kernel) : 0);
+      interior = interior && win.padding == 0 &&
+                 (out.sizes[h + d] - 1) * win.stride + (win.kernel - 1) * win.dilation < in.sizes[h + d];
+    }
+    specialization.push_back(interior ? 1 : 0);
+  }
+  const Pipeline& pipeline = device_.pipelines().get(shader, specialization);
   split_box(planes, kPlaneDims, fits, [&](const Box& piece) {
     PoolParams params = base;
     Binding bindings[3];

@@ -11,6 +11,7 @@
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/sort.h"
+#include "runtime/kernels/upsample.h"
 
 namespace ember::test {
 namespace {
@@ -145,6 +146,17 @@ class RecordingDropout final : public Recording<DropoutKernels> {
   }
 };
 
+class RecordingUpsample final : public Recording<UpsampleKernels> {
+ public:
+  using Recording::Recording;
+  void upsample(Stream& s, const UpsampleArgs& a) override {
+    note("upsample", upsample_op_name(a.geometry.op)); inner().upsample(s, a);
+  }
+  void upsample_backward(Stream& s, const UpsampleBackwardArgs& a) override {
+    note("upsample_backward", upsample_op_name(a.geometry.op)); inner().upsample_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -178,6 +190,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<PoolKernels, RecordingPool>(kernels, reached_, restore_);
   wrap<NormKernels, RecordingNorm>(kernels, reached_, restore_);
   wrap<DropoutKernels, RecordingDropout>(kernels, reached_, restore_);
+  wrap<UpsampleKernels, RecordingUpsample>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -204,6 +217,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   add_all(all, "random", kRandomOpNames);
   add_all(all, "pool", kPoolOpNames);
   add_all(all, "pool_backward", kPoolOpNames);
+  add_all(all, "upsample", kUpsampleOpNames);
+  add_all(all, "upsample_backward", kUpsampleOpNames);
   return all;
 }
 
