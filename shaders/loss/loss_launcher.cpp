@@ -12,6 +12,7 @@
 #include "runtime/kernels/loss.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/norm/row_lanes.h"
 #include "shaders/reduce/reduce_plan.h"
 
 namespace ember::vulkan {
@@ -120,7 +121,7 @@ void VulkanLoss::run(Stream& stream, uint32_t mode, const Launch& l) {
   LossParams params{};
   params.classes = u32(shape.classes);
   params.inner = u32(shape.inner);
-  params.lanes_log2 = std::min<uint32_t>(8, ceil_log2(static_cast<uint64_t>(std::max<int64_t>(1, ceil_div(shape.classes, 8)))));
+  params.lanes_log2 = row_lanes_log2(context, shape.rows(), shape.classes);
   params.flags = (has_weight ? kFlagWeight : 0) | (l.log_softmax ? kFlagLogSoftmax : 0) |
                  (mode == kModeForward && l.lse->has_value() ? kFlagWriteLse : 0);
   params.reduction = static_cast<uint32_t>(l.reduction);
