@@ -108,6 +108,22 @@ TEST_P(LossTest, GradcheckFloat64) {
   EXPECT_TRUE(autograd::gradcheck(nll, {x}));
 }
 
+TEST_P(LossTest, DispatchesAndWaitsPerStep) {
+  // Forward: the status words cleared, one kernel, and the copy that reads the status back (the one host
+  // wait); backward: one kernel.
+  const Tensor x = put(random_torch({64, 10}, DType::Float32, 23)).requires_grad_(true);
+  const Tensor t = put(targets({64}, 10, 24));
+  const Tensor seed = put(at::ones({}));
+  device->synchronize();
+  const StreamStats before = stream->stats();
+  const Tensor loss = F::cross_entropy(x, t);
+  const StreamStats forward = stream->stats();
+  EXPECT_EQ(forward.dispatches - before.dispatches, 3u);
+  EXPECT_EQ(forward.host_waits - before.host_waits, 1u);
+  autograd::grad({loss}, {x}, {seed});
+  EXPECT_EQ(stream->stats().dispatches - forward.dispatches, 1u);
+}
+
 TEST_P(LossTest, BadInputMessages) {
   const at::Tensor x = random_torch({4, 3}, DType::Float32, 10);
   const Tensor xe = put(x);

@@ -197,7 +197,8 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
   Tensor out = ember::detail::empty_on(reduction == ReductionKind::None ? view.recorded : std::vector<int64_t>{},
                                        x.dtype(), device);
-  Tensor total = zeros({}, TensorOptions(stats).device(device));
+  // The kernel writes the total weight for Mean and Sum; None's backward does not read it.
+  Tensor total = ember::detail::empty_on({}, stats, device);
   const Tensor lse = log_softmax ? ember::detail::empty_on({rows}, stats, device) : Tensor();
   if (rows == 0 || view.shape.classes == 0) {
     // No rows, or only ignored ones: losses of zero, and a mean of no weight.
@@ -206,6 +207,7 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     } else {
       out.zero_();
     }
+    total.zero_();
   } else {
     const Tensor status = zeros({3}, TensorOptions(DType::Int32).device(device));
     CrossEntropyArgs args{.out = out.ref(), .in = x.ref(), .target = t.ref(), .shape = view.shape,
