@@ -6,6 +6,9 @@ With --conv-cpu it times the convolutions of bench/conv_bench.cpp on PyTorch's C
 ember-bench runs itself for its ratios: one line per shape and direction, "conv <shape> <direction>
 <ms with PyTorch's default CPU kernels> <ms with oneDNN off>" (oneDNN off: im2col and the BLAS, which is
 OpenBLAS in Debian's build).
+
+With --norm-cpu it times bench/norm_bench.cpp's forward+backward steps on PyTorch's CPU instead, which
+ember-bench runs itself for its ratios: one line per benchmark, "norm <name> <ms per step> <CPU ms per step>".
 """
 import sys
 import time
@@ -65,9 +68,55 @@ def conv_cpu():
             print(f"conv {name} {direction} {default_s * 1e3:.4f} {blas_s * 1e3:.4f}", flush=True)
 
 
+def norm_cpu():
+    """The steps of bench/norm_bench.cpp: forward, then the gradients of every input, float32."""
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+
+    def step_time(make_loss, inputs, grad=None, min_seconds=0.3):
+        """Wall and process CPU seconds per step."""
+        def step():
+            out = make_loss()
+            torch.autograd.grad(out, inputs, grad)
+        step()
+        count, start, cpu_start = 0, time.perf_counter(), time.process_time()
+        while True:
+            step()
+            count += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_seconds and count >= 3:
+                return elapsed / count, (time.process_time() - cpu_start) / count
+
+    def report(name, seconds):
+        print(f"norm {name} {seconds[0] * 1e3:.4f} {seconds[1] * 1e3:.4f}", flush=True)
+
+    for n, c, side in [(64, 32, 28), (64, 64, 14)]:
+        x = torch.randn(n, c, side, side, requires_grad=True)
+        w, b = torch.ones(c, requires_grad=True), torch.zeros(c, requires_grad=True)
+        mean, var, g = torch.zeros(c), torch.ones(c), torch.randn(n, c, side, side)
+        report(f"batch_norm_{n}x{c}x{side}",
+               step_time(lambda: F.batch_norm(x, mean, var, w, b, training=True), [x, w, b], g))
+    for rows, width in [(2048, 512), (64, 256)]:
+        x = torch.randn(rows, width, requires_grad=True)
+        w, b = torch.ones(width, requires_grad=True), torch.zeros(width, requires_grad=True)
+        g = torch.randn(rows, width)
+        report(f"layer_norm_{rows}x{width}", step_time(lambda: F.layer_norm(x, [width], w, b), [x, w, b], g))
+    for rows, width in [(64, 256), (2048, 512)]:
+        x = torch.randn(rows, width, requires_grad=True)
+        g = torch.randn(rows, width)
+        report(f"dropout_{rows}x{width}", step_time(lambda: F.dropout(x, 0.5), [x], g))
+    for batch, classes in [(64, 10), (4096, 1000)]:
+        x = torch.randn(batch, classes, requires_grad=True)
+        t = torch.randint(0, classes, (batch,))
+        report(f"cross_entropy_{batch}x{classes}", step_time(lambda: F.cross_entropy(x, t), [x]))
+
+
 def main():
     if "--conv-cpu" in sys.argv:
         conv_cpu()
+        return
+    if "--norm-cpu" in sys.argv:
+        norm_cpu()
         return
     if not torch.cuda.is_available():
         print("no CUDA device for PyTorch")

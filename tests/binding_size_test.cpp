@@ -3,10 +3,12 @@
 // size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
 // gradients, pooling and resampling, and the norms, compared with LibTorch.
 #include <torch/nn/functional/batchnorm.h>
+#include <torch/nn/functional/loss.h>
 #include <torch/nn/functional/normalization.h>
 
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/cross_entropy.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
@@ -226,6 +228,22 @@ TEST_P(BindingSizeTest, Dropout) {
   }
   y.sum().backward();
   EXPECT_EQ(x.grad().eq(0).to(kFloat32).sub(dropped).abs().sum().item<double>(), 0.0);
+}
+
+TEST_P(BindingSizeTest, CrossEntropyOverEveryRow) {
+  // The rows as samples of 784 classes: the loss's pieces each add their workgroups' partial sums, which
+  // one last dispatch merges; the backward writes a gradient past one binding.
+  at::Generator gen = at::detail::createCPUGenerator(6);
+  const at::Tensor t = at::randint(0, kColumns, {rows_}, gen, at::kLong);
+  Tensor x = x_.detach().requires_grad_(true);
+  const Tensor loss = ember::nn::functional::cross_entropy(x, from_torch(t, device));
+  at::Tensor xt = values_.detach().requires_grad_(true);
+  const at::Tensor expected = torch::nn::functional::cross_entropy(xt.to(at::kDouble), t);
+  EXPECT_TENSOR_EQ(loss.to(kFloat64), expected.detach(), 1e-5, 0);
+  loss.backward();
+  expected.backward();
+  const at::Tensor rows = row_indices();
+  EXPECT_TENSOR_EQ(x.grad().index_select(0, from_torch(rows, device)), xt.grad().index_select(0, rows), 1e-4, 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -135,6 +135,17 @@ TEST_P(DropoutTest, AlphaDropoutKeepsMeanAndVariance) {
             "AddBackward0");
 }
 
+TEST_P(DropoutTest, OneDispatchEachWay) {
+  Tensor x = nonzero_input({300, 70}, 18).requires_grad_(true);
+  const Tensor g = nonzero_input({300, 70}, 19);
+  device->synchronize();
+  const uint64_t before = stream->stats().dispatches;
+  const Tensor y = F::dropout(x);
+  EXPECT_EQ(stream->stats().dispatches - before, 1u);
+  autograd::grad({y}, {x}, {g});
+  EXPECT_EQ(stream->stats().dispatches - before, 2u);
+}
+
 TEST_P(DropoutTest, BadInputMessages) {
   const Tensor x = nonzero_input({3, 4}, 15);
   expect_error<Error>([&] { F::dropout(x, F::DropoutFuncOptions().p(1.5)); },

@@ -214,6 +214,34 @@ TEST_P(NormTest, GradcheckFloat64) {
   }
 }
 
+TEST_P(NormTest, DispatchesPerStep) {
+  // Batch norm: statistics (running update fused) and apply forward, sums and grad_in backward; layer
+  // norm: one row kernel forward, rows and the weight and bias sums backward. Long channels add a merge.
+  const auto dispatches = [&](const std::function<void()>& step) {
+    device->synchronize();
+    const uint64_t before = stream->stats().dispatches;
+    step();
+    return stream->stats().dispatches - before;
+  };
+  Tensor x = from_torch(random({8, 4, 5, 5}, 50), device).requires_grad_(true);
+  Tensor w = from_torch(random({4}, 51), device).requires_grad_(true);
+  Tensor b = from_torch(random({4}, 52), device).requires_grad_(true);
+  Tensor mean = from_torch(at::zeros({4}), device), var = from_torch(at::ones({4}), device);
+  const Tensor g = from_torch(random({8, 4, 5, 5}, 53), device);
+  Tensor y;
+  EXPECT_EQ(dispatches([&] {
+              y = F::batch_norm(x, mean, var, F::BatchNormFuncOptions().weight(w).bias(b).training(true));
+            }),
+            2u);
+  EXPECT_EQ(dispatches([&] { autograd::grad({y}, {x, w, b}, {g}); }), 2u);
+  Tensor rows = from_torch(random({6, 40}, 54), device).requires_grad_(true);
+  Tensor lw = from_torch(random({40}, 55), device).requires_grad_(true);
+  Tensor lb = from_torch(random({40}, 56), device).requires_grad_(true);
+  EXPECT_EQ(dispatches([&] { y = F::layer_norm(rows, F::LayerNormFuncOptions({40}).weight(lw).bias(lb)); }), 1u);
+  const Tensor row_grad = from_torch(random({6, 40}, 57), device);
+  EXPECT_EQ(dispatches([&] { autograd::grad({y}, {rows, lw, lb}, {row_grad}); }), 2u);
+}
+
 TEST_P(NormTest, BadInputMessages) {
   const Tensor x = from_torch(random({1, 4}, 40), device);
   const Tensor four = from_torch(at::zeros({4}), device), three = from_torch(at::zeros({3}), device);

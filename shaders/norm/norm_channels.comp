@@ -10,7 +10,10 @@
 // STAGE_ELEMENTS: workgroup w reduces chunk w / channels of channel w % channels: a run of the piece's
 // samples × inner positions, 256 lanes apart, merged in shared memory as a tree. It finalises at once
 // (FLAG_FINALIZE, the whole reduction was one chunk) or writes its state to the scratch at slot
-// (state_base + chunk) * channels + channel. STAGE_MERGE: workgroup c merges channel c's `states`
+// (state_base + chunk) * channels + channel. STAGE_COLUMNS, for inner == 1: invocation c of a tile of
+// 256 channels walks one chunk of the samples of channel c by itself, with no barrier (neighbouring
+// invocations read neighbouring channels), and finalises or stores its state the same way.
+// STAGE_MERGE: workgroup c merges channel c's `states`
 // states and finalises. Finalising writes the mode's results:
 //   MODE_STATS        mean and invstd = 1 / sqrt(M2 / count + eps); running stats r = (1 - m) r + m s,
 //                     the variance unbiased, M2 / (count - 1)
@@ -33,6 +36,7 @@ layout(constant_id = 4) const uint STAGE = 0;
 #define MODE_AFFINE_GRAD 2u
 #define STAGE_ELEMENTS 0u
 #define STAGE_MERGE 1u
+#define STAGE_COLUMNS 2u
 
 #define FLAG_FINALIZE 1u
 #define FLAG_RUNNING 2u
@@ -71,7 +75,7 @@ layout(push_constant) uniform Params {
   uint group_channels;  // MODE_AFFINE_GRAD: channels per group
   uint groups;
   uint chunks;        // STAGE_ELEMENTS: chunks per channel
-  uint chunk_length;  // STAGE_ELEMENTS: positions (sample, inner) per chunk
+  uint chunk_length;  // positions (sample, inner) per chunk; STAGE_COLUMNS: samples per chunk
   uint state_base;    // STAGE_ELEMENTS: the piece's first state slot; STAGE_MERGE: states per channel
   uint sums_offset;   // MODE_BN_BACKWARD: where the per-channel sums go in the scratch
   uint flags;
@@ -193,13 +197,61 @@ State reduce_elements(uint c, uint chunk) {
   return s;
 }
 
+// STAGE_COLUMNS (inner == 1): one invocation per channel walks a chunk of the samples on its own,
+// with no barrier; neighbouring invocations read neighbouring channels.
+State reduce_column(uint c, uint chunk) {
+  State s = State(compute_t(0), compute_t(0), compute_t(0));
+  const uint first = chunk * p.chunk_length;
+  const uint end = min(p.samples, first + p.chunk_length);
+  const uint group = MODE == MODE_AFFINE_GRAD ? c / p.group_channels : 0u;
+  compute_t mean_c = compute_t(0);
+  if (MODE == MODE_BN_BACKWARD) mean_c = stat_a_load(p.stat_a_offset + c);
+  for (uint n = first; n < end; ++n) {
+    const uint offset = n * p.channels + c;
+    const compute_t x = src_load(p.in_offset + offset);
+    if (MODE == MODE_STATS) {
+      s.count += compute_t(1);
+      const compute_t delta = x - s.a;
+      s.a += delta / s.count;
+      s.b += delta * (x - s.a);
+    } else if (MODE == MODE_BN_BACKWARD) {
+      const compute_t g = dy_load(p.dy_offset + offset);
+      s.a += g;
+      s.b += g * (x - mean_c);
+    } else {
+      const uint row = n * p.groups + group;
+      const compute_t g = dy_load(p.dy_offset + offset);
+      s.a += g * (x - stat_a_load(p.stat_a_offset + row)) * stat_b_load(p.stat_b_offset + row);
+      s.b += g;
+    }
+  }
+  return s;
+}
+
+void store_state(uint slot, State s) {
+  states[3u * slot] = s.a;
+  states[3u * slot + 1u] = s.b;
+  states[3u * slot + 2u] = s.count;
+}
+
 State load_state(uint slot) {
   return State(states[3u * slot], states[3u * slot + 1u], states[3u * slot + 2u]);
 }
 
 void main() {
   const uint workgroup = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-  if (STAGE == STAGE_ELEMENTS) {
+  if (STAGE == STAGE_COLUMNS) {
+    const uint tiles = (p.channels + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    const uint chunk = workgroup / tiles;
+    const uint c = (workgroup - chunk * tiles) * WORKGROUP_SIZE + gl_LocalInvocationID.x;
+    if (chunk >= p.chunks || c >= p.channels) return;
+    const State total = reduce_column(c, chunk);
+    if ((p.flags & FLAG_FINALIZE) != 0u) {
+      finalize(c, total);
+    } else {
+      store_state((p.state_base + chunk) * p.channels + c, total);
+    }
+  } else if (STAGE == STAGE_ELEMENTS) {
     // Whole workgroups leave together, so the tree's barriers see every invocation.
     if (workgroup >= p.channels * p.chunks) return;
     const uint c = workgroup % p.channels;
@@ -209,10 +261,7 @@ void main() {
     if ((p.flags & FLAG_FINALIZE) != 0u) {
       finalize(c, total);
     } else {
-      const uint slot = (p.state_base + chunk) * p.channels + c;
-      states[3u * slot] = total.a;
-      states[3u * slot + 1u] = total.b;
-      states[3u * slot + 2u] = total.count;
+      store_state((p.state_base + chunk) * p.channels + c, total);
     }
   } else {
     if (workgroup >= p.channels) return;

@@ -21,6 +21,7 @@
 #include "runtime/kernels/norm.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/norm/row_lanes.h"
 #include "shaders/reduce/reduce_plan.h"
 
 namespace ember::vulkan {
@@ -29,7 +30,7 @@ namespace {
 
 // Spec constants and flags of the shaders.
 constexpr uint32_t kModeStats = 0, kModeBnBackward = 1, kModeAffineGrad = 2;  // norm_channels.comp
-constexpr uint32_t kStageElements = 0, kStageMerge = 1;
+constexpr uint32_t kStageElements = 0, kStageMerge = 1, kStageColumns = 2;
 constexpr uint32_t kChannelFinalize = 1, kChannelRunning = 2, kChannelGradWeight = 4, kChannelGradBias = 8,
                    kChannelFromVar = 16;
 constexpr uint32_t kApplyForward = 0, kApplyBackward = 1;  // norm_apply.comp
@@ -39,8 +40,10 @@ constexpr uint32_t kRowsWeight = 1, kRowsBias = 2, kRowsWriteStats = 4;
 constexpr uint32_t kWorkgroupSize = 256;
 // Elements a chunk of the channel pass takes at least, and the workgroups it aims for.
 constexpr int64_t kMinChunk = 4096;
+constexpr int64_t kMinColumnChunk = 1024;  // samples an invocation walks at least in STAGE_COLUMNS
 constexpr int64_t kTargetWorkgroupsCpu = 8;
 constexpr int64_t kTargetWorkgroupsGpu = 1024;
+constexpr int64_t kApplyWorkgroupsCpu = 64;
 
 struct ChannelParams {
   uint32_t in_offset, dy_offset, stat_a_offset, stat_b_offset, param_a_offset, param_b_offset;
@@ -185,6 +188,12 @@ class VulkanNorm final : public NormKernels {
   const Pipeline& pipeline(const std::string& shader, DType in, std::vector<uint32_t> constants) {
     return device_.pipelines().get(shader + (in == DType::Float64 ? "_f64" : "_f32"), constants);
   }
+  // A CPU driver pays per invocation: fewer invocations, each walking more elements of the grid.
+  int64_t apply_workgroup_cap() const {
+    return device_.context().properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
+               ? kApplyWorkgroupsCpu
+               : device_.context().properties.limits.maxComputeWorkGroupCount[0];
+  }
   int64_t target_workgroups() const {
     return device_.context().properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? kTargetWorkgroupsCpu
                                                                                   : kTargetWorkgroupsGpu;
@@ -207,9 +216,14 @@ std::shared_ptr<Allocation> VulkanNorm::channel_pass(Stream& stream, const Chann
   const std::vector<Piece> pieces = sample_pieces(context, shape, sample_bytes, "norm");
   int64_t longest = 0;
   for (const Piece& piece : pieces) longest = std::max(longest, piece.count * shape.inner);
+  // One element per sample and channel: an invocation per channel, no barrier (STAGE_COLUMNS).
+  const bool columns = shape.inner == 1;
+  const int64_t tiles = ceil_div(channels, kWorkgroupSize);
   const int64_t chunks =
-      std::clamp<int64_t>(ceil_div(target_workgroups(), std::max<int64_t>(channels, 1)), 1,
-                          std::max<int64_t>(1, ceil_div(longest, kMinChunk)));
+      columns ? std::clamp<int64_t>(ceil_div(target_workgroups() * kWorkgroupSize, std::max<int64_t>(channels, 1)), 1,
+                                    std::max<int64_t>(1, ceil_div(longest, kMinColumnChunk)))
+              : std::clamp<int64_t>(ceil_div(target_workgroups(), std::max<int64_t>(channels, 1)), 1,
+                                    std::max<int64_t>(1, ceil_div(longest, kMinChunk)));
   const int64_t chunk_length = std::max<int64_t>(1, ceil_div(longest, chunks));
   const int64_t states = static_cast<int64_t>(pieces.size()) * chunks;
   const bool one_dispatch = states == 1;
@@ -274,7 +288,7 @@ std::shared_ptr<Allocation> VulkanNorm::channel_pass(Stream& stream, const Chann
 
   const uint32_t max_x = context.properties.limits.maxComputeWorkGroupCount[0];
   std::vector<uint32_t> element_constants = constants;
-  element_constants.push_back(kStageElements);
+  element_constants.push_back(columns ? kStageColumns : kStageElements);
   const Pipeline& elements = pipeline("norm_channels", dtype, element_constants);
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& piece = pieces[i];
@@ -301,7 +315,7 @@ std::shared_ptr<Allocation> VulkanNorm::channel_pass(Stream& stream, const Chann
     params.samples = u32(piece.count);
     params.state_base = u32(static_cast<int64_t>(i) * chunks);
     params.flags = pass.flags | (one_dispatch ? kChannelFinalize : 0);
-    const int64_t workgroups = channels * chunks;
+    const int64_t workgroups = columns ? tiles * chunks : channels * chunks;
     const uint32_t x = u32(std::min<int64_t>(workgroups, max_x));
     vs.dispatch(elements, bindings, &params, sizeof params, x, u32(ceil_div(workgroups, x)));
   }
@@ -372,7 +386,8 @@ void VulkanNorm::apply_pass(Stream& stream, const ApplyPass& pass) {
     params.in_offset = in.first_element;
     params.dy_offset = dy.first_element;
     params.numel = u32(count);
-    vs.dispatch(pipe, bindings, &params, sizeof params, workgroups_for(context, count));
+    vs.dispatch(pipe, bindings, &params, sizeof params,
+                std::min<uint32_t>(workgroups_for(context, count), u32(apply_workgroup_cap())));
   }
 }
 
@@ -392,8 +407,7 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
   params.group_channels = u32(channels / pass.groups);
   params.inner = u32(shape.inner);
   params.flags = pass.flags;
-  // About eight elements a lane, up to a workgroup a row.
-  params.lanes_log2 = std::min<uint32_t>(8, ceil_log2(static_cast<uint64_t>(std::max<int64_t>(1, ceil_div(length, 8)))));
+  params.lanes_log2 = row_lanes_log2(context, shape.outer * pass.groups, length);
   compute_bits(pass.eps, dtype == DType::Float64, params.eps);
   const int64_t rows_per_workgroup = kWorkgroupSize >> params.lanes_log2;
   const uint32_t max_x = context.properties.limits.maxComputeWorkGroupCount[0];

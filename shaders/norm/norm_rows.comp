@@ -106,35 +106,6 @@ State group_merge(State s, uint lane, uint lanes) {
   return total;
 }
 
-// A lane's walk along its row: position i (from `lane`, `lanes` apart) and its channel.
-struct Walk {
-  uint i;
-  uint channel;  // within the row's group
-  uint j;        // position within the channel
-  uint step_channels;
-  uint step_j;
-};
-
-Walk start_walk(uint lane, uint lanes) {
-  Walk w;
-  w.i = lane;
-  w.channel = lane / p.inner;
-  w.j = lane - w.channel * p.inner;
-  w.step_channels = lanes / p.inner;
-  w.step_j = lanes - w.step_channels * p.inner;
-  return w;
-}
-
-void advance(inout Walk w, uint lanes) {
-  w.i += lanes;
-  w.j += w.step_j;
-  w.channel += w.step_channels;
-  if (w.j >= p.inner) {
-    w.j -= p.inner;
-    w.channel += 1u;
-  }
-}
-
 void main() {
   const uint lanes = 1u << p.lanes_log2;
   const uint rows_per_workgroup = WORKGROUP_SIZE >> p.lanes_log2;
@@ -156,19 +127,32 @@ void main() {
       m = mean_load(p.mean_offset + row);
       r = rstd_load(p.rstd_offset + row);
     }
+    // The lane's position i along the row, its channel within the group and its place j in the channel,
+    // moved along `lanes` at a time without dividing.
+    const uint step_channels = lanes / p.inner;
+    const uint step_j = lanes - step_channels * p.inner;
+    const uint lane_channel = lane / p.inner;
+    const uint lane_j = lane - lane_channel * p.inner;
     if (in_range) {
-      for (Walk w = start_walk(lane, lanes); w.i < length; advance(w, lanes)) {
-        const compute_t x = src_load(p.in_offset + base + w.i);
+      uint channel = lane_channel, j = lane_j;
+      for (uint i = lane; i < length; i += lanes) {
+        const compute_t x = src_load(p.in_offset + base + i);
         if (MODE == MODE_FORWARD) {
           s.count += compute_t(1);
           const compute_t delta = x - s.a;
           s.a += delta / s.count;
           s.b += delta * (x - s.a);
         } else {
-          const compute_t wc = has_weight ? weight_load(p.weight_offset + first_channel + w.channel) : compute_t(1);
-          const compute_t g = dy_load(p.dy_offset + base + w.i) * wc;
+          const compute_t wc = has_weight ? weight_load(p.weight_offset + first_channel + channel) : compute_t(1);
+          const compute_t g = dy_load(p.dy_offset + base + i) * wc;
           s.a += g;
           s.b += g * (x - m) * r;
+        }
+        j += step_j;
+        channel += step_channels;
+        if (j >= p.inner) {
+          j -= p.inner;
+          channel += 1u;
         }
       }
     }
@@ -182,17 +166,24 @@ void main() {
         rstd_store(p.rstd_offset + row, r);
       }
     }
-    for (Walk w = start_walk(lane, lanes); w.i < length; advance(w, lanes)) {
-      const uint channel = first_channel + w.channel;
-      const compute_t x = src_load(p.in_offset + base + w.i);
+    uint channel_in_group = lane_channel, j = lane_j;
+    for (uint i = lane; i < length; i += lanes) {
+      const uint channel = first_channel + channel_in_group;
+      const compute_t x = src_load(p.in_offset + base + i);
       const compute_t wc = has_weight ? weight_load(p.weight_offset + channel) : compute_t(1);
       if (MODE == MODE_FORWARD) {
         const compute_t b = has_bias ? bias_load(p.bias_offset + channel) : compute_t(0);
-        dst_store(p.out_offset + base + w.i, (x - m) * (r * wc) + b);
+        dst_store(p.out_offset + base + i, (x - m) * (r * wc) + b);
       } else {
-        const compute_t g = dy_load(p.dy_offset + base + w.i) * wc;
+        const compute_t g = dy_load(p.dy_offset + base + i) * wc;
         const compute_t x_hat = (x - m) * r;
-        dst_store(p.out_offset + base + w.i, r * (g - total.a / n - x_hat * (total.b / n)));
+        dst_store(p.out_offset + base + i, r * (g - total.a / n - x_hat * (total.b / n)));
+      }
+      j += step_j;
+      channel_in_group += step_channels;
+      if (j >= p.inner) {
+        j -= p.inner;
+        channel_in_group += 1u;
       }
     }
   }

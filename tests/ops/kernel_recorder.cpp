@@ -4,6 +4,7 @@
 #include "runtime/kernels/dropout.h"
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/index.h"
+#include "runtime/kernels/loss.h"
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/norm.h"
@@ -157,6 +158,17 @@ class RecordingUpsample final : public Recording<UpsampleKernels> {
   }
 };
 
+class RecordingLoss final : public Recording<LossKernels> {
+ public:
+  using Recording::Recording;
+  void cross_entropy(Stream& s, const CrossEntropyArgs& a) override {
+    note("loss.cross_entropy"); inner().cross_entropy(s, a);
+  }
+  void cross_entropy_backward(Stream& s, const CrossEntropyBackwardArgs& a) override {
+    note("loss.cross_entropy_backward"); inner().cross_entropy_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -191,6 +203,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<NormKernels, RecordingNorm>(kernels, reached_, restore_);
   wrap<DropoutKernels, RecordingDropout>(kernels, reached_, restore_);
   wrap<UpsampleKernels, RecordingUpsample>(kernels, reached_, restore_);
+  wrap<LossKernels, RecordingLoss>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -208,6 +221,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   }
   all.push_back("dropout.dropout");
   all.push_back("dropout.apply_mask");
+  all.push_back("loss.cross_entropy");
+  all.push_back("loss.cross_entropy_backward");
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);

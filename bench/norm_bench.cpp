@@ -1,0 +1,166 @@
+// Normalization, dropout and cross-entropy: forward plus backward through nn::functional (autograd
+// included, as a training step runs them), float32, on training shapes. Each reports milliseconds per
+// forward+backward, the bytes its kernels must move at least as GB/s and as a fraction of the device
+// copy at the input's size (`fraction_of_copy`), and beside it PyTorch's CPU on the same shapes in the
+// same run (bench/torch_reference.py --norm-cpu, through EMBER_PYTHON, default /usr/bin/python3) as a
+// ratio of times (`vs_torch`; `vs_torch_cpu` the same in process CPU time). `cpu_ms_per_step` is the process's CPU time per step (lavapipe's threads
+// included), which a loaded machine does not inflate as it does wall time.
+//
+// Bytes counted (N: the input's bytes): batch norm 8N (statistics read x; apply reads x, writes y;
+// backward sums read x and dy; grad_in reads x, dy, writes dx), layer norm 7N (forward reads x, writes
+// y; grad_in reads x, dy, writes dx; weight and bias gradients read x, dy), dropout 5N (read x, write y;
+// read dy, write dx; the mask is 1/32 of that), cross-entropy 3N (forward reads the scores; backward
+// reads them and writes the gradient).
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "bench/bandwidth.h"
+#include "bench/bench_device.h"
+#include "nn/functional/batchnorm.h"
+#include "nn/functional/cross_entropy.h"
+#include "nn/functional/dropout.h"
+#include "nn/functional/normalization.h"
+
+namespace ember_bench {
+namespace {
+
+namespace F = ember::nn::functional;
+using ember::Tensor;
+
+// PyTorch's CPU milliseconds per forward+backward, wall and process CPU time, by benchmark name. Run once.
+const std::map<std::string, std::pair<double, double>>& torch_ms() {
+  static const std::map<std::string, std::pair<double, double>> times = [] {
+    std::map<std::string, std::pair<double, double>> ms;
+    const char* python = std::getenv("EMBER_PYTHON");
+    const std::string command = std::string(python && *python ? python : "/usr/bin/python3") + " " +
+                                EMBER_SOURCE_DIR "/bench/torch_reference.py --norm-cpu 2>&1";
+    std::string problem;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+      char line[512];
+      while (fgets(line, sizeof line, pipe)) {
+        std::istringstream in(line);
+        std::string tag, name;
+        double wall = 0, cpu = 0;
+        if (in >> tag >> name >> wall >> cpu && tag == "norm") {
+          ms[name] = {wall, cpu};
+        } else {
+          problem += line;
+        }
+      }
+      pclose(pipe);
+    }
+    if (ms.empty()) std::fprintf(stderr, "no PyTorch reference: %s\n", problem.c_str());
+    return ms;
+  }();
+  return times;
+}
+
+// CPU seconds of the whole process (every thread, lavapipe's workers too): on a CPU device the steps'
+// own work apart from the other load of a shared machine, which wall time includes.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+ember::TensorOptions f32() { return ember::TensorOptions(ember::kFloat32).device(bench_device()); }
+
+// Runs `step` (one forward+backward) for the benchmark and reports its counters.
+void run(benchmark::State& state, const std::string& name, double bytes, uint64_t input_bytes,
+         const std::function<void()>& step) {
+  ember::Device& device = *bench_device();
+  auto stream = device.default_stream();
+  step();  // compiles the pipelines outside the timed region
+  stream->synchronize();
+  double seconds = 0;
+  const double cpu_start = process_cpu_seconds();
+  for (auto _ : state) {
+    const double round = time_synchronized(*stream, 1, step);
+    state.SetIterationTime(round);
+    seconds += round;
+  }
+  const double ms = seconds * 1e3 / static_cast<double>(state.iterations());
+  const double rate = bytes / (ms * 1e-3);
+  state.counters["ms_per_step"] = ms;
+  state.counters["cpu_ms_per_step"] = (process_cpu_seconds() - cpu_start) * 1e3 / static_cast<double>(state.iterations());
+  state.counters["GB/s"] = rate * 1e-9;
+  state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, input_bytes);
+  if (const auto found = torch_ms().find(name); found != torch_ms().end()) {
+    state.counters["torch_ms"] = found->second.first;
+    state.counters["vs_torch"] = ms / found->second.first;
+    state.counters["torch_cpu_ms"] = found->second.second;
+    state.counters["vs_torch_cpu"] = state.counters["cpu_ms_per_step"] / found->second.second;
+  }
+}
+
+void BM_BatchNorm(benchmark::State& state, int64_t n, int64_t c, int64_t side) {
+  Tensor x = ember::randn({n, c, side, side}, f32()).requires_grad_(true);
+  Tensor w = ember::ones({c}, f32()).requires_grad_(true), b = ember::zeros({c}, f32()).requires_grad_(true);
+  Tensor mean = ember::zeros({c}, f32()), var = ember::ones({c}, f32());
+  const Tensor g = ember::randn({n, c, side, side}, f32());
+  const double bytes = static_cast<double>(x.nbytes());
+  run(state, "batch_norm_" + std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(side), 8 * bytes,
+      x.nbytes(), [&] {
+        const Tensor y = F::batch_norm(x, mean, var, F::BatchNormFuncOptions().weight(w).bias(b).training(true));
+        ember::autograd::grad({y}, {x, w, b}, {g});
+      });
+}
+
+void BM_LayerNorm(benchmark::State& state, int64_t rows, int64_t width) {
+  Tensor x = ember::randn({rows, width}, f32()).requires_grad_(true);
+  Tensor w = ember::ones({width}, f32()).requires_grad_(true), b = ember::zeros({width}, f32()).requires_grad_(true);
+  const Tensor g = ember::randn({rows, width}, f32());
+  run(state, "layer_norm_" + std::to_string(rows) + "x" + std::to_string(width), 7.0 * x.nbytes(), x.nbytes(), [&] {
+    const Tensor y = F::layer_norm(x, F::LayerNormFuncOptions({width}).weight(w).bias(b));
+    ember::autograd::grad({y}, {x, w, b}, {g});
+  });
+}
+
+void BM_Dropout(benchmark::State& state, int64_t rows, int64_t width) {
+  Tensor x = ember::randn({rows, width}, f32()).requires_grad_(true);
+  const Tensor g = ember::randn({rows, width}, f32());
+  run(state, "dropout_" + std::to_string(rows) + "x" + std::to_string(width), 5.0 * x.nbytes(), x.nbytes(), [&] {
+    const Tensor y = F::dropout(x, F::DropoutFuncOptions().p(0.5));
+    ember::autograd::grad({y}, {x}, {g});
+  });
+}
+
+void BM_CrossEntropy(benchmark::State& state, int64_t batch, int64_t classes) {
+  Tensor x = ember::randn({batch, classes}, f32()).requires_grad_(true);
+  const Tensor t = ember::randint(0, classes, {batch}, ember::TensorOptions(ember::kInt64).device(bench_device()));
+  run(state, "cross_entropy_" + std::to_string(batch) + "x" + std::to_string(classes), 3.0 * x.nbytes(), x.nbytes(),
+      [&] {
+        const Tensor loss = F::cross_entropy(x, t);
+        ember::autograd::grad({loss}, {x});
+      });
+}
+
+template <class... Args>
+void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args... args) {
+  benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  // After the Fashion-MNIST CNN's convolutions (batch 64, 32 channels at 28×28 and 64 at 14×14).
+  add("BM_BatchNorm/64x32x28x28", BM_BatchNorm, int64_t{64}, int64_t{32}, int64_t{28});
+  add("BM_BatchNorm/64x64x14x14", BM_BatchNorm, int64_t{64}, int64_t{64}, int64_t{14});
+  // A transformer's activations (batch 32 × 64 tokens of 512) and an MLP's hidden layer.
+  add("BM_LayerNorm/2048x512", BM_LayerNorm, int64_t{2048}, int64_t{512});
+  add("BM_LayerNorm/64x256", BM_LayerNorm, int64_t{64}, int64_t{256});
+  add("BM_Dropout/64x256", BM_Dropout, int64_t{64}, int64_t{256});
+  add("BM_Dropout/2048x512", BM_Dropout, int64_t{2048}, int64_t{512});
+  add("BM_CrossEntropy/64x10", BM_CrossEntropy, int64_t{64}, int64_t{10});
+  add("BM_CrossEntropy/4096x1000", BM_CrossEntropy, int64_t{4096}, int64_t{1000});
+  return true;
+}();
+
+}  // namespace
+}  // namespace ember_bench

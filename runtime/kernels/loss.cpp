@@ -1,0 +1,67 @@
+// The checks of the loss kernels' arguments that every backend makes before it launches.
+#include "runtime/kernels/loss.h"
+
+#include <string>
+
+#include "runtime/error.h"
+
+namespace ember {
+
+namespace {
+
+void require(bool condition, const char* op, const std::string& what) {
+  if (!condition) throw Error(std::string(op) + ": " + what);
+}
+
+bool contiguous_with(const TensorRef& ref, int64_t numel) {
+  return ref.numel() == numel && (numel == 0 || ref.is_contiguous());
+}
+
+DType stat_dtype(DType in) { return in == DType::Float64 ? DType::Float64 : DType::Float32; }
+
+// What the forward and the backward share.
+void check_common(const TensorRef& in, const TensorRef& target, const std::optional<TensorRef>& weight,
+                  const ClassShape& shape, const TensorRef& total_weight, const char* op) {
+  require(shape.outer >= 0 && shape.classes >= 0 && shape.inner >= 0, op, "negative sizes");
+  require(is_floating_point(in.dtype), op, "the scores must be floating");
+  require(contiguous_with(in, shape.rows() * shape.classes), op, "the scores must be contiguous [outer, classes, inner]");
+  require(target.dtype == DType::Int64 && contiguous_with(target, shape.rows()), op,
+          "the target must be " + std::to_string(shape.rows()) + " contiguous int64 class indices");
+  if (weight) {
+    require(is_floating_point(weight->dtype) && contiguous_with(*weight, shape.classes), op,
+            "the weight must hold one floating value per class");
+    require(weight->dtype != DType::Float64 || in.dtype == DType::Float64, op,
+            "a float64 weight needs float64 scores");
+  }
+  require(total_weight.dtype == stat_dtype(in.dtype) && total_weight.numel() == 1, op,
+          "total_weight must be one " + std::string(dtype_name(stat_dtype(in.dtype))) + " element");
+}
+
+}  // namespace
+
+void CrossEntropyArgs::check() const {
+  const char* op = "cross_entropy";
+  check_common(in, target, weight, shape, total_weight, op);
+  require(out.dtype == in.dtype, op, "out must have the scores' dtype");
+  require(contiguous_with(out, reduction == ReductionKind::None ? shape.rows() : 1), op,
+          "out must hold one loss per row (reduction none) or one");
+  if (logsumexp) {
+    require(logsumexp->dtype == total_weight.dtype && contiguous_with(*logsumexp, shape.rows()), op,
+            "logsumexp must hold one value per row in total_weight's dtype");
+  }
+  require(status.dtype == DType::Int32 && contiguous_with(status, 3), op, "status must be three int32 words");
+}
+
+void CrossEntropyBackwardArgs::check() const {
+  const char* op = "cross_entropy_backward";
+  check_common(in, target, weight, shape, total_weight, op);
+  require(grad_in.dtype == in.dtype && contiguous_with(grad_in, shape.rows() * shape.classes), op,
+          "grad_in must be like the scores");
+  require(grad_out.dtype == in.dtype && contiguous_with(grad_out, reduction == ReductionKind::None ? shape.rows() : 1),
+          op, "grad_out must be like the forward's out");
+  require(!log_softmax || (logsumexp && logsumexp->dtype == total_weight.dtype &&
+                           contiguous_with(*logsumexp, shape.rows())),
+          op, "the backward of log_softmax needs the forward's logsumexp");
+}
+
+}  // namespace ember

@@ -1,0 +1,76 @@
+#pragma once
+// The loss kernel family: cross-entropy over class indices, log-softmax and NLL fused, forward in one
+// pass over the scores (one more dispatch merges a reduction over several workgroups) and backward in
+// one. With log_softmax off it is nll_loss over log-probabilities.
+//
+// The scores are contiguous, [outer, classes, inner] (inner: the product of the spatial dims), one row
+// of `classes` scores `inner` apart per target. For a row with target t (not ignore_index), weights w
+// (all one when absent), ε = label_smoothing and C classes, with logp = in - logsumexp(in) (or in itself
+// without log_softmax):
+//   loss = (1 - ε) (-w[t] logp[t]) + ε / C (-Σc w[c] logp[c]),   and a weight of w[t]
+// An ignored row has loss 0 and weight 0. Reduction None writes each row's loss; Sum their sum; Mean
+// their sum over the sum of the weights (PyTorch's: NaN when every row is ignored).
+#include <optional>
+
+#include "runtime/kernels/kernels.h"
+
+namespace ember {
+
+
+struct ClassShape {
+  int64_t outer = 0;
+  int64_t classes = 0;
+  int64_t inner = 1;
+  int64_t rows() const { return outer * inner; }
+};
+
+enum class ReductionKind : uint8_t { None, Mean, Sum };
+
+struct CrossEntropyArgs {
+  TensorRef out;     // reduction None: [rows], else one element; the scores' dtype
+  TensorRef in;      // [outer, classes, inner], floating, contiguous
+  TensorRef target;  // [rows], int64, contiguous
+  std::optional<TensorRef> weight;  // [classes], contiguous
+  ClassShape shape;
+  int64_t ignore_index = -100;
+  double label_smoothing = 0;
+  bool log_softmax = true;
+  ReductionKind reduction = ReductionKind::Mean;
+  TensorRef total_weight;  // one element, float32 (float64 for float64 scores): Σ w[t] over rows not ignored
+  std::optional<TensorRef> logsumexp;  // [rows], total_weight's dtype: written for the backward (log_softmax)
+  // Three int32 words, zero before the call: an out-of-range target t (not ignore_index) sets them to
+  // (1, low word of t, high word of t), one such target if there are several. Its row counts as ignored.
+  TensorRef status;
+  void check() const;
+};
+
+// The gradient of CrossEntropyArgs's loss with respect to the scores, from the forward's logsumexp and
+// total weight: per row, with g its share of grad_out (grad_out[row]; Sum: grad_out; Mean: grad_out /
+// total_weight) and p = exp(logp),
+//   grad_in[c] = g ((1 - ε) w[t] (p[c] - [c = t]) + ε / C (p[c] Σk w[k] - w[c]))     (log_softmax)
+//   grad_in[c] = -g w[t] [c = t]                                                   (nll_loss)
+// and zero for an ignored row.
+struct CrossEntropyBackwardArgs {
+  TensorRef grad_in;   // like in
+  TensorRef grad_out;  // like the forward's out
+  TensorRef in;
+  TensorRef target;
+  std::optional<TensorRef> weight;
+  ClassShape shape;
+  int64_t ignore_index = -100;
+  double label_smoothing = 0;
+  bool log_softmax = true;
+  ReductionKind reduction = ReductionKind::Mean;
+  TensorRef total_weight;
+  std::optional<TensorRef> logsumexp;  // required with log_softmax
+  void check() const;
+};
+
+class LossKernels : public KernelFamily {
+ public:
+  static constexpr std::string_view kName = "loss";
+  virtual void cross_entropy(Stream& stream, const CrossEntropyArgs& args) = 0;
+  virtual void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) = 0;
+};
+
+}  // namespace ember

@@ -1,0 +1,6 @@
+# Variants of the loss kernels (see variants.cmake): float32 compute (also for float16 and bfloat16)
+# and float64. The scores' and weight's dtypes and the mode are specialization constants.
+list(APPEND EMBER_SHADER_VARIANTS
+  "cross_entropy_f32|cross_entropy.comp|COMPUTE_F32=1"
+  "cross_entropy_f64|cross_entropy.comp|COMPUTE_F64=1"
+)

@@ -1,0 +1,174 @@
+// cross_entropy and nll_loss beyond their registry rows (tests/ops/cross_entropy.cpp): a batch of
+// 4096 × 1000 (many workgroups whose partial sums a second dispatch merges) forward and backward;
+// every target ignored; the node names PyTorch gives per input rank and reduction; gradcheck and
+// gradgradcheck in float64; PyTorch's messages, including out-of-range targets found on the device.
+#include <torch/nn/functional/loss.h>
+
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "nn/functional/cross_entropy.h"
+#include "tests/autograd_oracle.h"
+
+namespace ember::test {
+namespace {
+
+namespace F = ember::nn::functional;
+namespace TF = torch::nn::functional;
+
+class LossTest : public GradTest {
+ protected:
+  Tensor put(const at::Tensor& t) { return from_torch(t, device); }
+};
+
+at::Tensor targets(at::IntArrayRef sizes, int64_t classes, uint64_t seed) {
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  return at::randint(0, classes, sizes, gen, at::kLong);
+}
+
+TEST_P(LossTest, LargeBatchForwardAndBackward) {
+  const at::Tensor x = random_torch({4096, 1000}, DType::Float32, 1, -5, 5);
+  at::Tensor t = targets({4096}, 1000, 2);
+  t.index_put_({at::indexing::Slice(0, 100)}, -100);
+  const at::Tensor w = random_torch({1000}, DType::Float32, 3, 0.5, 1.5);
+  for (const double smoothing : {0.0, 0.1}) {
+    SCOPED_TRACE("label_smoothing " + std::to_string(smoothing));
+    check({x, t, w}, "cross_entropy 4096 x 1000",
+          [&](const Ins& in) {
+            return F::cross_entropy(in[0], in[1], F::CrossEntropyFuncOptions().weight(in[2]).label_smoothing(smoothing));
+          },
+          [&](const TIns& in) {
+            return TF::cross_entropy(in[0], in[1], TF::CrossEntropyFuncOptions().weight(in[2]).label_smoothing(smoothing));
+          },
+          {2}, false);
+  }
+}
+
+TEST_P(LossTest, EveryTargetIgnored) {
+  const at::Tensor x = random_torch({3, 4}, DType::Float32, 4);
+  const Tensor t = put(at::full({3}, -100, at::kLong));
+  EXPECT_TRUE(std::isnan(F::cross_entropy(put(x), t).item<float>()));
+  EXPECT_EQ(F::cross_entropy(put(x), t, F::CrossEntropyFuncOptions().reduction(kSum)).item<float>(), 0.0f);
+  EXPECT_TENSOR_EQ(F::nll_loss(put(x), t, F::NLLLossFuncOptions().reduction(kNone)), at::zeros({3}));
+  // A custom ignore_index; the others count.
+  const at::Tensor some = at::tensor({int64_t{2}, int64_t{7}, int64_t{0}});
+  EXPECT_TENSOR_EQ(F::cross_entropy(put(x), put(some), F::CrossEntropyFuncOptions().ignore_index(7)),
+                   TF::cross_entropy(x, some, TF::CrossEntropyFuncOptions().ignore_index(7)));
+}
+
+TEST_P(LossTest, NodeNamesAsPyTorch) {
+  struct Case {
+    std::vector<int64_t> input;
+    std::vector<int64_t> target;
+  };
+  const std::vector<Case> cases = {{{5}, {}}, {{4, 5}, {4}}, {{2, 5, 3}, {2, 3}}, {{2, 5, 3, 2}, {2, 3, 2}},
+                                   {{2, 5, 3, 2, 2}, {2, 3, 2, 2}}};
+  for (const Case& c : cases) {
+    for (int r = 0; r < 3; ++r) {
+      for (const double smoothing : {0.0, 0.2}) {
+        SCOPED_TRACE(to_string(c.input) + " reduction " + std::to_string(r) + " smoothing " + std::to_string(smoothing));
+        const at::Tensor x = random_torch(c.input, DType::Float32, 5);
+        const at::Tensor t = targets(c.target, 5, 6);
+        const LossReduction reduction = r == 0 ? LossReduction(kNone) : r == 1 ? LossReduction(kMean) : kSum;
+        TF::CrossEntropyFuncOptions::reduction_t torch_reduction = torch::kMean;
+        if (r == 0) torch_reduction = torch::kNone;
+        if (r == 2) torch_reduction = torch::kSum;
+        const Tensor y = F::cross_entropy(put(x).requires_grad_(true), put(t),
+                                          F::CrossEntropyFuncOptions().reduction(reduction).label_smoothing(smoothing));
+        const at::Tensor yt = TF::cross_entropy(
+            x.clone().requires_grad_(true), t,
+            TF::CrossEntropyFuncOptions().reduction(torch_reduction).label_smoothing(smoothing));
+        EXPECT_EQ(grad_fn_name(y), grad_fn_name(yt));
+        EXPECT_EQ(y.sizes().vec(), yt.sizes().vec());
+      }
+    }
+  }
+}
+
+TEST_P(LossTest, GradcheckFloat64) {
+  if (!device->supports(DType::Float64)) GTEST_SKIP() << "the device lacks float64";
+  const Tensor x = put(random_torch({3, 4, 2}, DType::Float64, 7)).requires_grad_(true);
+  at::Tensor t = targets({3, 2}, 4, 8);
+  t[1][0] = -100;
+  const Tensor te = put(t);
+  const Tensor w = put(random_torch({4}, DType::Float64, 9, 0.5, 2));
+  for (const double smoothing : {0.0, 0.3}) {
+    for (const LossReduction reduction : {LossReduction(kMean), LossReduction(kNone), LossReduction(kSum)}) {
+      const autograd::DifferentiableFn fn = [&](const autograd::tensor_list& in) {
+        return autograd::tensor_list{F::cross_entropy(
+            in[0], te, F::CrossEntropyFuncOptions().weight(w).label_smoothing(smoothing).reduction(reduction))};
+      };
+      EXPECT_TRUE(autograd::gradcheck(fn, {x}));
+      EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    }
+  }
+  const autograd::DifferentiableFn nll = [&](const autograd::tensor_list& in) {
+    return autograd::tensor_list{F::nll_loss(in[0], te, F::NLLLossFuncOptions().weight(w))};
+  };
+  EXPECT_TRUE(autograd::gradcheck(nll, {x}));
+}
+
+TEST_P(LossTest, DispatchesAndWaitsPerStep) {
+  // Forward: the status words cleared, one kernel, and the copy that reads the status back (the one host
+  // wait); backward: one kernel.
+  const Tensor x = put(random_torch({64, 10}, DType::Float32, 23)).requires_grad_(true);
+  const Tensor t = put(targets({64}, 10, 24));
+  const Tensor seed = put(at::ones({}));
+  device->synchronize();
+  const StreamStats before = stream->stats();
+  const Tensor loss = F::cross_entropy(x, t);
+  const StreamStats forward = stream->stats();
+  EXPECT_EQ(forward.dispatches - before.dispatches, 3u);
+  EXPECT_EQ(forward.host_waits - before.host_waits, 1u);
+  autograd::grad({loss}, {x}, {seed});
+  EXPECT_EQ(stream->stats().dispatches - forward.dispatches, 1u);
+}
+
+TEST_P(LossTest, BadInputMessages) {
+  const at::Tensor x = random_torch({4, 3}, DType::Float32, 10);
+  const Tensor xe = put(x);
+  struct Bad {
+    at::Tensor target;
+    std::string message;
+  };
+  // Each checked against LibTorch's own text first.
+  const std::vector<Bad> bad = {
+      {at::tensor({int64_t{0}, int64_t{1}, int64_t{10}, int64_t{2}}), "Target 10 is out of bounds."},
+      {at::tensor({int64_t{-1}, int64_t{0}, int64_t{0}, int64_t{0}}), "Target -1 is out of bounds."},
+      {at::tensor({int64_t{0}, int64_t{1}, int64_t{2}}), "Expected input batch_size (4) to match target batch_size (3)."},
+      {targets({4, 2}, 3, 11), "0D or 1D target tensor expected, multi-target not supported"},
+      {targets({4}, 3, 12).to(at::kInt), "expected scalar type Long but found Int"},
+      {targets({4, 3}, 3, 13), "Expected floating point type for target with class probabilities, got Long"},
+  };
+  for (const Bad& b : bad) {
+    EXPECT_EQ(torch_error([&] { TF::cross_entropy(x, b.target); }), b.message);
+    expect_error<Error>([&] { F::cross_entropy(xe, put(b.target)); }, b.message);
+  }
+  // The targets are checked again on every call.
+  EXPECT_NO_THROW(F::cross_entropy(xe, put(targets({4}, 3, 14))));
+  const Tensor t = put(targets({4}, 3, 15));
+  expect_error<Error>([&] { F::cross_entropy(xe, t, F::CrossEntropyFuncOptions().weight(put(at::ones({4})))); },
+                      "weight tensor should be defined either for all 3 classes or no classes but got weight tensor of "
+                      "shape: [4]");
+  expect_error<Error>([&] { F::cross_entropy(xe, t, F::CrossEntropyFuncOptions().label_smoothing(1.5)); },
+                      "label_smoothing must be between 0.0 and 1.0. Got: 1.5");
+  expect_error<Error>([&] { F::cross_entropy(xe.to(kInt64), t); },
+                      "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'");
+  expect_error<Error>([&] { F::nll_loss(xe.to(kInt64), t); }, "\"nll_loss_out_frame\" not implemented for 'Long'");
+  expect_error<Error>([&] { F::cross_entropy(put(random_torch({4, 3, 5}, DType::Float32, 16)), put(targets({4, 6}, 3, 17))); },
+                      "Expected target size [4, 5], got [4, 6]");
+  expect_error<Error>([&] { F::cross_entropy(put(random_torch({4, 3, 5, 2}, DType::Float32, 18)), put(targets({4, 6, 2}, 3, 19))); },
+                      "size mismatch (got input: [4, 3, 5, 2] , target: [4, 6, 2]");
+  expect_error<Error>([&] { F::cross_entropy(put(random_torch({4, 3, 5, 2}, DType::Float32, 20)), put(targets({4, 2}, 3, 21))); },
+                      "only batches of spatial targets supported (3D tensors) but got targets of dimension: 2");
+  expect_error<Error>([&] { F::cross_entropy(xe, put(random_torch({4, 3}, DType::Float32, 22)),
+                                             F::CrossEntropyFuncOptions().ignore_index(1)); },
+                      "ignore_index is not supported for floating point target");
+  // Out-of-range targets are IndexErrors, as in PyTorch.
+  EXPECT_THROW(F::nll_loss(xe, put(at::tensor({int64_t{3}, int64_t{0}, int64_t{0}, int64_t{0}}))), IndexError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LossTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+}  // namespace
+}  // namespace ember::test
