@@ -37,7 +37,7 @@ DEFINE_LOAD(bias_data, BIAS_DT)
 #define OP_B 2
 #define OP_BIAS 3
 
-// 112 bytes (lavapipe holds 128).
+// 116 bytes (lavapipe holds 128).
 layout(push_constant) uniform Params {
   uint offsets[4];  // each operand's first element in its window
   uint batch;       // in this launch
@@ -50,11 +50,18 @@ layout(push_constant) uniform Params {
   uint stride[3];
   uint padding[3];
   uint dilation[3];
-  uint k_per_split;  // CONV_WEIGHT_GRAD: the k of one split (workgroup z / groups)
-  uint flags;        // CONV_HAS_BIAS; bits 8-23: conv_register.comp's invocations along n
+  uint k_first;      // the first k of this launch
+  uint k_per_split;  // the k of one split (workgroup z / groups)
+  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE; bits 8-23: conv_register.comp's invocations along n
 } p;
 
 #define CONV_HAS_BIAS 1u
+
+// Each launch sums k over [k_first + split·k_per_split, + k_per_split) only: llvmpipe ends a shader
+// invocation's loops after 65535 iterations in all (gallivm's loop limiter, one budget for every loop of
+// the invocation), so the host keeps each invocation's share of k well below that and sums longer
+// reductions over launches (CONV_ACCUMULATE) or splits.
+#define CONV_ACCUMULATE 2u  // out += the sum: the bias binding is out's own window, read before the write
 
 uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
 
@@ -127,8 +134,10 @@ uint out_column_index(uint g, uint split, uint n) {
 // input gradient, which is a transposed convolution's forward; the weight gradient has none, but reads
 // the flag too, so that every module keeps the same specialization constants).
 void store_result(uint g, uint m, uint column_index, compute_t acc) {
+  const uint index = column_index + m * out_row_stride();
   if ((p.flags & CONV_HAS_BIAS) != 0u) acc += bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m);
-  out_data_store(column_index + m * out_row_stride(), acc);
+  if ((p.flags & CONV_ACCUMULATE) != 0u) acc += bias_data_load(index);
+  out_data_store(index, acc);
 }
 
 #endif

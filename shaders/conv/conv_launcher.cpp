@@ -41,12 +41,20 @@ struct ConvParams {
   uint32_t stride[3];
   uint32_t padding[3];
   uint32_t dilation[3];
+  uint32_t k_first;
   uint32_t k_per_split;
   uint32_t flags;
 };
-static_assert(sizeof(ConvParams) == 112, "push constants must fit lavapipe's 128 bytes");
+static_assert(sizeof(ConvParams) == 116, "push constants must fit lavapipe's 128 bytes");
 
-constexpr uint32_t kHasBias = 1;  // CONV_HAS_BIAS
+constexpr uint32_t kHasBias = 1;     // CONV_HAS_BIAS
+constexpr uint32_t kAccumulate = 2;  // CONV_ACCUMULATE
+
+// The most k one invocation sums. llvmpipe ends a shader invocation's loops after 65535 iterations in all
+// (gallivm's loop limiter); the tiled kernel counts about 1.6 iterations per k (its k0, staging and kk
+// loops), so this keeps every kernel well inside. Longer sums go over several launches (forward, input
+// gradient) or splits (weight gradient).
+constexpr int64_t kMaxKPerInvocation = 16384;
 
 enum class Direction { Forward, InputGrad, WeightGrad };
 enum Slot { kOut = 0, kA = 1, kB = 2, kBias = 3 };
@@ -180,6 +188,9 @@ class VulkanConv final : public ConvKernels {
   // dispatch can count. `out` of the weight gradient is not batched and is not looked at.
   int64_t samples_per_launch(Direction direction, const ConvShape& s, const Operands& operands, const Gemm& gemm,
                              int64_t tile_n) const;
+  // The most splits of the weight gradient one launch can have: workgroups along z, and partial sums in
+  // one binding window.
+  int64_t max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const;
   void fill_zero(Stream& stream, const TensorRef& out);
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
 
@@ -246,8 +257,24 @@ int64_t VulkanConv::samples_per_launch(Direction direction, const ConvShape& s, 
     }
   } else {
     samples = std::min(samples, std::max<int64_t>(1, (int64_t{1} << 31) / std::max<int64_t>(gemm.k, 1)));
+    // Each split sums at most kMaxKPerInvocation, and a launch has at most max_weight_splits splits.
+    const int64_t splits = max_weight_splits(s, gemm, element);
+    if (gemm.k > splits * kMaxKPerInvocation) {
+      throw UnsupportedError("conv weight_grad: " + std::to_string(gemm.k) + " output positions per sample need more "
+                             "splits than " + device_.info().name + " can launch");
+    }
+    samples = std::min(samples, splits * kMaxKPerInvocation / gemm.k);
   }
   return std::max<int64_t>(samples, 1);
+}
+
+int64_t VulkanConv::max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const {
+  const Context& context = device_.context();
+  const uint64_t weight_bytes = static_cast<uint64_t>(s.out_channels * gemm.n_per_sample) *
+                                std::max<uint64_t>(element, element_size(DType::Float32));
+  const int64_t by_window = static_cast<int64_t>(max_window_bytes(context) / std::max<uint64_t>(weight_bytes, 1));
+  const int64_t by_groups = context.properties.limits.maxComputeWorkGroupCount[2] / s.groups;
+  return std::max<int64_t>(1, std::min(by_window, by_groups));
 }
 
 void VulkanConv::fill_zero(Stream& stream, const TensorRef& out) {
@@ -309,7 +336,6 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
     params.padding[d] = static_cast<uint32_t>(g.padding[d]);
     params.dilation[d] = static_cast<uint32_t>(g.dilation[d]);
   }
-  params.flags = (operands.bias ? kHasBias : 0u) | (tiles.lanes_n << 8);
 
   VulkanStream& vs = vulkan_stream(stream);
   int64_t launch_index = 0;
@@ -327,19 +353,6 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
     pieces[kB] = samples_of(operands.b, first, count);
     if (operands.bias) pieces[kBias] = *operands.bias;
     params.batch = static_cast<uint32_t>(count);
-    const int64_t k_total = gemm.k * (direction == Direction::WeightGrad ? count : 1);
-    params.k_per_split = static_cast<uint32_t>((k_total + splits_per_launch - 1) / splits_per_launch);
-
-    Binding bindings[4];
-    for (int slot = 0; slot < 4; ++slot) {
-      const bool present = slot != kBias || operands.bias.has_value();
-      const TensorRef& ref = present ? pieces[slot] : pieces[kA];
-      const Window window = element_window(context, ref.allocation, ref.byte_offset,
-                                           static_cast<uint32_t>(element_size(ref.dtype)),
-                                           std::max<int64_t>(ref.numel(), 1), slot == kOut);
-      bindings[slot] = window.binding;
-      params.offsets[slot] = window.first_element;
-    }
     const int64_t columns = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * count;
     const auto column_groups = static_cast<uint32_t>((columns + tiles.tile_n - 1) / tiles.tile_n);
     const auto row_groups = static_cast<uint32_t>((gemm.m + tiles.tile_m - 1) / tiles.tile_m);
@@ -347,7 +360,32 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       throw UnsupportedError("conv: the GEMM of " + std::to_string(gemm.m) + " x " + std::to_string(columns) +
                              " needs more workgroups than " + device_.info().name + " can launch");
     }
-    vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+    // The weight gradient's splits cover this launch's k in one dispatch; the other directions sum k in
+    // chunks, one dispatch each, the later ones adding to what the first wrote (and the bias).
+    const bool weight_grad = direction == Direction::WeightGrad;
+    const int64_t k_total = gemm.k * (weight_grad ? count : 1);
+    const int64_t chunks = weight_grad ? 1 : (k_total + kMaxKPerInvocation - 1) / kMaxKPerInvocation;
+    const int64_t k_step = weight_grad ? (k_total + splits_per_launch - 1) / splits_per_launch
+                                       : (k_total + chunks - 1) / chunks;
+    params.k_per_split = static_cast<uint32_t>(k_step);
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      params.k_first = static_cast<uint32_t>(chunk * k_step);
+      const bool accumulate = chunk > 0;
+      const bool with_bias = !accumulate && operands.bias.has_value();
+      params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (tiles.lanes_n << 8);
+      Binding bindings[4];
+      for (int slot = 0; slot < 4; ++slot) {
+        // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
+        const TensorRef& ref = slot == kBias ? (with_bias ? pieces[kBias] : accumulate ? pieces[kOut] : pieces[kA])
+                                             : pieces[slot];
+        const Window window = element_window(context, ref.allocation, ref.byte_offset,
+                                             static_cast<uint32_t>(element_size(ref.dtype)),
+                                             std::max<int64_t>(ref.numel(), 1), slot == kOut);
+        bindings[slot] = window.binding;
+        params.offsets[slot] = window.first_element;
+      }
+      vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+    }
   }
 }
 
@@ -387,30 +425,27 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
                            format_bytes(window) + ")");
   }
 
-  // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long.
+  // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long
+  // and at most kMaxKPerInvocation.
   constexpr int64_t kMinK = 256;
   const Geometry3 g = as_3d(s, args.geometry);
   const Gemm gemm = gemm_of(Direction::WeightGrad, s, g);
   const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
   const bool cpu = device_.info().kind == "CPU";
   const Tiles tiles = choose_tiles(Direction::WeightGrad, s, gemm, s.batch, s.groups, true, compute);
-  const int64_t tiles_per_split = (gemm.m + tiles.tile_m - 1) / tiles.tile_m *
-                                  ((gemm.n_per_sample + tiles.tile_n - 1) / tiles.tile_n) * s.groups;
-  const int64_t wanted_groups = cpu ? 4 * cpu_workers() : 512;
-  const int64_t k_total = gemm.k * s.batch;
-  int64_t splits = std::clamp<int64_t>((wanted_groups + tiles_per_split - 1) / tiles_per_split, 1,
-                                       std::max<int64_t>(1, k_total / kMinK));
-  splits = std::min<int64_t>(splits, device_.context().properties.limits.maxComputeWorkGroupCount[2] / s.groups);
-
-  // Launches along the batch each write their own splits.
   const Operands probe{args.grad_weight, args.grad_output, args.input, {}};  // for the window sizes
   const int64_t samples = samples_per_launch(Direction::WeightGrad, s, probe, gemm, tiles.tile_n);
   const int64_t launches = (s.batch + samples - 1) / samples;
+  const int64_t tiles_per_split = (gemm.m + tiles.tile_m - 1) / tiles.tile_m *
+                                  ((gemm.n_per_sample + tiles.tile_n - 1) / tiles.tile_n) * s.groups;
+  const int64_t wanted_groups = cpu ? 4 * cpu_workers() : 512;
+  const int64_t k_launch = gemm.k * samples;
+  int64_t splits = std::clamp<int64_t>((wanted_groups + tiles_per_split - 1) / tiles_per_split, 1,
+                                       std::max<int64_t>(1, k_launch / kMinK));
+  splits = std::max(splits, (k_launch + kMaxKPerInvocation - 1) / kMaxKPerInvocation);
+  splits = std::min(splits, max_weight_splits(s, gemm, element_size(dtype)));
   const DType partial_dtype = compute_storage(compute);
   const int64_t weight_elements = args.grad_weight.numel();
-  if (static_cast<uint64_t>(splits * weight_elements) * element_size(partial_dtype) > window) {
-    splits = 1;  // a weight that fills much of a binding: no splits beyond the batch launches
-  }
   const int64_t partials = splits * launches;
   if (partials == 1) {
     // One launch, one split: straight into the gradient, seen as the shader's [1, weight elements].

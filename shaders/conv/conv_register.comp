@@ -40,8 +40,7 @@ void main() {
   const uint K = gemm_k();
   const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
   const uint n0 = (gl_WorkGroupID.x * lanes + gl_LocalInvocationIndex % lanes) * TN;
-  // No early return for invocations past the edge: llvmpipe loads an address that is the same in every
-  // invocation once, not once per invocation, only where every invocation is known to run.
+  if (m0 >= M || n0 >= N) return;
 
   const uvec3 I = in_sizes();
   const uvec3 O = out_sizes();
@@ -108,12 +107,8 @@ void main() {
 #endif
   const uint v_volume = V.x * V.y * V.z;
 
-  uint k_begin = 0u;
-  uint k_end = K;
-#if defined(CONV_WEIGHT_GRAD)
-  k_begin = split * p.k_per_split;
-  k_end = min(K, k_begin + p.k_per_split);
-#endif
+  const uint k_begin = p.k_first + split * p.k_per_split;
+  const uint k_end = min(K, k_begin + p.k_per_split);
   uvec3 v = coordinates(k_begin % v_volume, V);
   ivec3 kpos = ivec3(v) * kscale;
   uint a_off = (k_begin / v_volume) * a_u + k_begin % v_volume;
