@@ -196,6 +196,19 @@ TEST_P(ConvKernelsTest, WeightGradientOverALongReduction) {
   check({{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}}, DType::Float16, false, "split");
 }
 
+// Sums longer than one invocation takes (16384 of k): the forward and the input gradient add launches'
+// partial sums into their output (the bias once), on both Vulkan kernels.
+TEST_P(ConvKernelsTest, LongSumsAccumulateOverLaunches) {
+  const Geometry forward_heavy{{1, 1900, 3, 3}, {2, 1900, 3, 3}, {1, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Geometry input_grad_heavy{{1, 2, 3, 3}, {1900, 2, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  for (const char* variant : {"register", "tiled"}) {
+    if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
+    check(forward_heavy, DType::Float32, true, std::string("forward ") + variant);
+    check(input_grad_heavy, DType::Float32, true, std::string("input gradient ") + variant);
+  }
+  unsetenv("EMBER_CONV_VARIANT");
+}
+
 // Matches LibTorch's own convolution where the sizes are the formula's.
 TEST_P(ConvKernelsTest, MatchesLibTorchConvolution) {
   const at::Tensor x = random_torch({2, 6, 7, 9}, DType::Float32, 7, -1, 1);
