@@ -1,7 +1,7 @@
 // Convolution on Vulkan: forward, input gradient and weight gradient as implicit GEMMs (conv_common.glsl
-// says how each direction maps to one). Two kernels per direction, chosen per device class as matmul's
-// are (matmul_variant: register blocks on CPU drivers, shared-memory tiles on GPUs); EMBER_CONV_VARIANT
-// (register or tiled) overrides the choice for convolutions alone.
+// says how each direction maps to one). Kernels per direction, chosen per device class (conv_variant.h):
+// shared-memory tiles on GPUs, register blocks on CPU drivers, which read A through a uniform buffer where
+// that pays (conv_uniform.cpp) and from a storage buffer otherwise.
 //
 // Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
 // columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the
@@ -12,115 +12,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "runtime/allocator.h"
 #include "runtime/error.h"
 #include "runtime/kernels/conv.h"
+#include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/reduce.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/conv/conv_launch.h"
 #include "shaders/conv/conv_variant.h"
+#include "shaders/matmul/matmul_variant.h"
 #include "shaders/reduce/reduce_plan.h"
 
 namespace ember::vulkan {
 
 namespace {
 
-// Mirrors the push-constant block of conv_common.glsl.
-struct ConvParams {
-  uint32_t offsets[4];
-  uint32_t batch;
-  uint32_t in_channels;
-  uint32_t out_channels;
-  uint32_t groups;
-  uint32_t in_size[3];
-  uint32_t out_size[3];
-  uint32_t kernel_size[3];
-  uint32_t stride[3];
-  uint32_t padding[3];
-  uint32_t dilation[3];
-  uint32_t k_first;
-  uint32_t k_per_split;
-  uint32_t flags;
-};
-static_assert(sizeof(ConvParams) == 116, "push constants must fit lavapipe's 128 bytes");
-
-constexpr uint32_t kHasBias = 1;     // CONV_HAS_BIAS
-constexpr uint32_t kAccumulate = 2;  // CONV_ACCUMULATE
-
-// The most k one invocation sums. llvmpipe ends a shader invocation's loops after 65535 iterations in all
-// (gallivm's loop limiter); the tiled kernel counts about 1.6 iterations per k (its k0, staging and kk
-// loops), so this keeps every kernel well inside. Longer sums go over several launches (forward, input
-// gradient) or splits (weight gradient).
-constexpr int64_t kMaxKPerInvocation = 16384;
-
-enum class Direction { Forward, InputGrad, WeightGrad };
-enum Slot { kOut = 0, kA = 1, kB = 2, kBias = 3 };
-
-const char* direction_name(Direction direction) {
-  switch (direction) {
-    case Direction::Forward: return "forward";
-    case Direction::InputGrad: return "input_grad";
-    case Direction::WeightGrad: return "weight_grad";
-  }
-  return "";
-}
-
-const KernelAbiRegistration kAbis{
-    {"conv_register_forward_f32", 4, sizeof(ConvParams)},
-    {"conv_register_forward_f64", 4, sizeof(ConvParams)},
-    {"conv_register_input_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_register_input_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_register_weight_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_register_weight_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_forward_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_forward_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_input_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_input_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_weight_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_weight_grad_f64", 4, sizeof(ConvParams)},
-};
-
-int64_t volume(const std::array<int64_t, 3>& sizes) { return sizes[0] * sizes[1] * sizes[2]; }
-
-// The convolution seen with three spatial dims: a 2-d one gets a leading dim of size 1, a 1-d one two.
-struct Geometry3 {
-  std::array<int64_t, 3> in_size{1, 1, 1}, out_size{1, 1, 1}, kernel_size{1, 1, 1};
-  std::array<int64_t, 3> stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
-};
-
-Geometry3 as_3d(const ConvShape& s, const ConvGeometry& g) {
-  Geometry3 r;
-  const int shift = 3 - s.spatial;
-  for (int d = 0; d < s.spatial; ++d) {
-    r.in_size[shift + d] = s.in_size[d];
-    r.out_size[shift + d] = s.out_size[d];
-    r.kernel_size[shift + d] = s.kernel_size[d];
-    r.stride[shift + d] = g.stride[d];
-    r.padding[shift + d] = g.padding[d];
-    r.dilation[shift + d] = g.dilation[d];
-  }
-  return r;
-}
-
-// The GEMM of one group (conv_common.glsl's gemm_m, gemm_n per sample, gemm_k per sample or not).
-struct Gemm {
-  int64_t m = 0;
-  int64_t n_per_sample = 0;  // columns per sample (forward, input gradient), or all of them
-  int64_t k = 0;             // per sample for the weight gradient
-};
-
-Gemm gemm_of(Direction direction, const ConvShape& s, const Geometry3& g) {
-  const int64_t kernel = volume(g.kernel_size);
-  switch (direction) {
-    case Direction::Forward: return {s.out_channels / s.groups, volume(g.out_size), s.in_channels / s.groups * kernel};
-    case Direction::InputGrad: return {s.in_channels / s.groups, volume(g.in_size), s.out_channels / s.groups * kernel};
-    case Direction::WeightGrad: return {s.out_channels / s.groups, s.in_channels / s.groups * kernel, volume(g.out_size)};
-  }
-  return {};
-}
+using namespace conv;
 
 struct Tiles {
   std::string shader;
@@ -165,8 +75,6 @@ Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t 
   return best;
 }
 
-int64_t cpu_workers() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }
-
 class VulkanConv final : public ConvKernels {
  public:
   explicit VulkanConv(VulkanDevice& device) : device_(device) {}
@@ -175,10 +83,6 @@ class VulkanConv final : public ConvKernels {
   void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
 
  private:
-  struct Operands {
-    TensorRef out, a, b;
-    std::optional<TensorRef> bias;
-  };
   // Records the launches of one direction. `out` is the partial-sum buffer for a split weight gradient.
   void launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
               const Operands& operands, int64_t splits_per_launch);
@@ -191,6 +95,9 @@ class VulkanConv final : public ConvKernels {
   // The most splits of the weight gradient one launch can have: workgroups along z, and partial sums in
   // one binding window.
   int64_t max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const;
+  // Runs the uniform-buffer kernel where the variant and its plan allow, and says whether it did.
+  bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                   const Operands& operands);
   void fill_zero(Stream& stream, const TensorRef& out);
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
 
@@ -202,7 +109,7 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
   const std::string suffix = std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
   const DeviceInfo& info = device_.info();
   const int64_t n = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * batch;
-  if (conv_variant(info) == MatmulVariant::Register) {
+  if (conv_variant(info) != ConvVariant::Tiled) {
     const int64_t workers = info.kind == "CPU" ? cpu_workers() : 4096;
     Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers);
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
@@ -292,13 +199,6 @@ void VulkanConv::broadcast_bias(Stream& stream, const TensorRef& out, const Tens
   device_.kernels().get<MemoryKernels>().copy(stream, {out, broadcast});
 }
 
-// A contiguous batched operand restricted to samples [first, first + count).
-TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count) {
-  TensorRef piece = ref;
-  piece.byte_offset += static_cast<uint64_t>(first * ref.strides[0]) * element_size(ref.dtype);
-  piece.sizes[0] = count;
-  return piece;
-}
 
 void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                         const Operands& operands, int64_t splits_per_launch) {
@@ -389,6 +289,19 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   }
 }
 
+bool VulkanConv::try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                             const Operands& operands) {
+  const ConvVariant variant = conv_variant(device_.info());
+  if (variant != ConvVariant::Automatic && variant != ConvVariant::Uniform) return false;
+  const Gemm gemm = gemm_of(direction, s, as_3d(s, geometry));
+  const int64_t samples = samples_per_launch(direction, s, operands, gemm, 256);
+  const UniformPlan plan = plan_uniform(device_.context(), direction, s, gemm, samples, operands.b.dtype,
+                                        variant == ConvVariant::Uniform);
+  if (plan.block_m == 0) return false;
+  launch_uniform(device_, stream, direction, s, geometry, operands, samples, plan);
+  return true;
+}
+
 void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
   const ConvShape s = check_conv_args(args);
   require_dtype(device_, args.input.dtype, "conv forward");
@@ -397,7 +310,9 @@ void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
     if (!args.bias) return fill_zero(stream, args.output);
     return broadcast_bias(stream, args.output, *args.bias);
   }
-  launch(stream, Direction::Forward, s, args.geometry, {args.output, args.weight, args.input, args.bias}, 1);
+  const Operands operands{args.output, args.weight, args.input, args.bias};
+  if (try_uniform(stream, Direction::Forward, s, args.geometry, operands)) return;
+  launch(stream, Direction::Forward, s, args.geometry, operands, 1);
 }
 
 void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
@@ -408,8 +323,9 @@ void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
     if (!args.bias) return fill_zero(stream, args.grad_input);
     return broadcast_bias(stream, args.grad_input, *args.bias);
   }
-  launch(stream, Direction::InputGrad, s, args.geometry, {args.grad_input, args.weight, args.grad_output, args.bias},
-         1);
+  const Operands operands{args.grad_input, args.weight, args.grad_output, args.bias};
+  if (try_uniform(stream, Direction::InputGrad, s, args.geometry, operands)) return;
+  launch(stream, Direction::InputGrad, s, args.geometry, operands, 1);
 }
 
 void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
@@ -423,6 +339,29 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
     throw UnsupportedError("conv weight_grad: the weight (" + format_bytes(args.grad_weight.extent_bytes()) +
                            ") is larger than a storage-buffer binding of " + device_.info().name + " can reach (" +
                            format_bytes(window) + ")");
+  }
+
+  // The uniform-buffer kernel adds every launch's sums into one float32 (float64) accumulator: the
+  // gradient itself, or scratch memory that is cast into it.
+  const int64_t weight_elements = args.grad_weight.numel();
+  const DType accumulator_dtype = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  std::shared_ptr<Allocation> accumulator_memory;
+  TensorRef accumulator = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {1, weight_elements},
+                                                args.grad_weight.byte_offset);
+  if (dtype != accumulator_dtype) {
+    accumulator_memory = device_.allocator().allocate(static_cast<uint64_t>(weight_elements) * 4, stream.shared_from_this());
+    accumulator = TensorRef::contiguous(*accumulator_memory, accumulator_dtype, {1, weight_elements});
+  }
+  if (try_uniform(stream, Direction::WeightGrad, s, args.geometry, {accumulator, args.grad_output, args.input, {}})) {
+    if (accumulator_memory) {
+      UnaryArgs cast;
+      cast.op = UnaryOp::Cast;
+      cast.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {weight_elements}, args.grad_weight.byte_offset);
+      cast.in = TensorRef::contiguous(*accumulator_memory, accumulator_dtype, {weight_elements});
+      cast.compute = accumulator_dtype;
+      device_.kernels().get<ElementwiseKernels>().unary(stream, cast);
+    }
+    return;
   }
 
   // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long
@@ -445,7 +384,6 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   splits = std::max(splits, (k_launch + kMaxKPerInvocation - 1) / kMaxKPerInvocation);
   splits = std::min(splits, max_weight_splits(s, gemm, element_size(dtype)));
   const DType partial_dtype = compute_storage(compute);
-  const int64_t weight_elements = args.grad_weight.numel();
   const int64_t partials = splits * launches;
   if (partials == 1) {
     // One launch, one split: straight into the gradient, seen as the shader's [1, weight elements].
@@ -470,14 +408,15 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
 
 }  // namespace
 
-MatmulVariant conv_variant(const DeviceInfo& info) {
+ConvVariant conv_variant(const DeviceInfo& info) {
   if (const char* forced = std::getenv("EMBER_CONV_VARIANT"); forced && *forced) {
     const std::string value(forced);
-    if (value == "register") return MatmulVariant::Register;
-    if (value == "tiled") return MatmulVariant::Tiled;
-    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register or tiled");
+    if (value == "register") return ConvVariant::Register;
+    if (value == "uniform") return ConvVariant::Uniform;
+    if (value == "tiled") return ConvVariant::Tiled;
+    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform or tiled");
   }
-  return matmul_variant(info);
+  return matmul_variant(info) == MatmulVariant::Register ? ConvVariant::Automatic : ConvVariant::Tiled;
 }
 
 EMBER_VULKAN_KERNELS(ConvKernels, VulkanConv);
