@@ -143,8 +143,14 @@ void report(benchmark::State& state, double flops, double seconds, double cpu_se
   }
 }
 
+// Sets EMBER_CONV_VARIANT for a benchmark: "auto" leaves the device class's choice.
+void set_variant(const char* variant) {
+  if (std::string(variant) == "auto") unsetenv("EMBER_CONV_VARIANT");
+  else setenv("EMBER_CONV_VARIANT", variant, 1);
+}
+
 void BM_Conv(benchmark::State& state, const char* variant, ConvShape shape, Direction direction) {
-  setenv("EMBER_CONV_VARIANT", variant, 1);
+  set_variant(variant);
   ember::Device& device = *bench_device();
   auto stream = device.default_stream();
   const ConvBuffers buffers(device, shape);
@@ -169,7 +175,7 @@ void BM_Conv(benchmark::State& state, const char* variant, ConvShape shape, Dire
 
 // The Fashion-MNIST CNN's two conv layers, forward and both gradients: six kernels per op.
 void BM_ConvFashionMnistLayers(benchmark::State& state, const char* variant) {
-  setenv("EMBER_CONV_VARIANT", variant, 1);
+  set_variant(variant);
   ember::Device& device = *bench_device();
   auto stream = device.default_stream();
   const ConvBuffers layers[] = {{device, kShapes[0]}, {device, kShapes[1]}};
@@ -202,7 +208,7 @@ void BM_ConvFashionMnistLayers(benchmark::State& state, const char* variant) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for (const char* variant : {"register", "tiled"}) {
+  for (const char* variant : {"auto", "register", "uniform", "tiled"}) {
     const std::string cnn = std::string("BM_ConvFashionMnistLayers/") + variant;
     benchmark::RegisterBenchmark(cnn.c_str(), BM_ConvFashionMnistLayers, variant)
         ->UseManualTime()

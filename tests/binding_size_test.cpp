@@ -155,15 +155,22 @@ TEST_P(BindingSizeTest, ConvolutionAndItsGradients) {
   ASSERT_GT(y.nbytes(), device->info().max_storage_buffer_range);
   EXPECT_TENSOR_EQ(y.index_select(0, rows_e), at::conv2d(images_t.index_select(0, rows), w_t, {}, 1, 1), 1e-5, 1e-5);
   y.sum().backward();
-  const at::Tensor ones = at::ones({rows_, 2, 28, 28});
-  const auto [grad_input, grad_weight, grad_bias] = at::convolution_backward(
-      ones, images_t, w_t, c10::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, {true, true, false});
-  EXPECT_TENSOR_EQ(images.grad().index_select(0, rows_e), grad_input.index_select(0, rows), 1e-5, 1e-5);
-  // Known bug, found by CI after the nn merges: past one binding the weight gradient holds about 1/64 of
-  // the sum LibTorch gives (one batch window's share), so its windows overwrite rather than accumulate.
-  // (LibTorch's own float32 sum stops at 2^24 here, so the check needs a float64 reference once fixed.)
-  GTEST_SKIP() << "conv weight gradient past one binding: known bug (one batch window's sum), see the session note";
-  EXPECT_TENSOR_EQ(w.grad(), grad_weight, 1e-4, 1e-2);
+  // d sum / d w[co, 0, kh, kw] is the sum of the inputs that tap reads, in float64 (LibTorch's float32
+  // sum of 50 million elements stalls at 2^24); the same for both output channels.
+  const at::Tensor images64 = images_t.to(at::kDouble);
+  at::Tensor expected_weight = at::empty({2, 1, 3, 3}, at::kDouble);
+  for (int64_t kh = 0; kh < 3; ++kh) {
+    for (int64_t kw = 0; kw < 3; ++kw) {
+      const at::Tensor taps = images64.slice(2, std::max<int64_t>(0, kh - 1), std::min<int64_t>(28, 27 + kh))
+                                  .slice(3, std::max<int64_t>(0, kw - 1), std::min<int64_t>(28, 27 + kw));
+      expected_weight.select(2, kh).select(2, kw).fill_(taps.sum());
+    }
+  }
+  EXPECT_TENSOR_EQ(w.grad(), expected_weight.to(at::kFloat), 1e-5, 0);
+  const auto some_grads = at::convolution_backward(at::ones({7, 2, 28, 28}), images_t.index_select(0, rows), w_t,
+                                                   c10::nullopt, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+                                                   {true, false, false});
+  EXPECT_TENSOR_EQ(images.grad().index_select(0, rows_e), std::get<0>(some_grads), 1e-5, 1e-5);
 }
 
 TEST_P(BindingSizeTest, PoolingResamplingAndTheirBackward) {

@@ -172,7 +172,8 @@ TEST_P(ConvKernelsTest, MatchesTheFormulasEveryDtype) {
   }
 }
 
-// Vulkan's two kernels and every register block shape, on the same geometries.
+// Vulkan's kernels and every register block shape, on the same geometries: the storage-buffer register
+// kernel, the uniform-buffer one (in every dtype, whose A it reads from packed words), and the tiles.
 TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
   if (GetParam() != "vulkan") GTEST_SKIP() << "the variants are Vulkan's";
   const char* blocks[] = {"8,8,32", "4,4,16", "1,8,64", "8,8,256", "4,4,4"};
@@ -180,6 +181,18 @@ TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
   for (const char* block : blocks) {
     setenv("EMBER_CONV_BLOCK", block, 1);
     for (const Geometry& g : geometries()) check(g, DType::Float32, true, std::string("register ") + block);
+  }
+  const char* uniform_blocks[] = {"16,4", "16,8", "8,8", "32,2", "4,8", "1,8"};
+  setenv("EMBER_CONV_VARIANT", "uniform", 1);
+  for (const char* block : uniform_blocks) {
+    setenv("EMBER_CONV_BLOCK", block, 1);
+    for (const Geometry& g : geometries()) check(g, DType::Float32, true, std::string("uniform ") + block);
+  }
+  setenv("EMBER_CONV_BLOCK", "8,8", 1);
+  for (const Geometry& g : geometries()) {
+    for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float64}) {
+      if (device->supports(dtype)) check(g, dtype, true, "uniform 8,8");
+    }
   }
   unsetenv("EMBER_CONV_BLOCK");
   setenv("EMBER_CONV_VARIANT", "tiled", 1);
@@ -190,10 +203,32 @@ TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
   unsetenv("EMBER_CONV_VARIANT");
 }
 
-// A long reduction: the weight gradient splits it over workgroups and sums the partial results.
+// A long reduction: the weight gradient splits it over workgroups and sums the partial results (storage-
+// buffer kernel), or adds launches over chunks of samples into one accumulator (uniform-buffer kernel).
 TEST_P(ConvKernelsTest, WeightGradientOverALongReduction) {
-  check({{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, false, "split");
-  check({{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}}, DType::Float16, false, "split");
+  for (const char* variant : {"register", "uniform"}) {
+    if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
+    const Geometry long_sum{{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}};
+    check(long_sum, DType::Float32, false, std::string("split ") + variant);
+    check(long_sum, DType::Float16, false, std::string("split ") + variant);
+    // A uniform window holds part of one sample's positions of 40 channels.
+    check({{2, 3, 20, 30}, {40, 3, 3, 3}, {2, 40, 20, 30}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, false,
+          std::string("planes larger than a window ") + variant);
+  }
+  unsetenv("EMBER_CONV_VARIANT");
+}
+
+// Sums longer than one invocation takes (16384 of k): the forward and the input gradient add launches'
+// partial sums into their output (the bias once), on both Vulkan kernels.
+TEST_P(ConvKernelsTest, LongSumsAccumulateOverLaunches) {
+  const Geometry forward_heavy{{1, 1900, 3, 3}, {2, 1900, 3, 3}, {1, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Geometry input_grad_heavy{{1, 2, 3, 3}, {1900, 2, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  for (const char* variant : {"register", "uniform", "tiled"}) {
+    if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
+    check(forward_heavy, DType::Float32, true, std::string("forward ") + variant);
+    check(input_grad_heavy, DType::Float32, true, std::string("input gradient ") + variant);
+  }
+  unsetenv("EMBER_CONV_VARIANT");
 }
 
 // Matches LibTorch's own convolution where the sizes are the formula's.

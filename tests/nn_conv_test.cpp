@@ -11,7 +11,6 @@
 
 #include "autograd/gradcheck.h"
 #include "nn/functional/conv.h"
-#include "shaders/conv/conv_variant.h"
 #include "tests/autograd_oracle.h"
 #include "tests/oracle.h"
 
@@ -196,14 +195,15 @@ TEST_P(ConvTest, NonContiguousInputs) {
   }
 }
 
-// The kernel that the device class does not pick, on the same cases: shared-memory tiles on lavapipe.
-TEST_P(ConvTest, OtherKernelVariant) {
-  const bool cpu = device->info().kind == "CPU";
+// Every Vulkan kernel forced in turn on the same cases (the device class picks among them otherwise).
+TEST_P(ConvTest, EveryKernelVariant) {
   if (GetParam() != "vulkan") GTEST_SKIP() << "the variants are Vulkan's";
-  setenv("EMBER_CONV_VARIANT", cpu ? "tiled" : "register", 1);
-  for (const ConvCase& c : conv_cases()) {
-    check(c, DType::Float32);
-    if (device->supports(DType::Float64)) check(c, DType::Float64);
+  for (const char* variant : {"register", "uniform", "tiled"}) {
+    setenv("EMBER_CONV_VARIANT", variant, 1);
+    for (const ConvCase& c : conv_cases()) {
+      check(c, DType::Float32);
+      if (device->supports(DType::Float64)) check(c, DType::Float64);
+    }
   }
   unsetenv("EMBER_CONV_VARIANT");
 }

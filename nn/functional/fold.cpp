@@ -26,7 +26,9 @@ struct Blocks {
     return (size + 2 * padding[d] - (dilation[d] * (kernel[d] - 1) + 1)) / stride[d] + 1;
   }
   std::string pair(const int64_t values[2]) const {
-    return "(" + std::to_string(values[0]) + ", " + std::to_string(values[1]) + ")";
+    std::string text = "(";  // appended, not "(" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+    text += std::to_string(values[0]) + ", " + std::to_string(values[1]) + ")";
+    return text;
   }
 };
 

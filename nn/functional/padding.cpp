@@ -75,8 +75,9 @@ Tensor constant_pad_nd(const Tensor& input, const std::vector<int64_t>& pad, dou
 
 enum class Mode { Reflect, Replicate };
 
+// LibTorch's printing of a tensor's type and sizes, "[ CPUFloatType{1,2,0} ]".
 std::string type_string(const Tensor& x) {
-  std::string text = "[ torch." + scalar_type_name(x.dtype()) + "Tensor{";
+  std::string text = "[ CPU" + scalar_type_name(x.dtype()) + "Type{";
   for (int64_t d = 0; d < x.dim(); ++d) text += (d ? "," : "") + std::to_string(x.size(d));
   return text + "} ]";
 }

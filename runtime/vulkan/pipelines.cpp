@@ -125,9 +125,11 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
   VkDevice device = context_->device;
 
   std::vector<VkDescriptorSetLayoutBinding> bindings;
-  for (uint32_t binding : pipeline->shader.storage_buffer_bindings) {
-    bindings.push_back({binding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
-                        nullptr});
+  for (size_t i = 0; i < pipeline->shader.storage_buffer_bindings.size(); ++i) {
+    bindings.push_back({pipeline->shader.storage_buffer_bindings[i],
+                        pipeline->shader.uniform_buffer[i] ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                           : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                        1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   }
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;

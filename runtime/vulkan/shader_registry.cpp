@@ -88,24 +88,27 @@ ShaderLayout reflect(std::span<const uint32_t> spirv) {
   ShaderLayout layout;
   const spvc_reflected_resource* list = nullptr;
   size_t count = 0;
-  spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_STORAGE_BUFFER, &list,
-                                            &count);
-  for (size_t i = 0; i < count; ++i) {
-    if (spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet) != 0) {
-      throw Error("embedded shaders bind storage buffers in descriptor set 0 only");
+  std::vector<std::pair<uint32_t, bool>> buffers;
+  for (auto type : {SPVC_RESOURCE_TYPE_STORAGE_BUFFER, SPVC_RESOURCE_TYPE_UNIFORM_BUFFER}) {
+    spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
+    for (size_t i = 0; i < count; ++i) {
+      if (spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet) != 0) {
+        throw Error("embedded shaders bind buffers in descriptor set 0 only");
+      }
+      buffers.emplace_back(spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding),
+                           type == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER);
     }
-    layout.storage_buffer_bindings.push_back(
-        spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding));
   }
   // Shaders alias one binding with several element types (typed_operands.glsl); it is one binding.
-  std::sort(layout.storage_buffer_bindings.begin(), layout.storage_buffer_bindings.end());
-  layout.storage_buffer_bindings.erase(
-      std::unique(layout.storage_buffer_bindings.begin(), layout.storage_buffer_bindings.end()),
-      layout.storage_buffer_bindings.end());
-  for (auto type : {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, SPVC_RESOURCE_TYPE_STORAGE_IMAGE,
-                    SPVC_RESOURCE_TYPE_SAMPLED_IMAGE}) {
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  for (const auto& [binding, uniform] : buffers) {
+    layout.storage_buffer_bindings.push_back(binding);
+    layout.uniform_buffer.push_back(uniform);
+  }
+  for (auto type : {SPVC_RESOURCE_TYPE_STORAGE_IMAGE, SPVC_RESOURCE_TYPE_SAMPLED_IMAGE}) {
     spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
-    if (count) throw Error("embedded shaders use storage buffers and push constants only");
+    if (count) throw Error("embedded shaders use buffers and push constants only");
   }
   spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &list,
                                             &count);

@@ -32,7 +32,8 @@ std::vector<EmbeddedShader> embedded_shaders();
 const EmbeddedShader& find_shader(std::string_view name);
 
 struct ShaderLayout {
-  std::vector<uint32_t> storage_buffer_bindings;  // set 0, in binding order
+  std::vector<uint32_t> storage_buffer_bindings;  // set 0, in binding order: every buffer binding
+  std::vector<bool> uniform_buffer;                // per entry above: a uniform buffer, not a storage one
   uint32_t push_constant_bytes = 0;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   uint32_t specialization_constants = 0;

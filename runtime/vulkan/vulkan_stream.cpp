@@ -158,7 +158,8 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstBinding = pipeline.shader.storage_buffer_bindings[i];
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].descriptorType = pipeline.shader.uniform_buffer[i] ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
     allocations[i] = b.allocation;
   }

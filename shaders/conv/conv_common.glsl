@@ -24,20 +24,39 @@ layout(constant_id = 2) const uint B_DT = DT_F32;
 layout(constant_id = 3) const uint BIAS_DT = DT_F32;
 
 DECLARE_OPERAND(0, out_data, writeonly)
-DECLARE_OPERAND(1, a_data, readonly)
 DECLARE_OPERAND(2, b_data, readonly)
 DECLARE_OPERAND(3, bias_data, readonly)
 DEFINE_STORE(out_data, OUT_DT)
-DEFINE_LOAD(a_data, A_DT)
 DEFINE_LOAD(b_data, B_DT)
 DEFINE_LOAD(bias_data, BIAS_DT)
+
+#if defined(A_UNIFORM)
+// A through a uniform buffer: a window of at most 64 KiB of it (the host plans launches so that each one's
+// share of A fits), whose address every invocation of a workgroup shares at every k. llvmpipe loads a
+// uniform buffer at such an address once, not once per invocation as it loads storage buffers: A's loads
+// become nearly free and only B's remain.
+layout(set = 0, binding = 1, std140) uniform AWindow { uvec4 a_words[4096]; };
+uint a_word(uint w) { return a_words[w >> 2][w & 3u]; }
+compute_t a_data_load(uint i) {
+  if (A_DT == DT_F32) return compute_t(uintBitsToFloat(a_word(i)));
+  if (A_DT == DT_F16 || A_DT == DT_BF16) {
+    const uint word = a_word(i >> 1);
+    const uint bits = (i & 1u) != 0u ? word >> 16 : word & 0xffffu;
+    return compute_t(A_DT == DT_F16 ? half_bits_to_float(bits) : bfloat16_bits_to_float(bits));
+  }
+  return compute_t(F64_FROM_BITS(uvec2(a_word(2u * i), a_word(2u * i + 1u))));
+}
+#else
+DECLARE_OPERAND(1, a_data, readonly)
+DEFINE_LOAD(a_data, A_DT)
+#endif
 
 #define OP_OUT 0
 #define OP_A 1
 #define OP_B 2
 #define OP_BIAS 3
 
-// 112 bytes (lavapipe holds 128).
+// 128 bytes, lavapipe's limit.
 layout(push_constant) uniform Params {
   uint offsets[4];  // each operand's first element in its window
   uint batch;       // in this launch
@@ -50,11 +69,21 @@ layout(push_constant) uniform Params {
   uint stride[3];
   uint padding[3];
   uint dilation[3];
-  uint k_per_split;  // CONV_WEIGHT_GRAD: the k of one split (workgroup z / groups)
-  uint flags;        // CONV_HAS_BIAS; bits 8-23: conv_register.comp's invocations along n
+  uint k_first;      // the first k of this launch
+  uint k_per_split;  // the k of one split (workgroup z / groups)
+  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE; bits 8-23: conv_register.comp's invocations along n
+  uint row_first;    // A_UNIFORM: this launch's rows [row_first, row_first + row_count) of each group
+  uint row_count;
+  uint a_base;       // A_UNIFORM: A's element (in the launch's view of A) at offsets[OP_A] of the window
 } p;
 
 #define CONV_HAS_BIAS 1u
+
+// Each launch sums k over [k_first + split·k_per_split, + k_per_split) only: llvmpipe ends a shader
+// invocation's loops after 65535 iterations in all (gallivm's loop limiter, one budget for every loop of
+// the invocation), so the host keeps each invocation's share of k well below that and sums longer
+// reductions over launches (CONV_ACCUMULATE) or splits.
+#define CONV_ACCUMULATE 2u  // out += the sum: the bias binding is out's own window, read before the write
 
 uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
 
@@ -127,8 +156,10 @@ uint out_column_index(uint g, uint split, uint n) {
 // input gradient, which is a transposed convolution's forward; the weight gradient has none, but reads
 // the flag too, so that every module keeps the same specialization constants).
 void store_result(uint g, uint m, uint column_index, compute_t acc) {
+  const uint index = column_index + m * out_row_stride();
   if ((p.flags & CONV_HAS_BIAS) != 0u) acc += bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m);
-  out_data_store(column_index + m * out_row_stride(), acc);
+  if ((p.flags & CONV_ACCUMULATE) != 0u) acc += bias_data_load(index);
+  out_data_store(index, acc);
 }
 
 #endif

@@ -1,7 +1,7 @@
 // Convolution on Vulkan: forward, input gradient and weight gradient as implicit GEMMs (conv_common.glsl
-// says how each direction maps to one). Two kernels per direction, chosen per device class as matmul's
-// are (matmul_variant: register blocks on CPU drivers, shared-memory tiles on GPUs); EMBER_CONV_VARIANT
-// (register or tiled) overrides the choice for convolutions alone.
+// says how each direction maps to one). Kernels per direction, chosen per device class (conv_variant.h):
+// shared-memory tiles on GPUs, register blocks on CPU drivers, which read A through a uniform buffer where
+// that pays (conv_uniform.cpp) and from a storage buffer otherwise.
 //
 // Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
 // columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the
@@ -12,107 +12,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "runtime/allocator.h"
 #include "runtime/error.h"
 #include "runtime/kernels/conv.h"
+#include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/reduce.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/conv/conv_launch.h"
 #include "shaders/conv/conv_variant.h"
+#include "shaders/matmul/matmul_variant.h"
 #include "shaders/reduce/reduce_plan.h"
 
 namespace ember::vulkan {
 
 namespace {
 
-// Mirrors the push-constant block of conv_common.glsl.
-struct ConvParams {
-  uint32_t offsets[4];
-  uint32_t batch;
-  uint32_t in_channels;
-  uint32_t out_channels;
-  uint32_t groups;
-  uint32_t in_size[3];
-  uint32_t out_size[3];
-  uint32_t kernel_size[3];
-  uint32_t stride[3];
-  uint32_t padding[3];
-  uint32_t dilation[3];
-  uint32_t k_per_split;
-  uint32_t flags;
-};
-static_assert(sizeof(ConvParams) == 112, "push constants must fit lavapipe's 128 bytes");
-
-constexpr uint32_t kHasBias = 1;  // CONV_HAS_BIAS
-
-enum class Direction { Forward, InputGrad, WeightGrad };
-enum Slot { kOut = 0, kA = 1, kB = 2, kBias = 3 };
-
-const char* direction_name(Direction direction) {
-  switch (direction) {
-    case Direction::Forward: return "forward";
-    case Direction::InputGrad: return "input_grad";
-    case Direction::WeightGrad: return "weight_grad";
-  }
-  return "";
-}
-
-const KernelAbiRegistration kAbis{
-    {"conv_register_forward_f32", 4, sizeof(ConvParams)},
-    {"conv_register_forward_f64", 4, sizeof(ConvParams)},
-    {"conv_register_input_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_register_input_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_register_weight_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_register_weight_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_forward_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_forward_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_input_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_input_grad_f64", 4, sizeof(ConvParams)},
-    {"conv_tiled_weight_grad_f32", 4, sizeof(ConvParams)},
-    {"conv_tiled_weight_grad_f64", 4, sizeof(ConvParams)},
-};
-
-int64_t volume(const std::array<int64_t, 3>& sizes) { return sizes[0] * sizes[1] * sizes[2]; }
-
-// The convolution seen with three spatial dims: a 2-d one gets a leading dim of size 1, a 1-d one two.
-struct Geometry3 {
-  std::array<int64_t, 3> in_size{1, 1, 1}, out_size{1, 1, 1}, kernel_size{1, 1, 1};
-  std::array<int64_t, 3> stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
-};
-
-Geometry3 as_3d(const ConvShape& s, const ConvGeometry& g) {
-  Geometry3 r;
-  const int shift = 3 - s.spatial;
-  for (int d = 0; d < s.spatial; ++d) {
-    r.in_size[shift + d] = s.in_size[d];
-    r.out_size[shift + d] = s.out_size[d];
-    r.kernel_size[shift + d] = s.kernel_size[d];
-    r.stride[shift + d] = g.stride[d];
-    r.padding[shift + d] = g.padding[d];
-    r.dilation[shift + d] = g.dilation[d];
-  }
-  return r;
-}
-
-// The GEMM of one group (conv_common.glsl's gemm_m, gemm_n per sample, gemm_k per sample or not).
-struct Gemm {
-  int64_t m = 0;
-  int64_t n_per_sample = 0;  // columns per sample (forward, input gradient), or all of them
-  int64_t k = 0;             // per sample for the weight gradient
-};
-
-Gemm gemm_of(Direction direction, const ConvShape& s, const Geometry3& g) {
-  const int64_t kernel = volume(g.kernel_size);
-  switch (direction) {
-    case Direction::Forward: return {s.out_channels / s.groups, volume(g.out_size), s.in_channels / s.groups * kernel};
-    case Direction::InputGrad: return {s.in_channels / s.groups, volume(g.in_size), s.out_channels / s.groups * kernel};
-    case Direction::WeightGrad: return {s.out_channels / s.groups, s.in_channels / s.groups * kernel, volume(g.out_size)};
-  }
-  return {};
-}
+using namespace conv;
 
 struct Tiles {
   std::string shader;
@@ -157,8 +75,6 @@ Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t 
   return best;
 }
 
-int64_t cpu_workers() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }
-
 class VulkanConv final : public ConvKernels {
  public:
   explicit VulkanConv(VulkanDevice& device) : device_(device) {}
@@ -167,10 +83,6 @@ class VulkanConv final : public ConvKernels {
   void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
 
  private:
-  struct Operands {
-    TensorRef out, a, b;
-    std::optional<TensorRef> bias;
-  };
   // Records the launches of one direction. `out` is the partial-sum buffer for a split weight gradient.
   void launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
               const Operands& operands, int64_t splits_per_launch);
@@ -180,6 +92,12 @@ class VulkanConv final : public ConvKernels {
   // dispatch can count. `out` of the weight gradient is not batched and is not looked at.
   int64_t samples_per_launch(Direction direction, const ConvShape& s, const Operands& operands, const Gemm& gemm,
                              int64_t tile_n) const;
+  // The most splits of the weight gradient one launch can have: workgroups along z, and partial sums in
+  // one binding window.
+  int64_t max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const;
+  // Runs the uniform-buffer kernel where the variant and its plan allow, and says whether it did.
+  bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                   const Operands& operands);
   void fill_zero(Stream& stream, const TensorRef& out);
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
 
@@ -191,7 +109,7 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
   const std::string suffix = std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
   const DeviceInfo& info = device_.info();
   const int64_t n = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * batch;
-  if (conv_variant(info) == MatmulVariant::Register) {
+  if (conv_variant(info) != ConvVariant::Tiled) {
     const int64_t workers = info.kind == "CPU" ? cpu_workers() : 4096;
     Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers);
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
@@ -246,8 +164,24 @@ int64_t VulkanConv::samples_per_launch(Direction direction, const ConvShape& s, 
     }
   } else {
     samples = std::min(samples, std::max<int64_t>(1, (int64_t{1} << 31) / std::max<int64_t>(gemm.k, 1)));
+    // Each split sums at most kMaxKPerInvocation, and a launch has at most max_weight_splits splits.
+    const int64_t splits = max_weight_splits(s, gemm, element);
+    if (gemm.k > splits * kMaxKPerInvocation) {
+      throw UnsupportedError("conv weight_grad: " + std::to_string(gemm.k) + " output positions per sample need more "
+                             "splits than " + device_.info().name + " can launch");
+    }
+    samples = std::min(samples, splits * kMaxKPerInvocation / gemm.k);
   }
   return std::max<int64_t>(samples, 1);
+}
+
+int64_t VulkanConv::max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const {
+  const Context& context = device_.context();
+  const uint64_t weight_bytes = static_cast<uint64_t>(s.out_channels * gemm.n_per_sample) *
+                                std::max<uint64_t>(element, element_size(DType::Float32));
+  const int64_t by_window = static_cast<int64_t>(max_window_bytes(context) / std::max<uint64_t>(weight_bytes, 1));
+  const int64_t by_groups = context.properties.limits.maxComputeWorkGroupCount[2] / s.groups;
+  return std::max<int64_t>(1, std::min(by_window, by_groups));
 }
 
 void VulkanConv::fill_zero(Stream& stream, const TensorRef& out) {
@@ -265,13 +199,6 @@ void VulkanConv::broadcast_bias(Stream& stream, const TensorRef& out, const Tens
   device_.kernels().get<MemoryKernels>().copy(stream, {out, broadcast});
 }
 
-// A contiguous batched operand restricted to samples [first, first + count).
-TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count) {
-  TensorRef piece = ref;
-  piece.byte_offset += static_cast<uint64_t>(first * ref.strides[0]) * element_size(ref.dtype);
-  piece.sizes[0] = count;
-  return piece;
-}
 
 void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                         const Operands& operands, int64_t splits_per_launch) {
@@ -309,7 +236,6 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
     params.padding[d] = static_cast<uint32_t>(g.padding[d]);
     params.dilation[d] = static_cast<uint32_t>(g.dilation[d]);
   }
-  params.flags = (operands.bias ? kHasBias : 0u) | (tiles.lanes_n << 8);
 
   VulkanStream& vs = vulkan_stream(stream);
   int64_t launch_index = 0;
@@ -327,19 +253,6 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
     pieces[kB] = samples_of(operands.b, first, count);
     if (operands.bias) pieces[kBias] = *operands.bias;
     params.batch = static_cast<uint32_t>(count);
-    const int64_t k_total = gemm.k * (direction == Direction::WeightGrad ? count : 1);
-    params.k_per_split = static_cast<uint32_t>((k_total + splits_per_launch - 1) / splits_per_launch);
-
-    Binding bindings[4];
-    for (int slot = 0; slot < 4; ++slot) {
-      const bool present = slot != kBias || operands.bias.has_value();
-      const TensorRef& ref = present ? pieces[slot] : pieces[kA];
-      const Window window = element_window(context, ref.allocation, ref.byte_offset,
-                                           static_cast<uint32_t>(element_size(ref.dtype)),
-                                           std::max<int64_t>(ref.numel(), 1), slot == kOut);
-      bindings[slot] = window.binding;
-      params.offsets[slot] = window.first_element;
-    }
     const int64_t columns = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * count;
     const auto column_groups = static_cast<uint32_t>((columns + tiles.tile_n - 1) / tiles.tile_n);
     const auto row_groups = static_cast<uint32_t>((gemm.m + tiles.tile_m - 1) / tiles.tile_m);
@@ -347,8 +260,46 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       throw UnsupportedError("conv: the GEMM of " + std::to_string(gemm.m) + " x " + std::to_string(columns) +
                              " needs more workgroups than " + device_.info().name + " can launch");
     }
-    vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+    // The weight gradient's splits cover this launch's k in one dispatch; the other directions sum k in
+    // chunks, one dispatch each, the later ones adding to what the first wrote (and the bias).
+    const bool weight_grad = direction == Direction::WeightGrad;
+    const int64_t k_total = gemm.k * (weight_grad ? count : 1);
+    const int64_t chunks = weight_grad ? 1 : (k_total + kMaxKPerInvocation - 1) / kMaxKPerInvocation;
+    const int64_t k_step = weight_grad ? (k_total + splits_per_launch - 1) / splits_per_launch
+                                       : (k_total + chunks - 1) / chunks;
+    params.k_per_split = static_cast<uint32_t>(k_step);
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      params.k_first = static_cast<uint32_t>(chunk * k_step);
+      const bool accumulate = chunk > 0;
+      const bool with_bias = !accumulate && operands.bias.has_value();
+      params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (tiles.lanes_n << 8);
+      Binding bindings[4];
+      for (int slot = 0; slot < 4; ++slot) {
+        // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
+        const TensorRef& ref = slot == kBias ? (with_bias ? pieces[kBias] : accumulate ? pieces[kOut] : pieces[kA])
+                                             : pieces[slot];
+        const Window window = element_window(context, ref.allocation, ref.byte_offset,
+                                             static_cast<uint32_t>(element_size(ref.dtype)),
+                                             std::max<int64_t>(ref.numel(), 1), slot == kOut);
+        bindings[slot] = window.binding;
+        params.offsets[slot] = window.first_element;
+      }
+      vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+    }
   }
+}
+
+bool VulkanConv::try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                             const Operands& operands) {
+  const ConvVariant variant = conv_variant(device_.info());
+  if (variant != ConvVariant::Automatic && variant != ConvVariant::Uniform) return false;
+  const Gemm gemm = gemm_of(direction, s, as_3d(s, geometry));
+  const int64_t samples = samples_per_launch(direction, s, operands, gemm, 256);
+  const UniformPlan plan = plan_uniform(device_.context(), direction, s, gemm, samples, operands.b.dtype,
+                                        variant == ConvVariant::Uniform);
+  if (plan.block_m == 0) return false;
+  launch_uniform(device_, stream, direction, s, geometry, operands, samples, plan);
+  return true;
 }
 
 void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
@@ -359,7 +310,9 @@ void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
     if (!args.bias) return fill_zero(stream, args.output);
     return broadcast_bias(stream, args.output, *args.bias);
   }
-  launch(stream, Direction::Forward, s, args.geometry, {args.output, args.weight, args.input, args.bias}, 1);
+  const Operands operands{args.output, args.weight, args.input, args.bias};
+  if (try_uniform(stream, Direction::Forward, s, args.geometry, operands)) return;
+  launch(stream, Direction::Forward, s, args.geometry, operands, 1);
 }
 
 void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
@@ -370,8 +323,9 @@ void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
     if (!args.bias) return fill_zero(stream, args.grad_input);
     return broadcast_bias(stream, args.grad_input, *args.bias);
   }
-  launch(stream, Direction::InputGrad, s, args.geometry, {args.grad_input, args.weight, args.grad_output, args.bias},
-         1);
+  const Operands operands{args.grad_input, args.weight, args.grad_output, args.bias};
+  if (try_uniform(stream, Direction::InputGrad, s, args.geometry, operands)) return;
+  launch(stream, Direction::InputGrad, s, args.geometry, operands, 1);
 }
 
 void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
@@ -387,30 +341,49 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
                            format_bytes(window) + ")");
   }
 
-  // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long.
+  // The uniform-buffer kernel adds every launch's sums into one float32 (float64) accumulator: the
+  // gradient itself, or scratch memory that is cast into it.
+  const int64_t weight_elements = args.grad_weight.numel();
+  const DType accumulator_dtype = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  std::shared_ptr<Allocation> accumulator_memory;
+  TensorRef accumulator = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {1, weight_elements},
+                                                args.grad_weight.byte_offset);
+  if (dtype != accumulator_dtype) {
+    accumulator_memory = device_.allocator().allocate(static_cast<uint64_t>(weight_elements) * 4, stream.shared_from_this());
+    accumulator = TensorRef::contiguous(*accumulator_memory, accumulator_dtype, {1, weight_elements});
+  }
+  if (try_uniform(stream, Direction::WeightGrad, s, args.geometry, {accumulator, args.grad_output, args.input, {}})) {
+    if (accumulator_memory) {
+      UnaryArgs cast;
+      cast.op = UnaryOp::Cast;
+      cast.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {weight_elements}, args.grad_weight.byte_offset);
+      cast.in = TensorRef::contiguous(*accumulator_memory, accumulator_dtype, {weight_elements});
+      cast.compute = accumulator_dtype;
+      device_.kernels().get<ElementwiseKernels>().unary(stream, cast);
+    }
+    return;
+  }
+
+  // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long
+  // and at most kMaxKPerInvocation.
   constexpr int64_t kMinK = 256;
   const Geometry3 g = as_3d(s, args.geometry);
   const Gemm gemm = gemm_of(Direction::WeightGrad, s, g);
   const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
   const bool cpu = device_.info().kind == "CPU";
   const Tiles tiles = choose_tiles(Direction::WeightGrad, s, gemm, s.batch, s.groups, true, compute);
-  const int64_t tiles_per_split = (gemm.m + tiles.tile_m - 1) / tiles.tile_m *
-                                  ((gemm.n_per_sample + tiles.tile_n - 1) / tiles.tile_n) * s.groups;
-  const int64_t wanted_groups = cpu ? 4 * cpu_workers() : 512;
-  const int64_t k_total = gemm.k * s.batch;
-  int64_t splits = std::clamp<int64_t>((wanted_groups + tiles_per_split - 1) / tiles_per_split, 1,
-                                       std::max<int64_t>(1, k_total / kMinK));
-  splits = std::min<int64_t>(splits, device_.context().properties.limits.maxComputeWorkGroupCount[2] / s.groups);
-
-  // Launches along the batch each write their own splits.
   const Operands probe{args.grad_weight, args.grad_output, args.input, {}};  // for the window sizes
   const int64_t samples = samples_per_launch(Direction::WeightGrad, s, probe, gemm, tiles.tile_n);
   const int64_t launches = (s.batch + samples - 1) / samples;
+  const int64_t tiles_per_split = (gemm.m + tiles.tile_m - 1) / tiles.tile_m *
+                                  ((gemm.n_per_sample + tiles.tile_n - 1) / tiles.tile_n) * s.groups;
+  const int64_t wanted_groups = cpu ? 4 * cpu_workers() : 512;
+  const int64_t k_launch = gemm.k * samples;
+  int64_t splits = std::clamp<int64_t>((wanted_groups + tiles_per_split - 1) / tiles_per_split, 1,
+                                       std::max<int64_t>(1, k_launch / kMinK));
+  splits = std::max(splits, (k_launch + kMaxKPerInvocation - 1) / kMaxKPerInvocation);
+  splits = std::min(splits, max_weight_splits(s, gemm, element_size(dtype)));
   const DType partial_dtype = compute_storage(compute);
-  const int64_t weight_elements = args.grad_weight.numel();
-  if (static_cast<uint64_t>(splits * weight_elements) * element_size(partial_dtype) > window) {
-    splits = 1;  // a weight that fills much of a binding: no splits beyond the batch launches
-  }
   const int64_t partials = splits * launches;
   if (partials == 1) {
     // One launch, one split: straight into the gradient, seen as the shader's [1, weight elements].
@@ -435,14 +408,15 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
 
 }  // namespace
 
-MatmulVariant conv_variant(const DeviceInfo& info) {
+ConvVariant conv_variant(const DeviceInfo& info) {
   if (const char* forced = std::getenv("EMBER_CONV_VARIANT"); forced && *forced) {
     const std::string value(forced);
-    if (value == "register") return MatmulVariant::Register;
-    if (value == "tiled") return MatmulVariant::Tiled;
-    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register or tiled");
+    if (value == "register") return ConvVariant::Register;
+    if (value == "uniform") return ConvVariant::Uniform;
+    if (value == "tiled") return ConvVariant::Tiled;
+    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform or tiled");
   }
-  return matmul_variant(info);
+  return matmul_variant(info) == MatmulVariant::Register ? ConvVariant::Automatic : ConvVariant::Tiled;
 }
 
 EMBER_VULKAN_KERNELS(ConvKernels, VulkanConv);

@@ -11,6 +11,10 @@
 //
 // Invocation (r, c) owns rows r·TM + i and the TN consecutive columns from c·TN; the workgroup tile is
 // (WORKGROUP_SIZE / lanes)·TM rows × lanes·TN columns, workgroup z the group (and the split of K).
+//
+// With A_UNIFORM (conv_uniform_*), A comes through a uniform buffer (conv_common.glsl) and every
+// invocation of a workgroup shares its TM rows, which the workgroup's y alone chooses; the workgroup
+// tile is TM rows × WORKGROUP_SIZE·TN columns, and a launch covers rows [row_first, + row_count).
 #include "conv_common.glsl"
 
 layout(constant_id = 4) const uint TM = 8;
@@ -38,10 +42,18 @@ void main() {
   const uint M = gemm_m();
   const uint N = gemm_n();
   const uint K = gemm_k();
+#if defined(A_UNIFORM)
+  const uint m0 = p.row_first + gl_WorkGroupID.y * TM;
+  const uint n0 = (gl_WorkGroupID.x * WORKGROUP_SIZE + gl_LocalInvocationIndex) * TN;
+  const uint last_row = p.row_first + p.row_count - 1u;
+  const uint a_origin = p.offsets[OP_A] - p.a_base;  // A's element e is the window's element a_origin + e
+#else
   const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
   const uint n0 = (gl_WorkGroupID.x * lanes + gl_LocalInvocationIndex % lanes) * TN;
-  // No early return for invocations past the edge: llvmpipe loads an address that is the same in every
-  // invocation once, not once per invocation, only where every invocation is known to run.
+  const uint last_row = M - 1u;
+  const uint a_origin = p.offsets[OP_A];
+#endif
+  if (m0 > last_row || n0 >= N) return;
 
   const uvec3 I = in_sizes();
   const uvec3 O = out_sizes();
@@ -77,13 +89,13 @@ void main() {
   // Per row: the start of its part of A. Rows past the edge read the last one; they are never stored.
   uint a_index[TM];
   for (uint i = 0; i < TM; ++i) {
-    const uint row = min(m0 + i, M - 1u);
+    const uint row = min(m0 + i, last_row);
 #if defined(CONV_FORWARD)
-    a_index[i] = p.offsets[OP_A] + (g * cout_g + row) * K;
+    a_index[i] = a_origin + (g * cout_g + row) * K;
 #elif defined(CONV_INPUT_GRAD)
-    a_index[i] = p.offsets[OP_A] + ((g * cout_g) * cin_g + row) * (KS.x * KS.y * KS.z);
+    a_index[i] = a_origin + ((g * cout_g) * cin_g + row) * (KS.x * KS.y * KS.z);
 #else
-    a_index[i] = p.offsets[OP_A] + (g * cout_g + row) * (O.x * O.y * O.z);
+    a_index[i] = a_origin + (g * cout_g + row) * (O.x * O.y * O.z);
 #endif
   }
 
@@ -108,12 +120,8 @@ void main() {
 #endif
   const uint v_volume = V.x * V.y * V.z;
 
-  uint k_begin = 0u;
-  uint k_end = K;
-#if defined(CONV_WEIGHT_GRAD)
-  k_begin = split * p.k_per_split;
-  k_end = min(K, k_begin + p.k_per_split);
-#endif
+  const uint k_begin = p.k_first + split * p.k_per_split;
+  const uint k_end = min(K, k_begin + p.k_per_split);
   uvec3 v = coordinates(k_begin % v_volume, V);
   ivec3 kpos = ivec3(v) * kscale;
   uint a_off = (k_begin / v_volume) * a_u + k_begin % v_volume;
@@ -179,7 +187,7 @@ void main() {
 
   for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
-    if (m >= M) break;
+    if (m > last_row) break;
     for (uint j = 0; j < TN; ++j) {
       if (n0 + j < N) store_result(g, m, out_index[j], acc[i][j]);
     }

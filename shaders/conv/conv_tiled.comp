@@ -84,12 +84,8 @@ void main() {
   const uint tx = t % 16u;
   const uint ty = t / 16u;
 
-  uint k_begin = 0u;
-  uint k_end = gemm_k();
-#if defined(CONV_WEIGHT_GRAD)
-  k_begin = split * p.k_per_split;
-  k_end = min(k_end, k_begin + p.k_per_split);
-#endif
+  const uint k_begin = p.k_first + split * p.k_per_split;
+  const uint k_end = min(gemm_k(), k_begin + p.k_per_split);
 
   compute_t acc[TM][TN];
   for (uint i = 0; i < TM; ++i) {

@@ -1,12 +1,17 @@
 #pragma once
-// Which convolution kernel a Vulkan device runs: the same choice per device class as matmul's
-// (matmul_variant, which EMBER_MATMUL_VARIANT overrides), unless EMBER_CONV_VARIANT=register|tiled
-// overrides it for convolutions alone; tests and benchmarks run both kernels on one device with it.
-#include "shaders/matmul/matmul_variant.h"
+// Which convolution kernel a Vulkan device runs. GPUs: shared-memory tiles (conv_tiled.comp). CPU drivers
+// (lavapipe): register blocks (conv_register.comp), reading A through a uniform buffer where a launch's
+// part of A fits one and the cost model predicts it faster (conv_uniform.cpp), else from a storage
+// buffer. The device class decides as matmul_variant does (EMBER_MATMUL_VARIANT overrides both);
+// EMBER_CONV_VARIANT=register|uniform|tiled overrides it for convolutions alone (uniform: wherever A fits),
+// which is how tests and benchmarks run every kernel on one device. Read at every call.
+#include "runtime/device.h"
 
 namespace ember::vulkan {
 
-// Throws Error when EMBER_CONV_VARIANT holds anything else than register or tiled.
-MatmulVariant conv_variant(const DeviceInfo& info);
+enum class ConvVariant { Automatic, Register, Uniform, Tiled };
+
+// Throws Error when EMBER_CONV_VARIANT holds anything else than register, uniform or tiled.
+ConvVariant conv_variant(const DeviceInfo& info);
 
 }  // namespace ember::vulkan

@@ -1,0 +1,97 @@
+#pragma once
+// What the Vulkan convolution launchers share (conv_launcher.cpp: the family and its storage-buffer
+// kernels; conv_uniform.cpp: the kernel that reads A through a uniform buffer). Internal to shaders/conv.
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "runtime/kernels/conv.h"
+#include "runtime/vulkan/vulkan_device.h"
+
+namespace ember::vulkan::conv {
+
+// Mirrors the push-constant block of conv_common.glsl.
+struct ConvParams {
+  uint32_t offsets[4];
+  uint32_t batch;
+  uint32_t in_channels;
+  uint32_t out_channels;
+  uint32_t groups;
+  uint32_t in_size[3];
+  uint32_t out_size[3];
+  uint32_t kernel_size[3];
+  uint32_t stride[3];
+  uint32_t padding[3];
+  uint32_t dilation[3];
+  uint32_t k_first;
+  uint32_t k_per_split;
+  uint32_t flags;
+  uint32_t row_first;
+  uint32_t row_count;
+  uint32_t a_base;
+};
+static_assert(sizeof(ConvParams) == 128, "push constants must fit lavapipe's 128 bytes");
+
+constexpr uint32_t kHasBias = 1;     // CONV_HAS_BIAS
+constexpr uint32_t kAccumulate = 2;  // CONV_ACCUMULATE
+
+// The most k one invocation sums. llvmpipe ends a shader invocation's loops after 65535 iterations in all
+// (gallivm's loop limiter); the tiled kernel counts about 1.6 iterations per k (its k0, staging and kk
+// loops), so this keeps every kernel well inside. Longer sums go over several launches (forward, input
+// gradient) or splits (weight gradient).
+constexpr int64_t kMaxKPerInvocation = 16384;
+
+enum class Direction { Forward, InputGrad, WeightGrad };
+const char* direction_name(Direction direction);
+
+// Binding slots of every convolution shader.
+enum Slot { kOut = 0, kA = 1, kB = 2, kBias = 3 };
+
+int64_t volume(const std::array<int64_t, 3>& sizes);
+
+// The convolution seen with three spatial dims: a 2-d one gets a leading dim of size 1, a 1-d one two.
+struct Geometry3 {
+  std::array<int64_t, 3> in_size{1, 1, 1}, out_size{1, 1, 1}, kernel_size{1, 1, 1};
+  std::array<int64_t, 3> stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
+};
+Geometry3 as_3d(const ConvShape& s, const ConvGeometry& g);
+
+// The GEMM of one group (conv_common.glsl's gemm_m, gemm_n per sample, gemm_k per sample or not).
+struct Gemm {
+  int64_t m = 0;
+  int64_t n_per_sample = 0;  // columns per sample (forward, input gradient), or all of them
+  int64_t k = 0;             // per sample for the weight gradient
+};
+Gemm gemm_of(Direction direction, const ConvShape& s, const Geometry3& g);
+
+// The operands as the shaders see them (conv_common.glsl's table).
+struct Operands {
+  TensorRef out, a, b;
+  std::optional<TensorRef> bias;
+};
+
+// The push constants' sizes and geometry.
+ConvParams base_params(const ConvShape& s, const Geometry3& g);
+// A contiguous batched operand restricted to samples [first, first + count).
+TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count);
+// Workgroups lavapipe runs at once: one per CPU thread.
+int64_t cpu_workers();
+
+// How the uniform-buffer kernel runs a convolution: its register block, and per launch at most `rows`
+// rows and `k` of k, so that the launch's part of A fits one uniform-buffer window. block_m == 0: it
+// cannot (A's part of one row block does not fit), or the storage-buffer kernel is predicted faster.
+struct UniformPlan {
+  uint32_t block_m = 0, block_n = 0;
+  int64_t rows = 0;
+  int64_t k = 0;
+};
+// `samples`: per launch along the batch. EMBER_CONV_BLOCK ("m,n") forces the block.
+UniformPlan plan_uniform(const Context& context, Direction direction, const ConvShape& s, const Gemm& gemm,
+                         int64_t samples, DType dtype, bool force);
+// Records the launches: per batch piece of `samples`, per chunk of rows and of k, each adding to what the
+// previous chunks wrote (out, and the bias of the first). The weight gradient adds every launch to out,
+// which the first batch piece's first chunk of each row chunk overwrites.
+void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
+                    const ConvGeometry& geometry, const Operands& operands, int64_t samples, const UniformPlan& plan);
+
+}  // namespace ember::vulkan::conv
