@@ -9,6 +9,9 @@ OpenBLAS in Debian's build).
 
 With --norm-cpu it times bench/norm_bench.cpp's forward+backward steps on PyTorch's CPU instead, which
 ember-bench runs itself for its ratios: one line per benchmark, "norm <name> <ms per step> <CPU ms per step>".
+
+With --optim-cpu it times bench/optim_bench.cpp's optimizer steps on PyTorch's CPU instead: one line per
+benchmark, "optim <name> <ms per step> <CPU ms per step> <ms per step with foreach=True>".
 """
 import sys
 import time
@@ -111,12 +114,43 @@ def norm_cpu():
         report(f"cross_entropy_{batch}x{classes}", step_time(lambda: F.cross_entropy(x, t), [x]))
 
 
+def optim_cpu():
+    """The steps of bench/optim_bench.cpp: the Fashion-MNIST MLP's parameters, float32, fixed gradients."""
+    torch.manual_seed(0)
+
+    def step_time(opt, min_seconds=0.5):
+        opt.step()
+        count, start, cpu_start = 0, time.perf_counter(), time.process_time()
+        while True:
+            opt.step()
+            count += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_seconds and count >= 10:
+                return elapsed / count, (time.process_time() - cpu_start) / count
+
+    def params():
+        ps = [torch.randn(256, 784), torch.randn(256), torch.randn(10, 256), torch.randn(10)]
+        for p in ps:
+            p.requires_grad_(True)
+            p.grad = torch.randn_like(p)
+        return ps
+
+    for name, make in [("adam_mlp", lambda ps, **kw: torch.optim.Adam(ps, lr=1e-3, **kw)),
+                       ("sgd_momentum_mlp", lambda ps, **kw: torch.optim.SGD(ps, lr=0.1, momentum=0.9, **kw))]:
+        wall, cpu = step_time(make(params()))
+        foreach, _ = step_time(make(params(), foreach=True))
+        print(f"optim {name} {wall * 1e3:.4f} {cpu * 1e3:.4f} {foreach * 1e3:.4f}", flush=True)
+
+
 def main():
     if "--conv-cpu" in sys.argv:
         conv_cpu()
         return
     if "--norm-cpu" in sys.argv:
         norm_cpu()
+        return
+    if "--optim-cpu" in sys.argv:
+        optim_cpu()
         return
     if not torch.cuda.is_available():
         print("no CUDA device for PyTorch")

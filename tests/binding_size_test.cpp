@@ -5,6 +5,7 @@
 #include <torch/nn/functional/batchnorm.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/functional/normalization.h>
+#include <torch/optim/adam.h>
 
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
@@ -13,6 +14,7 @@
 #include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/upsampling.h"
+#include "optim/adam.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -251,6 +253,26 @@ TEST_P(BindingSizeTest, CrossEntropyOverEveryRow) {
   expected.backward();
   const at::Tensor rows = row_indices();
   EXPECT_TENSOR_EQ(x.grad().index_select(0, from_torch(rows, device)), xt.grad().index_select(0, rows), 1e-4, 1e-12);
+}
+
+// A parameter past one binding: the fused step splits it into segments, in windows of each role.
+TEST_P(BindingSizeTest, OptimizerStep) {
+  // Gradients that weight decay does not cancel: where g + weight_decay p is near 0, Adam's step depends
+  // on its last bits.
+  const at::Tensor g = values_ * 0.5 + 0.25;
+  at::Tensor tp = values_.clone().requires_grad_(true);
+  tp.mutable_grad() = g;
+  Tensor p = x_.clone().requires_grad_(true);
+  p.mutable_grad() = from_torch(g, device);
+  torch::optim::Adam torch_adam({tp}, torch::optim::AdamOptions(0.01).weight_decay(0.1));
+  ember::optim::Adam adam({p}, ember::optim::AdamOptions(0.01).weight_decay(0.1));
+  for (int k = 0; k < 2; ++k) {
+    torch_adam.step();
+    adam.step();
+  }
+  EXPECT_TENSOR_EQ(p.detach(), tp.detach());
+  EXPECT_TENSOR_EQ(adam.state(p)["exp_avg_sq"], static_cast<torch::optim::AdamParamState&>(
+                                                    *torch_adam.state().begin()->second).exp_avg_sq());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BindingSizeTest, testing::Values("vulkan", "cuda"), backend_test_name);

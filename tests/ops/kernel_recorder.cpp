@@ -8,6 +8,7 @@
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/norm.h"
+#include "runtime/kernels/optim.h"
 #include "runtime/kernels/pool.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
@@ -138,6 +139,12 @@ class RecordingNorm final : public Recording<NormKernels> {
   }
 };
 
+class RecordingOptim final : public Recording<OptimKernels> {
+ public:
+  using Recording::Recording;
+  void step(Stream& s, const OptimStepArgs& a) override { note("optim", optim_algorithm_name(a.algorithm)); inner().step(s, a); }
+};
+
 class RecordingDropout final : public Recording<DropoutKernels> {
  public:
   using Recording::Recording;
@@ -204,6 +211,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<DropoutKernels, RecordingDropout>(kernels, reached_, restore_);
   wrap<UpsampleKernels, RecordingUpsample>(kernels, reached_, restore_);
   wrap<LossKernels, RecordingLoss>(kernels, reached_, restore_);
+  wrap<OptimKernels, RecordingOptim>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -223,6 +231,9 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   all.push_back("dropout.apply_mask");
   all.push_back("loss.cross_entropy");
   all.push_back("loss.cross_entropy_backward");
+  for (OptimAlgorithm a : {OptimAlgorithm::SGD, OptimAlgorithm::Adam, OptimAlgorithm::RMSprop, OptimAlgorithm::Adagrad}) {
+    all.push_back("optim." + std::string(optim_algorithm_name(a)));
+  }
   add_all(all, "unary", kUnaryOpNames);
   add_all(all, "binary", kBinaryOpNames);
   add_all(all, "ternary", kTernaryOpNames);

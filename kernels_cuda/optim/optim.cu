@@ -1,0 +1,245 @@
+// The fused optimizer step on CUDA (runtime/kernels/optim.h): the mirror of shaders/optim/optim.comp,
+// with the same formulas in the same order. Device pointers reach every tensor, so the table of segments
+// (parameter, gradient, state and step count of a run of up to 2^22 elements) travels in the kernel's
+// parameters, kSegmentsPerLaunch at a time, as PyTorch's multi_tensor_apply does; block b takes kTile
+// elements of the last segment whose first block is at or below b.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/strided_index.cuh"
+#include "kernels_cuda/common/typed_operands.cuh"
+#include "runtime/allocator.h"
+#include "runtime/kernels/optim.h"
+
+namespace ember::cuda {
+
+namespace {
+
+constexpr int kElems = 4;  // per thread
+constexpr int64_t kTile = kThreadsPerBlock * kElems;
+constexpr int64_t kSegmentElements = int64_t{1} << 22;
+constexpr int kSegmentsPerLaunch = 40;  // the parameters stay within CUDA's 4 KiB
+
+enum Flags : uint32_t {
+  kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16, kDecoupled = 32, kCentered = 64
+};
+
+struct OptimSegment {
+  void* param;
+  const void* grad;
+  void* state[kMaxOptimStates];
+  float* steps;  // the pair; null for SGD
+  int64_t count;
+  int32_t first_block;
+  int32_t parity;
+  int32_t fresh;
+};
+
+struct OptimLaunch {
+  OptimSegment segments[kSegmentsPerLaunch];
+  int segment_count;
+  int algorithm;
+  int dtype;
+  uint32_t flags;
+  double h[10];  // as optim.comp's h0 to h9
+};
+
+template <class A>
+__global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaunch p) {
+  const int block = blockIdx.x;
+  int s = 0;
+  while (s + 1 < p.segment_count && p.segments[s + 1].first_block <= block) ++s;
+  const OptimSegment& seg = p.segments[s];
+  const int64_t start = static_cast<int64_t>(block - seg.first_block) * kTile;
+  const bool fresh = seg.fresh != 0;
+  const auto alg = static_cast<OptimAlgorithm>(p.algorithm);
+  auto h = [&](int i) { return static_cast<A>(p.h[i]); };
+  auto flag = [&](uint32_t f) { return (p.flags & f) != 0; };
+
+  A step_size = A(0), bc2_sqrt = A(1);
+  if (alg != OptimAlgorithm::SGD) {
+    const float old_step = fresh ? 0.0f : seg.steps[seg.parity];
+    const float t = old_step + 1.0f;
+    if (start == 0 && threadIdx.x == 0) seg.steps[seg.parity ^ 1] = t;
+    if (alg == OptimAlgorithm::Adam) {
+      const A bc1 = -expm1(static_cast<A>(t) * h(5));
+      const A bc2 = -expm1(static_cast<A>(t) * h(6));
+      step_size = h(0) / bc1;
+      bc2_sqrt = sqrt(bc2);
+    } else if (alg == OptimAlgorithm::Adagrad) {
+      step_size = -(h(0) / (A(1) + (static_cast<A>(t) - A(1)) * h(1)));
+    }
+  }
+
+  for (int k = 0; k < kElems; ++k) {
+    const int64_t i = start + k * kThreadsPerBlock + threadIdx.x;
+    if (i >= seg.count) break;
+    A param = load_as<A>(p.dtype, seg.param, i);
+    A g = load_as<A>(p.dtype, seg.grad, i);
+    if (flag(kMaximize)) g = -g;
+    auto load_state = [&](int slot) { return fresh ? A(0) : load_as<A>(p.dtype, seg.state[slot], i); };
+    auto store_state = [&](int slot, A value) { store_as<A>(p.dtype, seg.state[slot], i, value); };
+    switch (alg) {
+      case OptimAlgorithm::SGD:
+        if (flag(kWeightDecay)) g = g + h(3) * param;
+        if (flag(kMomentum)) {
+          A buf = g;
+          if (!fresh) buf = load_state(0) * h(1) + h(2) * g;
+          store_state(0, buf);
+          g = flag(kNesterov) ? g + h(1) * buf : buf;
+        }
+        param = param + h(0) * g;
+        break;
+      case OptimAlgorithm::Adam: {
+        if (flag(kDecoupled)) {
+          param = param * h(9);
+        } else if (flag(kWeightDecay)) {
+          g = g + h(4) * param;
+        }
+        const A m = load_state(0) * h(1) + h(7) * g;
+        const A v = load_state(1) * h(2) + h(8) * g * g;
+        store_state(0, m);
+        store_state(1, v);
+        A v_used = v;
+        if (flag(kAmsgrad)) {
+          v_used = max(load_state(2), v);
+          store_state(2, v_used);
+        }
+        const A denom = sqrt(v_used) / bc2_sqrt + h(3);
+        param = param + (-step_size) * m / denom;
+        break;
+      }
+      case OptimAlgorithm::RMSprop: {
+        if (flag(kWeightDecay)) g = g + h(4) * param;
+        const A sq = load_state(0) * h(1) + h(2) * g * g;
+        store_state(0, sq);
+        A avg;
+        if (flag(kCentered)) {
+          const A ga = load_state(2) * h(1) + h(2) * g;
+          store_state(2, ga);
+          avg = sqrt(sq + A(-1) * ga * ga) + h(3);
+        } else {
+          avg = sqrt(sq) + h(3);
+        }
+        if (flag(kMomentum)) {
+          const A buf = load_state(1) * h(5) + g / avg;
+          store_state(1, buf);
+          param = param + h(0) * buf;
+        } else {
+          param = param + h(0) * g / avg;
+        }
+        break;
+      }
+      case OptimAlgorithm::Adagrad: {
+        if (flag(kWeightDecay)) g = g + h(2) * param;
+        const A sum = load_as<A>(p.dtype, seg.state[0], i) + g * g;
+        store_state(0, sum);
+        param = param + step_size * g / (sqrt(sum) + h(3));
+        break;
+      }
+    }
+    store_as<A>(p.dtype, seg.param, i, param);
+  }
+}
+
+class CudaOptim final : public OptimKernels {
+ public:
+  explicit CudaOptim(CudaDevice&) {}
+
+  void step(Stream& stream, const OptimStepArgs& args) override {
+    args.check();
+    if (args.tensors.empty()) return;
+    const DType dtype = args.tensors.front().param.dtype;
+    CudaStream& cuda_stream = CudaStream::of(stream);
+    ScopedDevice device(cuda_stream.context());
+
+    OptimLaunch launch{};
+    launch.algorithm = static_cast<int>(args.algorithm);
+    launch.dtype = dtype_code(dtype);
+    const OptimHyperparameters& o = args.hyper;
+    launch.flags = (o.maximize ? kMaximize : 0) | (o.weight_decay != 0 ? kWeightDecay : 0);
+    switch (args.algorithm) {
+      case OptimAlgorithm::SGD: {
+        const double h[] = {-o.lr, o.momentum, 1 - o.dampening, o.weight_decay};
+        std::copy(std::begin(h), std::end(h), launch.h);
+        launch.flags |= (o.momentum != 0 ? kMomentum : 0) | (o.nesterov ? kNesterov : 0);
+        break;
+      }
+      case OptimAlgorithm::Adam: {
+        const double h[] = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2),
+                            1 - o.beta1, 1 - o.beta2, 1 - o.lr * o.weight_decay};
+        std::copy(std::begin(h), std::end(h), launch.h);
+        launch.flags |= (o.amsgrad ? kAmsgrad : 0) | (o.decoupled_weight_decay ? kDecoupled : 0);
+        break;
+      }
+      case OptimAlgorithm::RMSprop: {
+        const double h[] = {-o.lr, o.alpha, 1 - o.alpha, o.eps, o.weight_decay, o.momentum};
+        std::copy(std::begin(h), std::end(h), launch.h);
+        launch.flags |= (o.momentum > 0 ? kMomentum : 0) | (o.centered ? kCentered : 0);
+        break;
+      }
+      case OptimAlgorithm::Adagrad: {
+        const double h[] = {o.lr, o.lr_decay, o.weight_decay, o.eps};
+        std::copy(std::begin(h), std::end(h), launch.h);
+        break;
+      }
+    }
+
+    const size_t element = element_size(dtype);
+    std::vector<Allocation*> touched;
+    int blocks = 0;
+    auto flush = [&] {
+      if (launch.segment_count == 0) return;
+      if (dtype == DType::Float64) {
+        optim_kernel<double><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
+      } else {
+        optim_kernel<float><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
+      }
+      check_launch(cuda_stream, "the optimizer kernel's launch");
+      cuda_stream.note_dispatch({});
+      const uint64_t value = cuda_stream.pending_value();
+      const std::shared_ptr<Stream> self = stream.shared_from_this();
+      for (Allocation* allocation : touched) allocation->record_use(self, value);
+      touched.clear();
+      launch.segment_count = 0;
+      blocks = 0;
+    };
+    for (const OptimTensor& t : args.tensors) {
+      const int64_t numel = t.param.numel();
+      for (int64_t first = 0; first < numel; first += kSegmentElements) {
+        if (launch.segment_count == kSegmentsPerLaunch) flush();
+        OptimSegment& seg = launch.segments[launch.segment_count++];
+        const uint64_t offset = static_cast<uint64_t>(first) * element;
+        seg.param = device_pointer(*t.param.allocation, t.param.byte_offset + offset);
+        seg.grad = device_pointer(*t.grad.allocation, t.grad.byte_offset + offset);
+        touched.push_back(t.param.allocation);
+        touched.push_back(t.grad.allocation);
+        for (int s = 0; s < kMaxOptimStates; ++s) {
+          seg.state[s] = nullptr;
+          if (!t.state[s]) continue;
+          seg.state[s] = device_pointer(*t.state[s]->allocation, t.state[s]->byte_offset + offset);
+          touched.push_back(t.state[s]->allocation);
+        }
+        seg.steps = nullptr;
+        if (t.steps) {
+          seg.steps = static_cast<float*>(device_pointer(*t.steps->allocation, t.steps->byte_offset));
+          touched.push_back(t.steps->allocation);
+        }
+        seg.count = std::min(kSegmentElements, numel - first);
+        seg.first_block = blocks;
+        seg.parity = t.parity;
+        seg.fresh = t.fresh ? 1 : 0;
+        blocks += static_cast<int>((seg.count + kTile - 1) / kTile);
+      }
+    }
+    flush();
+  }
+};
+
+}  // namespace
+
+EMBER_CUDA_KERNELS(OptimKernels, CudaOptim);
+
+}  // namespace ember::cuda

@@ -1,0 +1,25 @@
+#pragma once
+// What the optimizers' options share: LibTorch's constructor checks and the conversions of Python's
+// param-group values (state_dict's JSON). Internal to optim/.
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "optim/optimizer.h"
+#include "runtime/error.h"
+
+namespace ember::optim::detail {
+
+// Throws LibTorch's (and Python's) "<what>: <value>" unless `ok`, the value printed as c10::str does.
+inline void check_option(bool ok, const char* what, double value) {
+  if (ok) return;
+  std::ostringstream message;
+  message << what << ": " << value;
+  throw Error(message.str());
+}
+
+double option_double(const std::string& key, const OptionValue& value);
+bool option_bool(const std::string& key, const OptionValue& value);
+std::pair<double, double> option_pair(const std::string& key, const OptionValue& value);
+
+}  // namespace ember::optim::detail

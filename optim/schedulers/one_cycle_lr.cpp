@@ -1,0 +1,192 @@
+#include "optim/schedulers/one_cycle_lr.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "optim/schedulers/scheduler_support.h"
+
+namespace ember::optim {
+
+namespace {
+
+// Python's str() of a float (repr: shortest round trip, "2.0" for whole numbers).
+std::string python_float(double value) { return nlohmann::json(value).dump(); }
+
+std::vector<double> per_group(const std::vector<double>& values, const Optimizer& optimizer, const char* name) {
+  const size_t groups = optimizer.param_groups().size();
+  if (values.size() == 1) return std::vector<double>(groups, values.front());
+  if (values.size() != groups) {
+    throw Error("expected " + std::to_string(groups) + " values for " + name + ", got " + std::to_string(values.size()));
+  }
+  return values;
+}
+
+bool has_option(const OptimizerOptions& options, const std::string& key) {
+  for (const auto& [k, v] : options.items()) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+// Sets each group's schedule bounds before the base records initial_lr, as Python's constructor does.
+int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
+  if (!o.total_steps() && !(o.epochs() && o.steps_per_epoch())) {
+    if (!o.total_steps() && !o.epochs() && !o.steps_per_epoch()) {
+      throw Error("You must define either total_steps OR (epochs AND steps_per_epoch)");
+    }
+  }
+  if (o.total_steps()) {
+    if (*o.total_steps() <= 0) throw Error("Expected positive integer total_steps, but got " + std::to_string(*o.total_steps()));
+  } else {
+    if (!o.epochs() || *o.epochs() <= 0) {
+      throw Error("Expected positive integer epochs, but got " + (o.epochs() ? std::to_string(*o.epochs()) : "None"));
+    }
+    if (!o.steps_per_epoch() || *o.steps_per_epoch() <= 0) {
+      throw Error("Expected positive integer steps_per_epoch, but got " +
+                  (o.steps_per_epoch() ? std::to_string(*o.steps_per_epoch()) : "None"));
+    }
+  }
+  if (o.pct_start() < 0 || o.pct_start() > 1) {
+    throw Error("Expected float between 0 and 1 pct_start, but got " + python_float(o.pct_start()));
+  }
+  if (o.anneal_strategy() != "cos" && o.anneal_strategy() != "linear") {
+    throw Error("anneal_strategy must by one of 'cos' or 'linear', instead got " + o.anneal_strategy());
+  }
+  const std::vector<double> max_lrs = per_group(o.max_lr(), optimizer, "max_lr");
+  std::vector<double> max_momentums, base_momentums;
+  bool use_beta1 = false;
+  if (o.cycle_momentum()) {
+    const OptimizerOptions& defaults = optimizer.defaults();
+    if (!has_option(defaults, "momentum") && !has_option(defaults, "betas")) {
+      throw Error("optimizer must support momentum with `cycle_momentum` option enabled");
+    }
+    use_beta1 = has_option(defaults, "betas");
+    max_momentums = per_group(o.max_momentum(), optimizer, "max_momentum");
+    base_momentums = per_group(o.base_momentum(), optimizer, "base_momentum");
+  }
+  // Everything checked: now the groups change.
+  std::vector<OptimizerParamGroup>& groups = optimizer.param_groups();
+  if (o.last_epoch() == -1) {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      groups[i].set_extra("initial_lr", max_lrs[i] / o.div_factor());
+      groups[i].set_extra("max_lr", max_lrs[i]);
+      groups[i].set_extra("min_lr", *groups[i].extra("initial_lr") / o.final_div_factor());
+    }
+  }
+  if (o.cycle_momentum() && o.last_epoch() == -1) {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      OptimizerOptions& options = groups[i].options();
+      if (use_beta1) {
+        std::vector<double> betas;
+        for (const auto& [k, v] : options.items()) {
+          if (k == "betas") betas = std::get<std::vector<double>>(v);
+        }
+        betas.at(0) = max_momentums[i];
+        options.set_item("betas", betas);
+      } else {
+        options.set_item("momentum", max_momentums[i]);
+      }
+      groups[i].set_extra("max_momentum", max_momentums[i]);
+      groups[i].set_extra("base_momentum", base_momentums[i]);
+    }
+  }
+  return o.last_epoch();
+}
+
+}  // namespace
+
+OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
+    : LRScheduler(optimizer, prepare(optimizer, o)),
+      total_steps_(o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch()),
+      cosine_(o.anneal_strategy() == "cos"),
+      cycle_momentum_(o.cycle_momentum()) {
+  const double total = static_cast<double>(total_steps_);
+  if (o.three_phase()) {
+    phases_ = {{o.pct_start() * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {2 * o.pct_start() * total - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"},
+               {total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"}};
+  } else {
+    phases_ = {{o.pct_start() * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"}};
+  }
+  if (cycle_momentum_) {
+    for (const auto& [k, v] : optimizer.defaults().items()) use_beta1_ = use_beta1_ || k == "betas";
+  }
+  initial_step();
+}
+
+double OneCycleLR::anneal(double start, double end, double pct) const {
+  if (cosine_) return end + (start - end) / 2.0 * (std::cos(std::numbers::pi * pct) + 1);
+  return (end - start) * pct + start;
+}
+
+std::vector<double> OneCycleLR::get_lr() {
+  const int64_t step_num = last_epoch_;
+  if (step_num > total_steps_) {
+    throw Error("Tried to step " + std::to_string(step_num + 1) + " times. The specified number of total steps is " +
+                std::to_string(total_steps_));
+  }
+  std::vector<double> lrs;
+  for (OptimizerParamGroup& group : optimizer_.param_groups()) {
+    auto value = [&](const char* key) {
+      const std::optional<double> v = group.extra(key);
+      if (!v) throw Error(std::string("OneCycleLR: the param group has no '") + key + "'");
+      return *v;
+    };
+    double start_step = 0, lr = 0, momentum = 0;
+    for (size_t i = 0; i < phases_.size(); ++i) {
+      const Phase& phase = phases_[i];
+      if (static_cast<double>(step_num) <= phase.end_step || i == phases_.size() - 1) {
+        const double pct = (static_cast<double>(step_num) - start_step) / (phase.end_step - start_step);
+        lr = anneal(value(phase.start_lr), value(phase.end_lr), pct);
+        if (cycle_momentum_) momentum = anneal(value(phase.start_momentum), value(phase.end_momentum), pct);
+        break;
+      }
+      start_step = phase.end_step;
+    }
+    lrs.push_back(lr);
+    if (cycle_momentum_) {
+      OptimizerOptions& options = group.options();
+      if (use_beta1_) {
+        std::vector<double> betas;
+        for (const auto& [k, v] : options.items()) {
+          if (k == "betas") betas = std::get<std::vector<double>>(v);
+        }
+        betas.at(0) = momentum;
+        options.set_item("betas", betas);
+      } else {
+        options.set_item("momentum", momentum);
+      }
+    }
+  }
+  return lrs;
+}
+
+void OneCycleLR::save_fields(detail::SchedulerJson& json) const {
+  json.value["total_steps"] = total_steps_;
+  nlohmann::ordered_json phases = nlohmann::ordered_json::array();
+  for (const Phase& p : phases_) {
+    phases.push_back({{"end_step", p.end_step},
+                      {"start_lr", p.start_lr},
+                      {"end_lr", p.end_lr},
+                      {"start_momentum", p.start_momentum},
+                      {"end_momentum", p.end_momentum}});
+  }
+  json.value["_schedule_phases"] = phases;
+  json.value["cycle_momentum"] = cycle_momentum_;
+  if (cycle_momentum_) json.value["use_beta1"] = use_beta1_;
+}
+
+void OneCycleLR::load_fields(const detail::SchedulerJson& json) {
+  const auto total_steps = json.get<int64_t>("total_steps");
+  const auto phases = json.get<nlohmann::ordered_json>("_schedule_phases");
+  if (!phases.is_array() || phases.size() != phases_.size()) {
+    throw Error("load_state_dict: the scheduler state's _schedule_phases do not match this OneCycleLR's");
+  }
+  std::vector<double> ends;
+  for (const auto& phase : phases) ends.push_back(phase.at("end_step").get<double>());
+  total_steps_ = total_steps;
+  for (size_t i = 0; i < phases_.size(); ++i) phases_[i].end_step = ends[i];
+}
+
+}  // namespace ember::optim

@@ -1,0 +1,112 @@
+// The optimizer family's state layout and the checks of its arguments that every backend makes.
+#include "runtime/kernels/optim.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/error.h"
+
+namespace ember {
+
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm) {
+  switch (algorithm) {
+    case OptimAlgorithm::SGD: return "sgd";
+    case OptimAlgorithm::Adam: return "adam";
+    case OptimAlgorithm::RMSprop: return "rmsprop";
+    case OptimAlgorithm::Adagrad: return "adagrad";
+  }
+  return "?";
+}
+
+std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const OptimHyperparameters& hyper) {
+  std::vector<OptimStateSlot> slots;
+  switch (algorithm) {
+    case OptimAlgorithm::SGD:
+      if (hyper.momentum != 0) slots.push_back({"momentum_buffer", 0});
+      break;
+    case OptimAlgorithm::Adam:
+      slots = {{"exp_avg", 0}, {"exp_avg_sq", 1}};
+      if (hyper.amsgrad) slots.push_back({"max_exp_avg_sq", 2});
+      break;
+    case OptimAlgorithm::RMSprop:
+      slots.push_back({"square_avg", 0});
+      if (hyper.momentum > 0) slots.push_back({"momentum_buffer", 1});
+      if (hyper.centered) slots.push_back({"grad_avg", 2});
+      break;
+    case OptimAlgorithm::Adagrad:
+      slots.push_back({"sum", 0});
+      break;
+  }
+  return slots;
+}
+
+bool optim_counts_steps(OptimAlgorithm algorithm) { return algorithm != OptimAlgorithm::SGD; }
+
+bool is_dense(const TensorRef& ref) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims that are not 1
+  for (int d = 0; d < ref.ndim; ++d) {
+    if (ref.sizes[d] == 0) return true;
+    if (ref.sizes[d] != 1) dims.emplace_back(ref.strides[d], ref.sizes[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (auto [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+namespace {
+
+bool same_geometry(const TensorRef& a, const TensorRef& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int d = 0; d < a.ndim; ++d) {
+    if (a.sizes[d] != b.sizes[d] || (a.sizes[d] != 1 && a.strides[d] != b.strides[d])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void OptimStepArgs::check() const {
+  const std::string op = "optimizer step (" + std::string(optim_algorithm_name(algorithm)) + ")";
+  if (tensors.empty()) return;
+  const DType dtype = tensors.front().param.dtype;
+  if (!is_floating_point(dtype)) {
+    throw Error(op + ": parameters must be floating, not " + std::string(dtype_name(dtype)));
+  }
+  const std::vector<OptimStateSlot> slots = optim_state_slots(algorithm, hyper);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const OptimTensor& t = tensors[i];
+    const std::string which = op + ": tensor " + std::to_string(i) + ": ";
+    if (!t.param.allocation || !t.grad.allocation) throw Error(which + "the parameter and gradient need memory");
+    if (t.param.dtype != dtype) {
+      throw Error(which + "the parameters differ in dtype (" + std::string(dtype_name(dtype)) + ", " +
+                  std::string(dtype_name(t.param.dtype)) + ")");
+    }
+    if (!is_dense(t.param)) throw Error(which + "the parameter is not dense");
+    auto check_like = [&](const TensorRef& ref, const std::string& what) {
+      if (ref.dtype != dtype || !same_geometry(ref, t.param)) {
+        throw Error(which + what + " must have the parameter's dtype, sizes and strides");
+      }
+    };
+    check_like(t.grad, "the gradient");
+    for (int s = 0; s < kMaxOptimStates; ++s) {
+      const bool wanted = std::any_of(slots.begin(), slots.end(), [&](const OptimStateSlot& x) { return x.slot == s; });
+      if (wanted != t.state[s].has_value()) {
+        throw Error(which + "state slot " + std::to_string(s) + (wanted ? " is missing" : " is not used by these options"));
+      }
+      if (t.state[s]) check_like(*t.state[s], "state slot " + std::to_string(s));
+    }
+    if (optim_counts_steps(algorithm) != t.steps.has_value()) {
+      throw Error(which + (t.steps ? "this algorithm keeps no step count" : "the step count is missing"));
+    }
+    if (t.steps && (t.steps->dtype != DType::Float32 || t.steps->numel() != 2 || !t.steps->is_contiguous())) {
+      throw Error(which + "the step count must be 2 contiguous float32 elements");
+    }
+    if (t.parity != 0 && t.parity != 1) throw Error(which + "parity must be 0 or 1");
+  }
+}
+
+}  // namespace ember

@@ -1,0 +1,91 @@
+#pragma once
+// The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop or Adagrad over a list of
+// parameters at once, with PyTorch 1.13's single-tensor formulas (torch/optim/<name>.py), each element's
+// arithmetic in float32 (float64 for float64 parameters) and rounded once when stored.
+//
+// The kernel never waits on the host: each parameter's step count lives on the device (a float32 pair,
+// see OptimTensor::steps), the bias corrections and Adagrad's decayed learning rate are computed from it in
+// the kernel, and the options (lr, betas, ...) travel with the launch, so that a scheduler changing lr on
+// the host needs no synchronisation.
+#include <array>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "runtime/kernels/kernels.h"
+
+namespace ember {
+
+enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad };
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", "rmsprop", "adagrad"
+
+// The options of one step, as PyTorch's param group holds them. Each algorithm reads its own.
+struct OptimHyperparameters {
+  double lr = 0;
+  double weight_decay = 0;
+  bool maximize = false;
+  double momentum = 0;   // SGD, RMSprop
+  double dampening = 0;  // SGD
+  bool nesterov = false;  // SGD
+  double beta1 = 0.9;     // Adam
+  double beta2 = 0.999;   // Adam
+  double eps = 1e-8;      // Adam, RMSprop, Adagrad
+  bool amsgrad = false;   // Adam
+  bool decoupled_weight_decay = false;  // Adam: AdamW's p *= 1 - lr * weight_decay instead of L2
+  double alpha = 0.99;    // RMSprop
+  bool centered = false;  // RMSprop
+  double lr_decay = 0;    // Adagrad
+};
+
+inline constexpr int kMaxOptimStates = 3;
+
+// The state buffers an algorithm keeps per parameter with these options, in slot order, by PyTorch's names:
+// SGD {momentum_buffer} when momentum != 0; Adam {exp_avg, exp_avg_sq} and max_exp_avg_sq with amsgrad;
+// RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum}.
+// Slots of OptimTensor::state hold them in this order, fixed per name: RMSprop's grad_avg is slot 2
+// whether or not momentum_buffer (slot 1) is kept.
+struct OptimStateSlot {
+  std::string_view name;
+  int slot;
+};
+std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const OptimHyperparameters& hyper);
+// Whether the algorithm keeps a step count (all but SGD).
+bool optim_counts_steps(OptimAlgorithm algorithm);
+
+// One parameter. Every operand but `steps` has the parameter's dtype, sizes and strides, and the
+// parameter is dense (its elements fill a contiguous range of memory, in any dim order), so the kernel
+// walks all of them in memory order.
+struct OptimTensor {
+  TensorRef param;  // updated in place
+  TensorRef grad;
+  std::array<std::optional<TensorRef>, kMaxOptimStates> state;  // the slots optim_state_slots names
+  // float32, 2 elements (contiguous): the step count is in element `parity`; the step writes the count
+  // plus one into the other element, so that every invocation reads the old count while one writes.
+  std::optional<TensorRef> steps;
+  int parity = 0;
+  // The state is not initialised yet (PyTorch's first step of this parameter): the kernel reads it as
+  // PyTorch's initial state (zeros, a step count of 0; SGD's momentum buffer becomes the gradient).
+  bool fresh = false;
+};
+
+struct OptimStepArgs {
+  OptimAlgorithm algorithm = OptimAlgorithm::SGD;
+  OptimHyperparameters hyper;
+  std::vector<OptimTensor> tensors;  // one device, one floating dtype
+
+  // Throws Error unless the fields are as described above. Both backends check with it.
+  void check() const;
+};
+
+class OptimKernels : public KernelFamily {
+ public:
+  static constexpr std::string_view kName = "optim";
+  // The step of every tensor of `args`. Launches as few kernels as the backend can: one where the
+  // operands fit its binding windows (see each backend's launcher).
+  virtual void step(Stream& stream, const OptimStepArgs& args) = 0;
+};
+
+// True when `ref`'s elements fill exactly numel() consecutive elements of memory, in some dim order.
+bool is_dense(const TensorRef& ref);
+
+}  // namespace ember

@@ -1,0 +1,324 @@
+// The schedulers' learning-rate sequences (and OneCycleLR's momentum) equal Python's torch.optim.lr_scheduler
+// (LibTorch 1.13 has only StepLR); their state_dict has Python's entries and resumes the same sequence.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/optim/optim_oracle.h"
+#include "tests/python_oracle.h"
+
+namespace ember::test {
+namespace {
+
+namespace eo = ember::optim;
+
+class SchedulerTest : public DeviceTest {};
+
+// A two-group optimizer (lr 0.1 and 0.05) on the default device, as the Python side builds it.
+struct TwoGroups {
+  std::vector<Tensor> a, b;
+  std::unique_ptr<eo::Optimizer> optimizer;
+};
+
+TwoGroups sgd_setup(double momentum = 0.9) {
+  TwoGroups s;
+  s.a = {ones({2}).requires_grad_(true)};
+  s.b = {ones({3}).requires_grad_(true)};
+  s.optimizer = std::make_unique<eo::SGD>(
+      std::vector<eo::OptimizerParamGroup>{
+          eo::OptimizerParamGroup(s.a),
+          eo::OptimizerParamGroup(s.b, std::make_unique<eo::SGDOptions>(eo::SGDOptions(0.05).momentum(momentum)))},
+      eo::SGDOptions(0.1).momentum(momentum));
+  return s;
+}
+
+TwoGroups adam_setup() {
+  TwoGroups s;
+  s.a = {ones({2}).requires_grad_(true)};
+  s.b = {ones({3}).requires_grad_(true)};
+  s.optimizer = std::make_unique<eo::Adam>(
+      std::vector<eo::OptimizerParamGroup>{
+          eo::OptimizerParamGroup(s.a),
+          eo::OptimizerParamGroup(s.b, std::make_unique<eo::AdamOptions>(eo::AdamOptions(0.05)))},
+      eo::AdamOptions(0.1));
+  return s;
+}
+
+// The first momentum-like option of each group: momentum, or betas[0].
+std::vector<double> momenta(const eo::Optimizer& opt) {
+  std::vector<double> out;
+  for (const auto& group : opt.param_groups()) {
+    for (const auto& [key, value] : group.options().items()) {
+      if (key == "momentum") out.push_back(std::get<double>(value));
+      if (key == "betas") out.push_back(std::get<std::vector<double>>(value)[0]);
+    }
+  }
+  return out;
+}
+
+struct Case {
+  std::string python_optimizer;  // "sgd" or "adam"
+  std::string python_scheduler;  // built from `opt`
+  std::function<TwoGroups()> setup;
+  std::function<std::shared_ptr<void>(eo::Optimizer&)> scheduler;  // the ember scheduler
+  std::function<void(void*)> step;
+  std::function<std::vector<double>(void*)> last_lr;
+  int steps = 25;
+  bool momentum = false;  // also compare each group's momentum
+};
+
+template <class S>
+Case epoch_case(std::string python, std::function<std::shared_ptr<S>(eo::Optimizer&)> make, int steps = 25,
+                std::string optimizer = "sgd", bool momentum = false) {
+  Case c;
+  c.python_optimizer = optimizer;
+  c.python_scheduler = std::move(python);
+  c.setup = optimizer == "sgd" ? std::function<TwoGroups()>([] { return sgd_setup(); }) : std::function<TwoGroups()>(adam_setup);
+  c.scheduler = [make](eo::Optimizer& opt) { return std::static_pointer_cast<void>(make(opt)); };
+  c.step = [](void* s) { static_cast<S*>(s)->step(); };
+  c.last_lr = [](void* s) { return static_cast<S*>(s)->get_last_lr(); };
+  c.steps = steps;
+  c.momentum = momentum;
+  return c;
+}
+
+TEST_F(SchedulerTest, SequencesEqualPythons) {
+  using Opt = eo::Optimizer;
+  std::vector<Case> cases = {
+      epoch_case<eo::StepLR>("StepLR(opt, 3, gamma=0.5)", [](Opt& o) { return std::make_shared<eo::StepLR>(o, 3, 0.5); }),
+      epoch_case<eo::MultiStepLR>("MultiStepLR(opt, [2, 5, 5, 11], gamma=0.3)",
+                                  [](Opt& o) { return std::make_shared<eo::MultiStepLR>(o, std::vector<int64_t>{2, 5, 5, 11}, 0.3); }),
+      epoch_case<eo::ExponentialLR>("ExponentialLR(opt, 0.9)", [](Opt& o) { return std::make_shared<eo::ExponentialLR>(o, 0.9); }),
+      epoch_case<eo::CosineAnnealingLR>("CosineAnnealingLR(opt, T_max=5, eta_min=0.001)",
+                                        [](Opt& o) { return std::make_shared<eo::CosineAnnealingLR>(o, 5, 0.001); }),
+      epoch_case<eo::LinearLR>("LinearLR(opt, start_factor=0.25, end_factor=0.9, total_iters=4)",
+                               [](Opt& o) { return std::make_shared<eo::LinearLR>(o, 0.25, 0.9, 4); }),
+      epoch_case<eo::LambdaLR>("LambdaLR(opt, [lambda e: 0.95 ** e, lambda e: 1.0 / (e + 1)])",
+                               [](Opt& o) {
+                                 return std::make_shared<eo::LambdaLR>(
+                                     o, std::vector<eo::LambdaLR::Lambda>{[](int64_t e) { return std::pow(0.95, static_cast<double>(e)); },
+                                                                          [](int64_t e) { return 1.0 / static_cast<double>(e + 1); }});
+                               }),
+      epoch_case<eo::SequentialLR>(
+          "SequentialLR(opt, [LinearLR(opt, start_factor=0.1, total_iters=3), CosineAnnealingLR(opt, T_max=10)], milestones=[3])",
+          [](Opt& o) {
+            auto warmup = std::make_shared<eo::LinearLR>(o, 0.1, 1.0, 3);
+            auto cosine = std::make_shared<eo::CosineAnnealingLR>(o, 10);
+            return std::make_shared<eo::SequentialLR>(o, std::vector<std::shared_ptr<eo::LRScheduler>>{warmup, cosine},
+                                                      std::vector<int64_t>{3});
+          }),
+      epoch_case<eo::OneCycleLR>("OneCycleLR(opt, max_lr=[1.0, 0.5], total_steps=20)",
+                                 [](Opt& o) { return std::make_shared<eo::OneCycleLR>(o, eo::OneCycleLROptions({1.0, 0.5}).total_steps(20)); },
+                                 19, "sgd", true),
+      epoch_case<eo::OneCycleLR>(
+          "OneCycleLR(opt, max_lr=0.3, epochs=3, steps_per_epoch=5, anneal_strategy='linear', three_phase=True, pct_start=0.25)",
+          [](Opt& o) {
+            return std::make_shared<eo::OneCycleLR>(
+                o, eo::OneCycleLROptions(0.3).epochs(3).steps_per_epoch(5).anneal_strategy("linear").three_phase(true).pct_start(0.25));
+          },
+          14, "adam", true),
+  };
+  std::string script = R"(
+from torch.optim.lr_scheduler import *
+import json
+def setup(kind):
+    a, b = [torch.ones(2, requires_grad=True)], [torch.ones(3, requires_grad=True)]
+    if kind == 'sgd':
+        return torch.optim.SGD([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1, momentum=0.9)
+    return torch.optim.Adam([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1)
+def momenta(opt):
+    return [g['momentum'] if 'momentum' in g else g['betas'][0] for g in opt.param_groups]
+def run(kind, make, steps, momentum):
+    opt = setup(kind)
+    s = make(opt)
+    lines = []
+    for k in range(steps + 1):
+        if k > 0:
+            opt.step()
+            s.step()
+        line = ' '.join(repr(float(x)) for x in s.get_last_lr())
+        if momentum:
+            line += ' | ' + ' '.join(repr(float(x)) for x in momenta(opt))
+        lines.append(line)
+    print('\n'.join(lines))
+    print('@@END@@')
+)";
+  for (const Case& c : cases) {
+    script += "run('" + c.python_optimizer + "', lambda opt: " + c.python_scheduler + ", " + std::to_string(c.steps) + ", " +
+              (c.momentum ? "True" : "False") + ")\n";
+  }
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].python_scheduler);
+    TwoGroups s = cases[i].setup();
+    std::shared_ptr<void> scheduler = cases[i].scheduler(*s.optimizer);
+    std::istringstream expected(answers[i]);
+    for (int k = 0; k <= cases[i].steps; ++k) {
+      if (k > 0) {
+        s.optimizer->step();
+        cases[i].step(scheduler.get());
+      }
+      std::string line;
+      std::getline(expected, line);
+      std::istringstream values(line);
+      std::vector<double> want;
+      std::vector<double> got = cases[i].last_lr(scheduler.get());
+      if (cases[i].momentum) {
+        for (double m : momenta(*s.optimizer)) got.push_back(m);
+      }
+      for (std::string word; values >> word;) {
+        if (word == "|") continue;
+        try {
+          want.push_back(std::stod(word));
+        } catch (const std::exception&) {
+          FAIL() << "Python printed '" << line << "'";
+        }
+      }
+      ASSERT_EQ(got.size(), want.size()) << "epoch " << k;
+      for (size_t j = 0; j < got.size(); ++j) {
+        EXPECT_NEAR(got[j], want[j], 1e-15 + 1e-12 * std::abs(want[j])) << "epoch " << k << " value " << j;
+      }
+      // The optimizer's groups hold what get_last_lr says.
+      for (size_t g = 0; g < s.optimizer->param_groups().size(); ++g) {
+        EXPECT_EQ(s.optimizer->param_groups()[g].options().get_lr(), cases[i].last_lr(scheduler.get())[g]);
+      }
+    }
+  }
+}
+
+TEST_F(SchedulerTest, ReduceLROnPlateauEqualsPythons) {
+  const std::vector<double> metrics = {1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.8, 0.85, 0.85, 0.85, 0.85, 0.85, 0.85,
+                                       0.7, 0.9,  0.9,  0.9,  0.9,  0.9, 0.9, 0.9,  0.9,  0.9,  0.9};
+  std::string list = "[";
+  for (double m : metrics) list += std::to_string(m) + ",";
+  list += "]";
+  const std::string script = R"(
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+for kwargs in [dict(patience=2), dict(mode='max', patience=1, factor=0.5, threshold=0.01, threshold_mode='abs', cooldown=2, min_lr=[0.02, 0.01])]:
+    a, b = [torch.ones(2, requires_grad=True)], [torch.ones(3, requires_grad=True)]
+    opt = torch.optim.SGD([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1)
+    s = ReduceLROnPlateau(opt, **kwargs)
+    out = []
+    for m in )" + list + R"(:
+        s.step(m)
+        out.append(' '.join(repr(g['lr']) for g in opt.param_groups))
+    print('\n'.join(out))
+    print('@@END@@')
+)";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), 2u) << (answers.empty() ? "" : answers.back());
+  const std::vector<eo::ReduceLROnPlateauOptions> options = {
+      eo::ReduceLROnPlateauOptions().patience(2),
+      eo::ReduceLROnPlateauOptions().mode("max").patience(1).factor(0.5).threshold(0.01).threshold_mode("abs").cooldown(2).min_lr({0.02, 0.01})};
+  for (size_t c = 0; c < options.size(); ++c) {
+    TwoGroups s = sgd_setup(0);
+    eo::ReduceLROnPlateau scheduler(*s.optimizer, options[c]);
+    std::istringstream expected(answers[c]);
+    for (size_t k = 0; k < metrics.size(); ++k) {
+      scheduler.step(metrics[k]);
+      std::string line;
+      std::getline(expected, line);
+      std::istringstream values(line);
+      std::vector<double> want;
+      for (double v; values >> v;) want.push_back(v);
+      EXPECT_EQ(scheduler.get_last_lr(), want) << "case " << c << " epoch " << k;
+    }
+  }
+}
+
+// state_dict has Python's entries, and a scheduler loaded from it continues the same sequence.
+TEST_F(SchedulerTest, StateDictIsPythonsAndResumes) {
+  const std::string script = R"(
+from torch.optim.lr_scheduler import *
+import json
+for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 5], gamma=0.3),
+             lambda o: CosineAnnealingLR(o, T_max=5, eta_min=0.001), lambda o: LinearLR(o, 0.25, 0.9, 4)]:
+    a, b = [torch.ones(2, requires_grad=True)], [torch.ones(3, requires_grad=True)]
+    opt = torch.optim.SGD([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1, momentum=0.9)
+    s = make(opt)
+    for k in range(7):
+        opt.step()
+        s.step()
+    print(json.dumps(s.state_dict()))
+    print('@@END@@')
+)";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), 4u) << (answers.empty() ? "" : answers.back());
+  using Make = std::function<std::unique_ptr<eo::LRScheduler>(eo::Optimizer&)>;
+  const std::vector<Make> makers = {
+      [](eo::Optimizer& o) { return std::make_unique<eo::StepLR>(o, 3, 0.5); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::MultiStepLR>(o, std::vector<int64_t>{2, 5, 5}, 0.3); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::CosineAnnealingLR>(o, 5, 0.001); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::LinearLR>(o, 0.25, 0.9, 4); },
+  };
+  for (size_t c = 0; c < makers.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    TwoGroups s = sgd_setup();
+    std::unique_ptr<eo::LRScheduler> scheduler = makers[c](*s.optimizer);
+    for (int k = 0; k < 7; ++k) scheduler->step();
+    const std::string state = scheduler->state_dict();
+    EXPECT_EQ(nlohmann::json::parse(state), nlohmann::json::parse(answers[c])) << state << "\n" << answers[c];
+
+    // Resume as Python's checkpoints do: a new optimizer and scheduler, then the optimizer's state (which
+    // brings back each group's lr) and the scheduler's.
+    TwoGroups resumed = sgd_setup();
+    std::unique_ptr<eo::LRScheduler> again = makers[c](*resumed.optimizer);
+    resumed.optimizer->load_state_dict(s.optimizer->state_dict());
+    again->load_state_dict(state);
+    for (int k = 0; k < 6; ++k) {
+      scheduler->step();
+      again->step();
+      EXPECT_EQ(again->get_last_lr(), scheduler->get_last_lr()) << "step " << k;
+    }
+  }
+}
+
+TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
+  TwoGroups s = sgd_setup();
+  eo::Optimizer& o = *s.optimizer;
+  const double lr0 = o.param_groups()[0].options().get_lr();
+  expect_error<Error>([&] { eo::LinearLR(o, 1.5); }, "Starting multiplicative factor expected to be between 0 and 1.");
+  expect_error<Error>([&] { eo::LinearLR(o, 0.5, -1); }, "Ending multiplicative factor expected to be between 0 and 1.");
+  expect_error<Error>([&] { eo::LambdaLR(o, std::vector<eo::LambdaLR::Lambda>{[](int64_t) { return 1.0; }}); },
+                      "Expected 2 lr_lambdas, but got 1");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0)); },
+                      "You must define either total_steps OR (epochs AND steps_per_epoch)");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0).total_steps(0)); },
+                      "Expected positive integer total_steps, but got 0");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0).total_steps(5).pct_start(1.5)); },
+                      "Expected float between 0 and 1 pct_start, but got 1.5");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0).total_steps(5).anneal_strategy("exp")); },
+                      "anneal_strategy must by one of 'cos' or 'linear', instead got exp");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions({1.0, 2.0, 3.0}).total_steps(5)); },
+                      "expected 2 values for max_lr, got 3");
+  expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().factor(1.0)); },
+                      "Factor should be < 1.0.");
+  expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().mode("lowest")); },
+                      "mode lowest is unknown!");
+  expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().threshold_mode("rel2")); },
+                      "threshold mode rel2 is unknown!");
+  expect_error<Error>([&] { eo::StepLR(o, 3, 0.1, /*last_epoch=*/4); },
+                      "param 'initial_lr' is not specified in param_groups[0] when resuming an optimizer");
+  TwoGroups adagrad;
+  adagrad.a = {ones({2}).requires_grad_(true)};
+  adagrad.optimizer = std::make_unique<eo::Adagrad>(adagrad.a);
+  expect_error<Error>([&] { eo::OneCycleLR(*adagrad.optimizer, eo::OneCycleLROptions(1.0).total_steps(5)); },
+                      "optimizer must support momentum with `cycle_momentum` option enabled");
+  // The failed constructions changed nothing.
+  EXPECT_EQ(o.param_groups()[0].options().get_lr(), lr0);
+  EXPECT_FALSE(o.param_groups()[0].extra("initial_lr").has_value());
+  eo::OneCycleLR one_cycle(o, eo::OneCycleLROptions(1.0).total_steps(2));
+  one_cycle.step();
+  one_cycle.step();
+  expect_error<Error>([&] { one_cycle.step(); }, "Tried to step 4 times. The specified number of total steps is 2");
+}
+
+}  // namespace
+}  // namespace ember::test
