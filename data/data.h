@@ -1,0 +1,21 @@
+#pragma once
+// ember's data loading, as LibTorch's torch/data.h with Python's DataLoader beside it: datasets,
+// transforms, samplers and the loaders. See data/README.md.
+#include "data/dataloader.h"
+#include "data/dataloader_options.h"
+#include "data/datasets/base.h"
+#include "data/datasets/map.h"
+#include "data/datasets/mnist.h"
+#include "data/datasets/tensor.h"
+#include "data/example.h"
+#include "data/iterator.h"
+#include "data/samplers/base.h"
+#include "data/samplers/batch.h"
+#include "data/samplers/random.h"
+#include "data/samplers/sequential.h"
+#include "data/transforms/base.h"
+#include "data/transforms/collate.h"
+#include "data/transforms/lambda.h"
+#include "data/transforms/stack.h"
+#include "data/transforms/tensor.h"
+#include "data/worker_exception.h"

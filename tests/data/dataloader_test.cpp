@@ -1,0 +1,351 @@
+// The loaders: order, partial last batch and drop_last against LibTorch's data loader; shuffling
+// repeated by a seed; worker threads giving the batches of no workers, in order; prefetch bounds;
+// collate; a dataset's exception reaching the caller; IterableDataset; epochs restarted midway.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "data/data.h"
+#include "tests/oracle.h"
+#include "tests/test_support.h"
+
+namespace ember::test {
+namespace {
+
+using data::DataLoader;
+using data::DataLoaderOptions;
+using data::Example;
+using data::datasets::TensorPairDataset;
+
+class DataLoaderTest : public BackendTest {
+ protected:
+  // Row i of data is (3i, 3i + 1, 3i + 2); target i is i, so a batch's targets name its indices.
+  TensorPairDataset numbered(int64_t n) {
+    return TensorPairDataset(arange(0, 3 * n, TensorOptions(kFloat32).device(device)).view({n, 3}),
+                             arange(0, n, TensorOptions(kInt64).device(device)));
+  }
+};
+
+// Each batch's targets, checking that its data rows are the rows those targets number.
+template <typename Loader>
+std::vector<std::vector<int64_t>> epoch(Loader& loader) {
+  std::vector<std::vector<int64_t>> batches;
+  for (Example<>& batch : loader) {
+    const std::vector<int64_t> targets = batch.target.template to_vector<int64_t>();
+    const std::vector<float> data = batch.data.template to_vector<float>();
+    EXPECT_EQ(batch.data.sizes(), IntArrayRef({static_cast<int64_t>(targets.size()), 3}));
+    for (size_t i = 0; i < targets.size(); ++i) {
+      for (size_t j = 0; j < 3; ++j) EXPECT_EQ(data[3 * i + j], 3 * targets[i] + j);
+    }
+    batches.push_back(targets);
+  }
+  return batches;
+}
+
+// LibTorch's loader over indices 0..n-1 in order: the expected batches.
+std::vector<std::vector<int64_t>> libtorch_sequential(int64_t n, size_t batch_size, bool drop_last) {
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      torch::data::datasets::TensorDataset(torch::arange(n)).map(torch::data::transforms::Stack<torch::data::TensorExample>()),
+      torch::data::DataLoaderOptions(batch_size).drop_last(drop_last));
+  std::vector<std::vector<int64_t>> batches;
+  for (auto& batch : *loader) {
+    const at::Tensor t = batch.data.contiguous();
+    batches.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+  }
+  return batches;
+}
+
+TEST_P(DataLoaderTest, SequentialOrderPartialLastBatchAndDropLastAsLibTorch) {
+  for (int64_t n : {1, 9, 10, 12}) {
+    for (size_t batch_size : {1, 4, 16}) {
+      for (bool drop_last : {false, true}) {
+        SCOPED_TRACE(std::to_string(n) + " " + std::to_string(batch_size) + " " + std::to_string(drop_last));
+        DataLoader loader(numbered(n), DataLoaderOptions(batch_size).drop_last(drop_last));
+        const auto expected = libtorch_sequential(n, batch_size, drop_last);
+        EXPECT_EQ(epoch(loader), expected);
+        EXPECT_EQ(loader.size(), expected.size());
+        EXPECT_EQ(epoch(loader), expected);  // a second epoch, the same
+      }
+    }
+  }
+}
+
+TEST_P(DataLoaderTest, ShuffleFollowsTheGeneratorAndASeedRepeatsIt) {
+  const int64_t n = 50;
+  Generator generator(42), again(42), reference(42);
+  DataLoader loader(numbered(n), DataLoaderOptions(8).shuffle(true).generator(&generator));
+  DataLoader repeat(numbered(n), DataLoaderOptions(8).shuffle(true).generator(&again));
+  for (int e = 0; e < 3; ++e) {
+    SCOPED_TRACE(e);
+    const auto batches = epoch(loader);
+    EXPECT_EQ(epoch(repeat), batches);
+    // Epoch e is the generator's e-th permutation, as Python's RandomSampler draws one per epoch.
+    const std::vector<int64_t> perm = randperm(n, TensorOptions().device(device), &reference).to_vector<int64_t>();
+    std::vector<int64_t> order;
+    for (const auto& b : batches) order.insert(order.end(), b.begin(), b.end());
+    EXPECT_EQ(order, perm);
+    EXPECT_EQ(batches.size(), 7u);
+    EXPECT_EQ(batches.back().size(), 2u);
+  }
+}
+
+TEST_P(DataLoaderTest, WorkersKeepOrderAndGiveTheBatchesOfNoWorkers) {
+  for (bool drop_last : {false, true}) {
+    Generator g0(5);
+    DataLoader serial(numbered(103), DataLoaderOptions(10).shuffle(true).generator(&g0).drop_last(drop_last));
+    const auto first = epoch(serial), second = epoch(serial);
+    EXPECT_NE(first, second);
+    for (size_t workers : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(workers) + " workers, drop_last " + std::to_string(drop_last));
+      Generator g(5);
+      DataLoader threaded(numbered(103),
+                          DataLoaderOptions(10).shuffle(true).generator(&g).drop_last(drop_last).workers(workers));
+      EXPECT_EQ(epoch(threaded), first);
+      EXPECT_EQ(epoch(threaded), second);
+      // Without enforce_ordering the same batches come, in any order.
+      Generator g2(5);
+      DataLoader unordered(numbered(103), DataLoaderOptions(10).shuffle(true).generator(&g2).drop_last(drop_last)
+                                              .workers(workers).enforce_ordering(false));
+      auto any_order = epoch(unordered);
+      auto sorted_first = first;
+      std::sort(any_order.begin(), any_order.end());
+      std::sort(sorted_first.begin(), sorted_first.end());
+      EXPECT_EQ(any_order, sorted_first);
+    }
+  }
+}
+
+// A map-style dataset of per-example device tensors that records which threads and indices get() saw,
+// and throws for one index.
+struct Recorder {
+  std::mutex mutex;
+  std::vector<size_t> indices;
+  std::set<std::thread::id> threads;
+};
+
+struct RecordingDataset : data::datasets::Dataset<RecordingDataset> {
+  RecordingDataset(std::shared_ptr<Device> device, size_t size, std::shared_ptr<Recorder> recorder,
+                   std::optional<size_t> throw_at = std::nullopt)
+      : device(std::move(device)), count(size), recorder(std::move(recorder)), throw_at(throw_at) {}
+  Example<> get(size_t index) override {
+    {
+      std::lock_guard lock(recorder->mutex);
+      recorder->indices.push_back(index);
+      recorder->threads.insert(std::this_thread::get_id());
+    }
+    if (throw_at && index == *throw_at) throw std::out_of_range("bad sample " + std::to_string(index));
+    const auto i = static_cast<int64_t>(index);
+    return {full({2}, static_cast<double>(i), TensorOptions(kFloat32).device(device)),
+            full({}, i, TensorOptions(kInt64).device(device))};
+  }
+  std::optional<size_t> size() const override { return count; }
+
+  std::shared_ptr<Device> device;
+  size_t count;
+  std::shared_ptr<Recorder> recorder;
+  std::optional<size_t> throw_at;
+};
+
+TEST_P(DataLoaderTest, CollateReceivesTheExamplesInOrderOnTheWorkers) {
+  struct Collated {
+    std::vector<int64_t> ids;
+    Tensor data;
+    std::thread::id thread;
+  };
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    auto recorder = std::make_shared<Recorder>();
+    DataLoader loader(RecordingDataset(device, 7, recorder), DataLoaderOptions(3).workers(workers),
+                      [](std::vector<Example<>> examples) {
+                        Collated out{{}, {}, std::this_thread::get_id()};
+                        std::vector<Tensor> rows;
+                        for (auto& e : examples) {
+                          out.ids.push_back(e.target.item<int64_t>());
+                          rows.push_back(e.data);
+                        }
+                        out.data = cat(rows);  // a collate of one's own: concatenated, not stacked
+                        return out;
+                      });
+    std::vector<std::vector<int64_t>> ids;
+    for (Collated& batch : loader) {
+      ids.push_back(batch.ids);
+      EXPECT_EQ(batch.data.sizes(), IntArrayRef({static_cast<int64_t>(2 * batch.ids.size())}));
+      EXPECT_EQ(batch.thread == std::this_thread::get_id(), workers == 0);
+    }
+    EXPECT_EQ(ids, (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
+    EXPECT_EQ(recorder->threads.count(std::this_thread::get_id()), workers == 0 ? 1u : 0u);
+  }
+}
+
+TEST_P(DataLoaderTest, PrefetchRequestsPrefetchFactorBatchesPerWorkerAhead) {
+  for (auto [workers, factor, max_jobs] : std::vector<std::tuple<size_t, size_t, std::optional<size_t>>>{
+           {2, 2, std::nullopt}, {1, 3, std::nullopt}, {2, 2, 1}}) {
+    const size_t ahead = max_jobs.value_or(workers * factor);
+    SCOPED_TRACE(std::to_string(workers) + " workers, ahead " + std::to_string(ahead));
+    auto recorder = std::make_shared<Recorder>();
+    DataLoader loader(RecordingDataset(device, 100, recorder),
+                      DataLoaderOptions(1).workers(workers).prefetch_factor(factor).max_jobs(max_jobs));
+    auto it = loader.begin();  // requests the first batches; nothing is consumed yet
+    EXPECT_EQ(loader.in_flight(), ahead);
+    auto made = [&] {
+      std::lock_guard lock(recorder->mutex);
+      return recorder->indices.size();
+    };
+    for (int i = 0; i < 1000 && made() < ahead; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(made(), ahead);  // the workers made what was requested, and no more
+    EXPECT_EQ(it->target.item<int64_t>(), 0);
+    EXPECT_EQ(loader.in_flight(), ahead);  // taking a batch requested the next one
+    for (int i = 0; i < 1000 && made() < ahead + 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(made(), ahead + 1);
+  }
+}
+
+TEST_P(DataLoaderTest, ADatasetExceptionReachesTheCaller) {
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    auto recorder = std::make_shared<Recorder>();
+    DataLoader loader(RecordingDataset(device, 12, recorder, 5), DataLoaderOptions(4).workers(workers));
+    auto it = loader.begin();
+    EXPECT_EQ(it->target[0].item<int64_t>(), 0);
+    try {
+      ++it;  // the batch of 4..7 fails at 5
+      ADD_FAILURE() << "no exception";
+    } catch (const data::WorkerException& e) {
+      EXPECT_GT(workers, 0u);
+      EXPECT_EQ(std::string(e.what()), "Caught exception in DataLoader worker thread. Original message: bad sample 5");
+      EXPECT_THROW(std::rethrow_exception(e.original_exception), std::out_of_range);
+    } catch (const std::out_of_range& e) {
+      EXPECT_EQ(workers, 0u);  // without workers, the dataset's own exception, as LibTorch and Python
+      EXPECT_EQ(std::string(e.what()), "bad sample 5");
+    }
+    // The loader goes on with the batch after the failed one, then ends the epoch; a new one starts.
+    EXPECT_FALSE(it == loader.end());
+    ++it;
+    EXPECT_EQ(it->target[0].item<int64_t>(), 8);
+    ++it;
+    EXPECT_TRUE(it == loader.end());
+    EXPECT_EQ(loader.begin()->target[0].item<int64_t>(), 0);
+  }
+}
+
+TEST_P(DataLoaderTest, TimeoutThrowsLibTorchsMessage) {
+  struct Slow : data::datasets::Dataset<Slow> {
+    Example<> get(size_t) override {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      return {};
+    }
+    std::optional<size_t> size() const override { return 4; }
+  };
+  DataLoader loader(Slow(), DataLoaderOptions(1).workers(1).timeout(std::chrono::milliseconds(20)),
+                    [](std::vector<Example<>> e) { return e.size(); });
+  expect_error<Error>([&] { *loader.begin(); },
+                      "Timeout in DataLoader queue while waiting for next batch (timeout was 20 ms)");
+}
+
+TEST_P(DataLoaderTest, ANewEpochStartsOverMidway) {
+  DataLoader loader(numbered(20), DataLoaderOptions(4).workers(2));
+  for (auto& batch : loader) {
+    EXPECT_EQ(batch.target[0].item<int64_t>(), 0);
+    break;
+  }
+  EXPECT_EQ(epoch(loader).size(), 5u);
+  EXPECT_EQ(epoch(loader)[0], (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+// A stream of n examples; reset() starts it again.
+struct Counting : data::datasets::IterableDataset<Counting> {
+  Counting(std::shared_ptr<Device> device, int64_t n, bool sized) : device(std::move(device)), n(n), sized(sized) {}
+  std::optional<Example<>> next() override {
+    if (at == n) return std::nullopt;
+    const int64_t i = at++;
+    return Example<>(arange(3 * i, 3 * i + 3, TensorOptions(kFloat32).device(device)),
+                     full({}, i, TensorOptions(kInt64).device(device)));
+  }
+  void reset() override { at = 0; }
+  std::optional<size_t> size() const override { return sized ? std::optional<size_t>(n) : std::nullopt; }
+  std::shared_ptr<Device> device;
+  int64_t n;
+  bool sized;
+  int64_t at = 0;
+};
+
+TEST_P(DataLoaderTest, IterableDatasetBatchesTheStreamWithAnyWorkers) {
+  for (size_t workers : {0, 1, 3}) {
+    for (bool drop_last : {false, true}) {
+      SCOPED_TRACE(std::to_string(workers) + " workers, drop_last " + std::to_string(drop_last));
+      DataLoader loader(Counting(device, 10, true), DataLoaderOptions(4).workers(workers).drop_last(drop_last));
+      const auto expected = libtorch_sequential(10, 4, drop_last);
+      EXPECT_EQ(epoch(loader), expected);
+      EXPECT_EQ(epoch(loader), expected);  // reset() each epoch
+      EXPECT_EQ(loader.size(), expected.size());
+    }
+  }
+  DataLoader unsized(Counting(device, 3, false), DataLoaderOptions(2));
+  expect_error<Error>([&] { unsized.size(); }, "DataLoader: the IterableDataset has no length");
+  expect_error<Error>([&] { DataLoader(Counting(device, 3, false), DataLoaderOptions(2).shuffle(true)); },
+                      "DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=true");
+}
+
+TEST_P(DataLoaderTest, MakeDataLoaderAsLibTorchWithTransforms) {
+  namespace transforms = data::transforms;
+  // Normalize then Stack, as the LibTorch MNIST example writes it, against LibTorch on the same rows.
+  const at::Tensor values = random_torch({12, 2, 3, 3}, kFloat32, 3);
+  const at::Tensor labels = torch::arange(12);
+  auto ours = data::make_data_loader<data::samplers::SequentialSampler>(
+      TensorPairDataset(from_torch(values, device), from_torch(labels, device))
+          .map(transforms::Normalize<>({0.5, -1.0}, {2.0, 0.25}))
+          .map(transforms::Stack<>()),
+      DataLoaderOptions(5).workers(2));
+  struct Pairs : torch::data::datasets::Dataset<Pairs> {
+    at::Tensor x, y;
+    torch::data::Example<> get(size_t i) override { return {x[i], y[i]}; }
+    torch::optional<size_t> size() const override { return x.size(0); }
+  };
+  Pairs pairs;
+  pairs.x = values;
+  pairs.y = labels;
+  auto theirs = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      std::move(pairs).map(torch::data::transforms::Normalize<>({0.5, -1.0}, {2.0, 0.25}))
+          .map(torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(5));
+  std::vector<Example<>> got;
+  for (auto& batch : *ours) got.push_back(batch);
+  size_t i = 0;
+  for (auto& batch : *theirs) {
+    ASSERT_LT(i, got.size());
+    EXPECT_TENSOR_EQ(got[i].data, batch.data);
+    EXPECT_TENSOR_EQ(got[i].target, batch.target);
+    ++i;
+  }
+  EXPECT_EQ(i, got.size());
+  // The default sampler is random, with a size from the dataset.
+  auto shuffled = data::make_data_loader(TensorPairDataset(from_torch(values, device), from_torch(labels, device))
+                                             .map(transforms::Stack<>()), 12);
+  std::vector<int64_t> order = shuffled->begin()->target.to_vector<int64_t>();
+  std::sort(order.begin(), order.end());
+  std::vector<int64_t> all(12);
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(order, all);
+}
+
+TEST_P(DataLoaderTest, BadOptionsAreRefused) {
+  expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(0)); },
+                      "batch_size should be a positive integer value, but got batch_size=0");
+  expect_error<Error>([&] {
+    DataLoader(numbered(3), std::make_shared<data::samplers::SequentialSampler>(3), DataLoaderOptions(1).shuffle(true));
+  }, "sampler option is mutually exclusive with shuffle");
+  expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(1).workers(2).max_jobs(0)); },
+                      "DataLoader: with 2 workers, max_jobs and prefetch_factor must be positive");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DataLoaderTest, testing::Values("vulkan", "cuda"), backend_test_name);
+
+}  // namespace
+}  // namespace ember::test
