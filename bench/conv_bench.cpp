@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <sys/resource.h>
-
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
 #include "runtime/kernels/conv.h"
@@ -28,13 +26,6 @@ namespace {
 
 constexpr double kFlopsPerRound = 1e9;
 constexpr int kMaxOpsPerRound = 64;
-
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 struct ConvShape {
   const char* name;

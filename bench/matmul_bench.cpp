@@ -8,8 +8,6 @@
 #include <optional>
 #include <string>
 
-#include <sys/resource.h>
-
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
 #include "shaders/matmul/matmul_variant.h"
@@ -21,15 +19,6 @@ namespace {
 // latency do not hide the kernel at small sizes, and at most one op where a single op is larger.
 constexpr double kFlopsPerRound = 1e9;
 constexpr int kMaxOpsPerRound = 64;
-
-// CPU seconds of the whole process (every thread, so lavapipe's workers too): on a CPU device this
-// measures the kernels' work apart from other load on the machine, which wall time does not.
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 struct Shape {
   int64_t M, K, N;

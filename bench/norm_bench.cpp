@@ -13,8 +13,6 @@
 // reads them and writes the gradient).
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -60,15 +58,6 @@ const std::map<std::string, std::pair<double, double>>& torch_ms() {
     return ms;
   }();
   return times;
-}
-
-// CPU seconds of the whole process (every thread, lavapipe's workers too): on a CPU device the steps'
-// own work apart from the other load of a shared machine, which wall time includes.
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 ember::TensorOptions f32() { return ember::TensorOptions(ember::kFloat32).device(bench_device()); }

@@ -15,8 +15,6 @@
 #include <sstream>
 #include <string>
 
-#include <sys/resource.h>
-
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
 #include "runtime/kernels/pool.h"
@@ -30,15 +28,6 @@ struct PoolShape {
 };
 
 const PoolShape kShapes[] = {{"mnist1", 64, 32, 28}, {"mnist2", 64, 64, 14}};
-
-// CPU seconds of the whole process, lavapipe's worker threads included: on a CPU device the kernels' own
-// work, apart from other load on the machine.
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 // PyTorch's CPU milliseconds per op, wall and CPU time, by "shape op direction". Run once, on first use.
 const std::map<std::string, std::pair<double, double>>& torch_ms() {

@@ -51,13 +51,4 @@ class ExpandingArray {
 template <size_t D>
 using ExpandingArrayWithOptionalElem = ExpandingArray<D, std::optional<int64_t>>;
 
-// "(3, 3)" or "3" as PyTorch's repr prints a size that is a tuple or a single value.
-template <size_t D>
-std::string to_tuple_string(const ExpandingArray<D>& values) {
-  std::string text = "(";
-  for (size_t i = 0; i < D; ++i) text += std::to_string(values[i]) + (i + 1 < D || D == 1 ? ", " : "");
-  if (D == 1) text.resize(text.size() - 1);
-  return text + ")";
-}
-
 }  // namespace ember

@@ -1,5 +1,6 @@
 #include "nn/modules/loss.h"
 
+#include "nn/functional/cross_entropy.h"
 #include "nn/functional/loss.h"
 
 namespace ember::nn {
@@ -119,5 +120,25 @@ GaussianNLLLossImpl::GaussianNLLLossImpl(GaussianNLLLossOptions options) : optio
 void GaussianNLLLossImpl::reset() {}
 
 Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, const Tensor& var) { return functional::gaussian_nll_loss(input, target, var, options); }
+
+CrossEntropyLossImpl::CrossEntropyLossImpl(CrossEntropyLossOptions options) : options(std::move(options)) { reset(); }
+
+void CrossEntropyLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
+
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
+  CrossEntropyLossOptions current = options;
+  current.weight(weight);
+  return functional::cross_entropy(input, target, current);
+}
+
+NLLLossImpl::NLLLossImpl(NLLLossOptions options) : options(std::move(options)) { reset(); }
+
+void NLLLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
+
+Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
+  NLLLossOptions current = options;
+  current.weight(weight);
+  return functional::nll_loss(input, target, current);
+}
 
 }  // namespace ember::nn

@@ -3,6 +3,7 @@
 // weights as buffers, as Python registers them) and calls its nn::functional loss.
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
+#include "nn/options/cross_entropy.h"
 #include "nn/options/loss.h"
 
 namespace ember::nn {
@@ -202,5 +203,34 @@ class GaussianNLLLossImpl : public Cloneable<GaussianNLLLossImpl> {
   GaussianNLLLossOptions options;
 };
 EMBER_MODULE(GaussianNLLLoss);
+
+// Log-softmax over the classes and negative log-likelihood of the targets, fused
+// (https://pytorch.org/docs/1.13/generated/torch.nn.CrossEntropyLoss.html). Targets are class indices
+// (N) or (N, d1, ...), or class probabilities shaped as the input.
+//   nn::CrossEntropyLoss loss(nn::CrossEntropyLossOptions().label_smoothing(0.1));  loss(logits, labels)
+class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
+ public:
+  explicit CrossEntropyLossImpl(CrossEntropyLossOptions options = {});
+  void reset() override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  CrossEntropyLossOptions options;
+  Tensor weight;
+};
+EMBER_MODULE(CrossEntropyLoss);
+
+// Negative log-likelihood of class-index targets under log-probabilities
+// (https://pytorch.org/docs/1.13/generated/torch.nn.NLLLoss.html).
+//   nn::NLLLoss loss;  loss(log_softmax(logits, 1), labels)
+class NLLLossImpl : public Cloneable<NLLLossImpl> {
+ public:
+  explicit NLLLossImpl(NLLLossOptions options = {});
+  void reset() override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  NLLLossOptions options;
+  Tensor weight;
+};
+EMBER_MODULE(NLLLoss);
 
 }  // namespace ember::nn

@@ -224,18 +224,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
 
-  ConvParams params{};
-  params.in_channels = static_cast<uint32_t>(s.in_channels);
-  params.out_channels = static_cast<uint32_t>(s.out_channels);
-  params.groups = static_cast<uint32_t>(s.groups);
-  for (int d = 0; d < 3; ++d) {
-    params.in_size[d] = static_cast<uint32_t>(g.in_size[d]);
-    params.out_size[d] = static_cast<uint32_t>(g.out_size[d]);
-    params.kernel_size[d] = static_cast<uint32_t>(g.kernel_size[d]);
-    params.stride[d] = static_cast<uint32_t>(g.stride[d]);
-    params.padding[d] = static_cast<uint32_t>(g.padding[d]);
-    params.dilation[d] = static_cast<uint32_t>(g.dilation[d]);
-  }
+  ConvParams params = base_params(s, g);
 
   VulkanStream& vs = vulkan_stream(stream);
   int64_t launch_index = 0;

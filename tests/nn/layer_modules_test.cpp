@@ -1,6 +1,7 @@
-// The convolution, pooling and normalization modules against LibTorch's torch::nn modules with the same
-// options and parameters: forward, the input gradient and every parameter gradient; BatchNorm's running
-// statistics over training steps; state dict keys; default init; Python's reprs.
+// The convolution, pooling, normalization, padding, resampling, fold and distance modules against
+// LibTorch's torch::nn modules with the same options and parameters: forward, the input gradient and every
+// parameter gradient; BatchNorm's running statistics over training steps; state dict keys; default init;
+// Python's reprs.
 #include <torch/torch.h>
 
 #include "ember.h"
@@ -197,6 +198,77 @@ TEST_P(LayerModulesTest, StateDictKeysAreLibTorchs) {
   EXPECT_TRUE(copy(x).equal(ours(x)));
 }
 
+TEST_P(LayerModulesTest, PaddingModulesMatchLibTorch) {
+  const at::Tensor x2 = random_torch({2, 3, 5, 4}, kFloat32, 50);
+  {
+    torch::nn::ReflectionPad2d theirs(torch::nn::ReflectionPad2dOptions({1, 2, 3, 0}));
+    nn::ReflectionPad2d ours(nn::ReflectionPad2dOptions({1, 2, 3, 0}));
+    expect_same(ours, theirs, x2);
+  }
+  {
+    torch::nn::ReplicationPad1d theirs(3);
+    nn::ReplicationPad1d ours(3);
+    expect_same(ours, theirs, random_torch({2, 3, 4}, kFloat32, 51));
+  }
+  {
+    torch::nn::ReplicationPad3d theirs(torch::nn::ReplicationPad3dOptions({1, 0, 2, 1, 0, 1}));
+    nn::ReplicationPad3d ours(nn::ReplicationPad3dOptions({1, 0, 2, 1, 0, 1}));
+    expect_same(ours, theirs, random_torch({1, 2, 3, 3, 4}, kFloat32, 52));
+  }
+  {
+    torch::nn::ConstantPad2d theirs(torch::nn::ConstantPad2dOptions({2, 1, 0, 3}, 3.5));
+    nn::ConstantPad2d ours(nn::ConstantPad2dOptions({2, 1, 0, 3}, 3.5));
+    expect_same(ours, theirs, x2);
+  }
+  {
+    torch::nn::ZeroPad2d theirs(torch::nn::ZeroPad2dOptions({1, 1, 2, 0}));
+    nn::ZeroPad2d ours(nn::ZeroPad2dOptions({1, 1, 2, 0}));
+    expect_same(ours, theirs, x2.transpose(2, 3));  // non-contiguous input
+  }
+  nn::ReflectionPad1d too_wide(4);
+  expect_error<Error>([&] { too_wide(randn({1, 2, 4}, TensorOptions().device(device))); },
+                      torch_error([] { torch::nn::ReflectionPad1d(4)(at::rand({1, 2, 4})); }));
+}
+
+TEST_P(LayerModulesTest, ResamplingFoldAndDistanceModulesMatchLibTorch) {
+  const at::Tensor x = random_torch({2, 8, 3, 5}, kFloat32, 60);
+  {
+    torch::nn::Upsample theirs(torch::nn::UpsampleOptions().scale_factor(std::vector<double>{2, 1.5}).mode(torch::kBilinear).align_corners(true));
+    nn::Upsample ours(nn::UpsampleOptions().scale_factor(std::vector<double>{2, 1.5}).mode(ember::kBilinear).align_corners(true));
+    expect_same(ours, theirs, x, 1e-5, 1e-6);
+  }
+  {
+    // One factor for every spatial dim, as Python's Upsample takes it; LibTorch's needs one per dim.
+    torch::nn::Upsample theirs(torch::nn::UpsampleOptions().scale_factor(std::vector<double>{3, 3}));
+    nn::Upsample ours(nn::UpsampleOptions().scale_factor(std::vector<double>{3}));
+    expect_same(ours, theirs, x);
+    torch::nn::Upsample sized(torch::nn::UpsampleOptions().size(std::vector<int64_t>{4, 7}).mode(torch::kNearest));
+    nn::Upsample ours_sized(nn::UpsampleOptions().size(std::vector<int64_t>{4, 7}));
+    expect_same(ours_sized, sized, x);
+  }
+  {
+    torch::nn::PixelShuffle theirs(2);
+    nn::PixelShuffle ours(2);
+    expect_same(ours, theirs, x);
+    torch::nn::PixelUnshuffle back(2);
+    nn::PixelUnshuffle ours_back(2);
+    expect_same(ours_back, back, random_torch({1, 2, 4, 6}, kFloat32, 61));
+  }
+  {
+    torch::nn::Unfold theirs(torch::nn::UnfoldOptions({2, 3}).stride(2).padding(1));
+    nn::Unfold ours(nn::UnfoldOptions({2, 3}).stride(2).padding(1));
+    expect_same(ours, theirs, x);
+    torch::nn::Fold fold(torch::nn::FoldOptions({4, 5}, {2, 2}));
+    nn::Fold ours_fold(nn::FoldOptions({4, 5}, {2, 2}));
+    expect_same(ours_fold, fold, random_torch({2, 12, 12}, kFloat32, 62));
+  }
+  const at::Tensor a = random_torch({5, 6}, kFloat32, 63), b = random_torch({5, 6}, kFloat32, 64);
+  EXPECT_TENSOR_EQ(nn::CosineSimilarity(nn::CosineSimilarityOptions().dim(0))(from_torch(a, device), from_torch(b, device)),
+                   torch::nn::CosineSimilarity(torch::nn::CosineSimilarityOptions().dim(0))(a, b), 1e-5, 1e-6);
+  EXPECT_TENSOR_EQ(nn::PairwiseDistance(nn::PairwiseDistanceOptions().p(1).keepdim(true))(from_torch(a, device), from_torch(b, device)),
+                   torch::nn::PairwiseDistance(torch::nn::PairwiseDistanceOptions().p(1).keepdim(true))(a, b), 1e-5, 1e-6);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, LayerModulesTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 TEST(LayerModulesPythonTest, ReprsMatchPyTorch) {
@@ -222,6 +294,22 @@ TEST(LayerModulesPythonTest, ReprsMatchPyTorch) {
       {"torch.nn.LayerNorm(128)", nn::LayerNorm(nn::LayerNormOptions({128}))->repr()},
       {"torch.nn.GroupNorm(8, 32, eps=0.001)", nn::GroupNorm(nn::GroupNormOptions(8, 32).eps(0.001))->repr()},
       {"torch.nn.InstanceNorm2d(3)", nn::InstanceNorm2d(3)->repr()},
+      {"torch.nn.ReflectionPad2d((1, 1, 2, 0))", nn::ReflectionPad2d(nn::ReflectionPad2dOptions({1, 1, 2, 0}))->repr()},
+      {"torch.nn.ReplicationPad1d(3)", nn::ReplicationPad1d(3)->repr()},
+      {"torch.nn.ZeroPad2d(2)", nn::ZeroPad2d(2)->repr()},
+      {"torch.nn.ConstantPad3d((1, 2, 3, 4, 5, 6), 0.5)", nn::ConstantPad3d(nn::ConstantPad3dOptions({1, 2, 3, 4, 5, 6}, 0.5))->repr()},
+      {"torch.nn.Upsample(scale_factor=2, mode='bilinear')",
+       nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}).mode(ember::kBilinear))->repr()},
+      {"torch.nn.Upsample(size=(4, 5))", nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{4, 5}))->repr()},
+      {"torch.nn.PixelShuffle(2)", nn::PixelShuffle(2)->repr()},
+      {"torch.nn.PixelUnshuffle(3)", nn::PixelUnshuffle(3)->repr()},
+      {"torch.nn.CosineSimilarity()", nn::CosineSimilarity()->repr()},
+      {"torch.nn.PairwiseDistance()", nn::PairwiseDistance()->repr()},
+      {"torch.nn.Fold((4, 5), (2, 2), dilation=(1, 1), padding=(0, 0), stride=(1, 1))", nn::Fold(nn::FoldOptions({4, 5}, {2, 2}))->repr()},
+      {"torch.nn.Unfold((2, 3), stride=(2, 2), padding=(1, 1), dilation=(1, 1))",
+       nn::Unfold(nn::UnfoldOptions({2, 3}).stride(2).padding(1))->repr()},
+      {"torch.nn.CrossEntropyLoss()", nn::CrossEntropyLoss()->repr()},
+      {"torch.nn.NLLLoss()", nn::NLLLoss()->repr()},
   };
   if (const std::string why = expect_python_prints(cases); !why.empty()) GTEST_SKIP() << why;
   expect_no_validation_messages();

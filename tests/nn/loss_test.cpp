@@ -35,6 +35,37 @@ TEST_P(LossTest, ModulesCallTheirFunctional) {
   EXPECT_EQ(nn::MSELoss()->state_dict().size(), 0u);
 }
 
+TEST_P(LossTest, CrossEntropyAndNllModulesMatchLibTorch) {
+  const at::Tensor logits = random_torch({6, 4, 3}, kFloat32, 4);
+  const at::Tensor labels = at::tensor({0, 3, 1, 2, 2, 0, 3, 3, 1, 0, -100, 2, 1, 1, 0, 2, 3, 0}, at::kLong).view({6, 3});
+  const at::Tensor weight = at::rand({4}) + 0.5;
+  nn::CrossEntropyLoss ours(nn::CrossEntropyLossOptions().weight(from(weight)).label_smoothing(0.1));
+  torch::nn::CrossEntropyLoss theirs(torch::nn::CrossEntropyLossOptions().weight(weight).label_smoothing(0.1));
+  Tensor x = from(logits).requires_grad_(true);
+  at::Tensor xt = logits.clone().requires_grad_(true);
+  const Tensor loss = ours(x, from(labels));
+  const at::Tensor expected = theirs(xt, labels);
+  EXPECT_TENSOR_EQ(loss, expected.detach(), 1e-5, 1e-6);
+  loss.backward();
+  expected.backward();
+  EXPECT_TENSOR_EQ(x.grad(), xt.grad(), 1e-5, 1e-6);
+  EXPECT_EQ(ours->state_dict().keys(), (std::vector<std::string>{"weight"}));
+  EXPECT_EQ(nn::CrossEntropyLoss()->state_dict().size(), 0u);
+  // Class probabilities as targets.
+  const at::Tensor probabilities = at::softmax(random_torch({6, 4, 3}, kFloat32, 5), 1);
+  EXPECT_TENSOR_EQ(nn::CrossEntropyLoss(nn::CrossEntropyLossOptions().reduction(ember::kSum))(from(logits), from(probabilities)),
+                   torch::nn::CrossEntropyLoss(torch::nn::CrossEntropyLossOptions().reduction(torch::kSum))(logits, probabilities),
+                   1e-5, 1e-5);
+  const at::Tensor log_probabilities = at::log_softmax(logits, 1);
+  nn::NLLLoss nll(nn::NLLLossOptions().ignore_index(2).reduction(ember::kNone));
+  torch::nn::NLLLoss their_nll(torch::nn::NLLLossOptions().ignore_index(2).reduction(torch::kNone));
+  EXPECT_TENSOR_EQ(nll(from(log_probabilities), from(labels.clamp_min(0))), their_nll(log_probabilities, labels.clamp_min(0)),
+                   1e-6, 1e-6);
+  const at::Tensor out_of_range = at::tensor({0, 4}, at::kLong);
+  expect_error<Error>([&] { nn::NLLLoss()(from(log_probabilities.select(2, 0).narrow(0, 0, 2)), from(out_of_range)).item<float>(); },
+                      "Target 4 is out of bounds.");
+}
+
 TEST_P(LossTest, BadInputGetsPyTorchsMessage) {
   const at::Tensor x = at::rand({3, 2}), y = at::rand({3});
   expect_error<Error>([&] { F::binary_cross_entropy(from(x), from(y)); },

@@ -1,7 +1,7 @@
 // Rows for cross_entropy and nll_loss against LibTorch's torch::nn::functional: class-index targets
 // (some ignored) with and without weights and label smoothing, every reduction, unbatched, batched,
 // and spatial (3-D, 4-D and 5-D) inputs, empty batches, rows of classes longer than a workgroup; class
-// probabilities; nll_loss over log-probabilities. Errors and statistics are in tests/nn_loss_test.cpp.
+// probabilities; nll_loss over log-probabilities. Errors and statistics are in tests/nn/functional_cross_entropy_test.cpp.
 #include <torch/nn/functional/loss.h>
 
 #include "nn/functional/cross_entropy.h"

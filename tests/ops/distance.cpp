@@ -5,24 +5,12 @@
 
 #include "nn/functional/distance.h"
 #include "nn/functional/normalize.h"
-#include "tests/op_registry.h"
+#include "tests/ops/nn_row.h"
 
 namespace ember::test {
 namespace {
 
 namespace F = ember::nn::functional;
-
-template <class V>
-constexpr bool kIsEmber = std::is_same_v<std::decay_t<V>, std::vector<Tensor>>;
-
-#define DISTANCE_ROW(name, arity, ember_call, torch_call) \
-  op(name, arity, [](const auto& x) {                      \
-    if constexpr (kIsEmber<decltype(x)>) {                 \
-      return ember_call;                                   \
-    } else {                                               \
-      return torch_call;                                   \
-    }                                                      \
-  })
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -32,72 +20,72 @@ const std::vector<Shapes> kCdist = {{{3, 5}, {4, 5}}, {{2, 3, 4}, {1, 5, 4}}, {{
 
 EMBER_OP_ROWS(distance_rows) {
   return {
-      DISTANCE_ROW("cosine_similarity", 2, F::cosine_similarity(x[0], x[1]), at::cosine_similarity(x[0], x[1]))
+      EMBER_NN_OP_PAIR("cosine_similarity", 2, F::cosine_similarity(x[0], x[1]), at::cosine_similarity(x[0], x[1]))
           .with_dtypes(kFloating)
           .with_cases(kPairs)
           .grad2(),
-      DISTANCE_ROW("cosine_similarity last dim", 2,
+      EMBER_NN_OP_PAIR("cosine_similarity last dim", 2,
                    F::cosine_similarity(x[0], x[1], F::CosineSimilarityFuncOptions().dim(-1).eps(1e-3)),
                    at::cosine_similarity(x[0], x[1], -1, 1e-3))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_mixed({{DType::Float32, DType::Int64}, {DType::Int32, DType::Float64}})
           .with_cases({{{4, 5}, {4, 5}}, {{5}, {5}}, {{2, 3, 4}, {3, 1}}})
           .grad(),
-      DISTANCE_ROW("pairwise_distance", 2, F::pairwise_distance(x[0], x[1]), at::pairwise_distance(x[0], x[1]))
+      EMBER_NN_OP_PAIR("pairwise_distance", 2, F::pairwise_distance(x[0], x[1]), at::pairwise_distance(x[0], x[1]))
           .with_dtypes(kFloating)
           .with_cases(kPairs)
           .grad2(),
-      DISTANCE_ROW("pairwise_distance p1 keepdim", 2,
+      EMBER_NN_OP_PAIR("pairwise_distance p1 keepdim", 2,
                    F::pairwise_distance(x[0], x[1], F::PairwiseDistanceFuncOptions().p(1).keepdim(true)),
                    at::pairwise_distance(x[0], x[1], 1, 1e-6, true))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{4, 5}, {4, 5}}, {{5}, {5}}, {{}, {}}})
           .grad(),
-      DISTANCE_ROW("pairwise_distance pinf", 2,
+      EMBER_NN_OP_PAIR("pairwise_distance pinf", 2,
                    F::pairwise_distance(x[0], x[1], F::PairwiseDistanceFuncOptions().p(kInf)),
                    at::pairwise_distance(x[0], x[1], kInf))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{4, 5}, {4, 5}}, {{2, 3, 4}, {3, 4}}})
           .grad(),
-      DISTANCE_ROW("cdist", 2, F::cdist(x[0], x[1]), at::cdist(x[0], x[1]))
+      EMBER_NN_OP_PAIR("cdist", 2, F::cdist(x[0], x[1]), at::cdist(x[0], x[1]))
           .with_dtypes(kFloating)
           .with_cases(kCdist)
           .grad(),
-      DISTANCE_ROW("cdist through mm", 2, F::cdist(x[0], x[1]), at::cdist(x[0], x[1]))
+      EMBER_NN_OP_PAIR("cdist through mm", 2, F::cdist(x[0], x[1]), at::cdist(x[0], x[1]))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{30, 4}, {5, 4}}, {{2, 3, 4}, {2, 27, 4}}})
           .within(1e-4, 1e-4)
           .grad2(),
-      DISTANCE_ROW("cdist mode mm", 2, F::cdist(x[0], x[1], 2, 1), at::cdist(x[0], x[1], 2, 1))
+      EMBER_NN_OP_PAIR("cdist mode mm", 2, F::cdist(x[0], x[1], 2, 1), at::cdist(x[0], x[1], 2, 1))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{3, 4}, {5, 4}}})
           .within(1e-4, 1e-4)
           .grad(),
-      DISTANCE_ROW("cdist p1", 2, F::cdist(x[0], x[1], 1), at::cdist(x[0], x[1], 1))
+      EMBER_NN_OP_PAIR("cdist p1", 2, F::cdist(x[0], x[1], 1), at::cdist(x[0], x[1], 1))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases(kCdist)
           .grad(),
-      DISTANCE_ROW("cdist p0", 2, F::cdist(x[0], x[1], 0), at::cdist(x[0], x[1], 0))
+      EMBER_NN_OP_PAIR("cdist p0", 2, F::cdist(x[0], x[1], 0), at::cdist(x[0], x[1], 0))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases(kCdist)
           .grad(),
-      DISTANCE_ROW("cdist pinf", 2, F::cdist(x[0], x[1], kInf), at::cdist(x[0], x[1], kInf))
+      EMBER_NN_OP_PAIR("cdist pinf", 2, F::cdist(x[0], x[1], kInf), at::cdist(x[0], x[1], kInf))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases(kCdist)
           .grad(),
-      DISTANCE_ROW("cdist p3", 2, F::cdist(x[0], x[1], 3, 2), at::cdist(x[0], x[1], 3, 2))
+      EMBER_NN_OP_PAIR("cdist p3", 2, F::cdist(x[0], x[1], 3, 2), at::cdist(x[0], x[1], 3, 2))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases(kCdist)
           .grad(),
-      DISTANCE_ROW("cdist p1.5", 2, F::cdist(x[0], x[1], 1.5), at::cdist(x[0], x[1], 1.5))
+      EMBER_NN_OP_PAIR("cdist p1.5", 2, F::cdist(x[0], x[1], 1.5), at::cdist(x[0], x[1], 1.5))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{3, 5}, {4, 5}}})
           .grad(),
-      DISTANCE_ROW("normalize", 1, F::normalize(x[0]), at::div(x[0], x[0].norm(2, {1}, true).clamp_min(1e-12).expand_as(x[0])))
+      EMBER_NN_OP_PAIR("normalize", 1, F::normalize(x[0]), at::div(x[0], x[0].norm(2, {1}, true).clamp_min(1e-12).expand_as(x[0])))
           .with_dtypes(kFloating)
           .with_cases({{{4, 5}}, {{2, 3, 4}}, {{0, 3}}, {{5}}})
           .grad2(),
-      DISTANCE_ROW("normalize p1 last dim", 1, F::normalize(x[0], F::NormalizeFuncOptions().p(1).dim(-1)),
+      EMBER_NN_OP_PAIR("normalize p1 last dim", 1, F::normalize(x[0], F::NormalizeFuncOptions().p(1).dim(-1)),
                    at::div(x[0], x[0].norm(1, {-1}, true).clamp_min(1e-12).expand_as(x[0])))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{4, 5}}, {{2, 3, 4}}, {{5}}})

@@ -2,7 +2,7 @@
 // LibTorch's generator), so the rows compare what does not depend on the mask: sizes and dtypes in
 // training; the input itself in eval; and, with p = 0.5, where(y != 0, y / 2, x), which is x exactly
 // when every kept value is twice the input, with a gradient of one everywhere only when the backward
-// applies the forward's own mask. Statistics are tested in tests/nn_dropout_test.cpp.
+// applies the forward's own mask. Statistics are tested in tests/nn/functional_dropout_test.cpp.
 #include <torch/nn/functional/dropout.h>
 
 #include "nn/functional/dropout.h"

@@ -3,6 +3,10 @@
 // (kSum, kMean, kBatchMean, ...) resolve to ember's on one side and LibTorch's on the other.
 //
 //   EMBER_NN_OP("mse_loss sum", 2, F::mse_loss(x[0], x[1], F::MSELossFuncOptions(kSum)))
+//
+// Where the spellings differ (ATen's op on LibTorch's side), EMBER_NN_OP_PAIR takes both; each uses x:
+//
+//   EMBER_NN_OP_PAIR("cdist p=1", 2, F::cdist(x[0], x[1], 1), at::cdist(x[0], x[1], 1))
 #include <torch/torch.h>
 
 #include "ember.h"
@@ -43,3 +47,8 @@ OpRow op_pair(std::string name, size_t arity, EmberCall ember_call, TorchCall to
         using namespace ::ember::test::torch_spelling;                \
         return __VA_ARGS__;                                           \
       })
+
+#define EMBER_NN_OP_PAIR(name, arity, ember_call, torch_call)                     \
+  ::ember::test::op_pair(                                                        \
+      name, arity, [](const std::vector<::ember::Tensor>& x) { return ember_call; }, \
+      [](const std::vector<at::Tensor>& x) { return torch_call; })

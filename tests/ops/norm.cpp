@@ -1,7 +1,7 @@
 // Rows for the normalisation functionals against LibTorch's torch::nn::functional: batch norm (training
 // with batch statistics, eval with running ones, with and without affine parameters), layer norm (one
 // and two normalised dims), group norm and instance norm. Running statistics updated in place are
-// tested in tests/nn_norm_test.cpp; a row's inputs are never written.
+// tested in tests/nn/functional_norm_test.cpp; a row's inputs are never written.
 #include <torch/nn/functional/batchnorm.h>
 #include <torch/nn/functional/instancenorm.h>
 #include <torch/nn/functional/normalization.h>

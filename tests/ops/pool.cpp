@@ -3,25 +3,12 @@
 // which LibTorch's functionals forward to. Inputs are batched, unbatched, of batch 1 and of batch 0;
 // sizes that leave a window too small are refused by both.
 #include "nn/functional/pooling.h"
-#include "tests/op_registry.h"
+#include "tests/ops/nn_row.h"
 
 namespace ember::test {
 namespace {
 
 namespace F = ember::nn::functional;
-
-template <class V>
-constexpr bool kIsEmber = std::is_same_v<std::decay_t<V>, std::vector<Tensor>>;
-
-// A row whose ember and LibTorch spellings differ: `ember_call` and `torch_call` use x, the inputs.
-#define POOL_ROW(name, arity, ember_call, torch_call) \
-  op(name, arity, [](const auto& x) {                  \
-    if constexpr (kIsEmber<decltype(x)>) {             \
-      return ember_call;                               \
-    } else {                                           \
-      return torch_call;                               \
-    }                                                  \
-  })
 
 const std::vector<Shapes> kCases2d = {{{2, 3, 6, 7}}, {{3, 5, 5}}, {{1, 1, 9, 8}}, {{0, 2, 4, 4}}, {{2, 2, 1, 1}}};
 const std::vector<Shapes> kCases1d = {{{2, 3, 9}}, {{3, 8}}, {{1, 1, 17}}, {{0, 2, 6}}, {{2, 1}}};
@@ -45,108 +32,108 @@ std::vector<at::Tensor> pooled_and_indices_1d(DType dtype, const Shapes& shapes,
 
 EMBER_OP_ROWS(pool_rows) {
   return {
-      POOL_ROW("max_pool2d", 1, F::max_pool2d(x[0], F::MaxPool2dFuncOptions(2)), at::max_pool2d(x[0], {2, 2}))
+      EMBER_NN_OP_PAIR("max_pool2d", 1, F::max_pool2d(x[0], F::MaxPool2dFuncOptions(2)), at::max_pool2d(x[0], {2, 2}))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .grad2(),
-      POOL_ROW("max_pool2d padded dilated ceil", 1,
+      EMBER_NN_OP_PAIR("max_pool2d padded dilated ceil", 1,
                F::max_pool2d(x[0], F::MaxPool2dFuncOptions({3, 2}).stride({2, 1}).padding(1).dilation({2, 1}).ceil_mode(true)),
                at::max_pool2d(x[0], {3, 2}, {2, 1}, {1, 1}, {2, 1}, true))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 6, 7}}, {{3, 5, 5}}, {{1, 2, 10, 3}}, {{1, 1, 2, 2}}})
           .grad2(),
-      POOL_ROW("max_pool2d indices", 1,
+      EMBER_NN_OP_PAIR("max_pool2d indices", 1,
                indices_of(F::max_pool2d_with_indices(x[0], F::MaxPool2dFuncOptions(3).stride(2).padding(1))),
                indices_of(at::max_pool2d_with_indices(x[0], {3, 3}, {2, 2}, {1, 1})))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .with_inputs(tied_values),
-      POOL_ROW("max_pool2d with indices values", 1,
+      EMBER_NN_OP_PAIR("max_pool2d with indices values", 1,
                values_of(F::max_pool2d_with_indices(x[0], F::MaxPool2dFuncOptions({2, 3}).stride(1))),
                values_of(at::max_pool2d_with_indices(x[0], {2, 3}, {1, 1})))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .grad(),
-      POOL_ROW("max_pool1d", 1, F::max_pool1d(x[0], F::MaxPool1dFuncOptions(3).stride(2).padding(1)),
+      EMBER_NN_OP_PAIR("max_pool1d", 1, F::max_pool1d(x[0], F::MaxPool1dFuncOptions(3).stride(2).padding(1)),
                at::max_pool1d(x[0], {3}, {2}, {1}))
           .with_dtypes(kFloating)
           .with_cases(kCases1d)
           .grad2(),
-      POOL_ROW("max_pool1d indices", 1,
+      EMBER_NN_OP_PAIR("max_pool1d indices", 1,
                indices_of(F::max_pool1d_with_indices(x[0], F::MaxPool1dFuncOptions(2).dilation(2).ceil_mode(true))),
                indices_of(at::max_pool1d_with_indices(x[0], {2}, {2}, {0}, {2}, true)))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 9}}, {{3, 8}}, {{1, 1, 17}}})
           .with_inputs(tied_values),
-      POOL_ROW("avg_pool2d", 1, F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2)), at::avg_pool2d(x[0], {2, 2}))
+      EMBER_NN_OP_PAIR("avg_pool2d", 1, F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2)), at::avg_pool2d(x[0], {2, 2}))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .grad2(),
-      POOL_ROW("avg_pool2d padded ceil without pad", 1,
+      EMBER_NN_OP_PAIR("avg_pool2d padded ceil without pad", 1,
                F::avg_pool2d(x[0], F::AvgPool2dFuncOptions({3, 2}).stride({2, 3}).padding({1, 1}).ceil_mode(true).count_include_pad(false)),
                at::avg_pool2d(x[0], {3, 2}, {2, 3}, {1, 1}, true, false))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 6, 7}}, {{3, 5, 5}}, {{1, 2, 10, 3}}, {{1, 1, 2, 2}}})
           .grad2(),
-      POOL_ROW("avg_pool2d padded with pad", 1,
+      EMBER_NN_OP_PAIR("avg_pool2d padded with pad", 1,
                F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true)),
                at::avg_pool2d(x[0], {3, 3}, {2, 2}, {1, 1}, true, true))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .grad(),
-      POOL_ROW("avg_pool2d divisor", 1, F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2).stride(1).divisor_override(3)),
+      EMBER_NN_OP_PAIR("avg_pool2d divisor", 1, F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2).stride(1).divisor_override(3)),
                at::avg_pool2d(x[0], {2, 2}, {1, 1}, {0, 0}, false, true, 3))
           .with_dtypes(kFloating)
           .with_cases(kCases2d)
           .grad2(),
-      POOL_ROW("avg_pool1d", 1, F::avg_pool1d(x[0], F::AvgPool1dFuncOptions(3).stride(2).padding(1).count_include_pad(false)),
+      EMBER_NN_OP_PAIR("avg_pool1d", 1, F::avg_pool1d(x[0], F::AvgPool1dFuncOptions(3).stride(2).padding(1).count_include_pad(false)),
                at::avg_pool1d(x[0], {3}, {2}, {1}, false, false))
           .with_dtypes(kFloating)
           .with_cases(kCases1d)
           .grad2(),
-      POOL_ROW("adaptive_avg_pool2d", 1, F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions({3, 2})),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool2d", 1, F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions({3, 2})),
                at::adaptive_avg_pool2d(x[0], {3, 2}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 7, 5}}, {{3, 4, 4}}, {{1, 1, 2, 9}}, {{0, 2, 4, 4}}, {{2, 3, 0, 4}}})
           .grad2(),
       // LibTorch's backward refuses empty channels, which its forward takes.
-      POOL_ROW("adaptive_avg_pool2d empty channels", 1,
+      EMBER_NN_OP_PAIR("adaptive_avg_pool2d empty channels", 1,
                F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions({3, 2})), at::adaptive_avg_pool2d(x[0], {3, 2}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 0, 4, 4}}, {{0, 5, 4}}}),
-      POOL_ROW("adaptive_avg_pool2d keeps a dim", 1,
+      EMBER_NN_OP_PAIR("adaptive_avg_pool2d keeps a dim", 1,
                F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions({std::nullopt, 4})),
                at::adaptive_avg_pool2d(x[0], {x[0].size(-2), 4}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 7, 5}}, {{3, 4, 9}}})
           .grad(),
-      POOL_ROW("adaptive_avg_pool2d to one", 1, F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions(1)),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool2d to one", 1, F::adaptive_avg_pool2d(x[0], F::AdaptiveAvgPool2dFuncOptions(1)),
                at::adaptive_avg_pool2d(x[0], {1, 1}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 7, 5}}, {{3, 4, 4}}})
           .grad(),
-      POOL_ROW("adaptive_avg_pool1d", 1, F::adaptive_avg_pool1d(x[0], F::AdaptiveAvgPool1dFuncOptions(4)),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool1d", 1, F::adaptive_avg_pool1d(x[0], F::AdaptiveAvgPool1dFuncOptions(4)),
                at::adaptive_avg_pool1d(x[0], {4}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 9}}, {{3, 3}}, {{1, 1, 17}}, {{0, 2, 6}}})
           .grad2(),
-      POOL_ROW("adaptive_max_pool2d", 1, F::adaptive_max_pool2d(x[0], F::AdaptiveMaxPool2dFuncOptions({3, 2})),
+      EMBER_NN_OP_PAIR("adaptive_max_pool2d", 1, F::adaptive_max_pool2d(x[0], F::AdaptiveMaxPool2dFuncOptions({3, 2})),
                std::get<0>(at::adaptive_max_pool2d(x[0], {3, 2})))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 7, 5}}, {{3, 4, 4}}, {{1, 1, 2, 9}}, {{0, 2, 4, 4}}, {{2, 0, 4, 4}}})
           .grad2(),
-      POOL_ROW("adaptive_max_pool2d indices", 1,
+      EMBER_NN_OP_PAIR("adaptive_max_pool2d indices", 1,
                indices_of(F::adaptive_max_pool2d_with_indices(x[0], F::AdaptiveMaxPool2dFuncOptions({4, std::nullopt}))),
                indices_of(at::adaptive_max_pool2d(x[0], {4, x[0].size(-1)})))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 7, 5}}, {{3, 4, 4}}, {{1, 1, 2, 9}}})
           .with_inputs(tied_values),
-      POOL_ROW("adaptive_max_pool1d", 1, F::adaptive_max_pool1d(x[0], F::AdaptiveMaxPool1dFuncOptions(4)),
+      EMBER_NN_OP_PAIR("adaptive_max_pool1d", 1, F::adaptive_max_pool1d(x[0], F::AdaptiveMaxPool1dFuncOptions(4)),
                std::get<0>(at::adaptive_max_pool1d(x[0], {4})))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 9}}, {{3, 3}}, {{1, 1, 17}}, {{0, 2, 6}}})
           .grad2(),
-      POOL_ROW("max_unpool2d", 2, F::max_unpool2d(x[0], x[1], F::MaxUnpool2dFuncOptions(2)),
+      EMBER_NN_OP_PAIR("max_unpool2d", 2, F::max_unpool2d(x[0], x[1], F::MaxUnpool2dFuncOptions(2)),
                at::max_unpool2d(x[0], x[1], {x[0].size(-2) * 2, x[0].size(-1) * 2}))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 6, 8}}, {{3, 4, 4}}, {{1, 1, 2, 6}}})
@@ -154,7 +141,7 @@ EMBER_OP_ROWS(pool_rows) {
           .constant_inputs({1})
           .without_broadcast_layout()
           .grad(),
-      POOL_ROW("max_unpool1d", 2, F::max_unpool1d(x[0], x[1], F::MaxUnpool1dFuncOptions(2)),
+      EMBER_NN_OP_PAIR("max_unpool1d", 2, F::max_unpool1d(x[0], x[1], F::MaxUnpool1dFuncOptions(2)),
                at::max_unpool2d(x[0].unsqueeze(-2), x[1].unsqueeze(-2), {1, x[0].size(-1) * 2}).squeeze(-2))
           .with_dtypes(kFloating)
           .with_cases({{{2, 3, 8}}, {{3, 6}}})
@@ -162,7 +149,7 @@ EMBER_OP_ROWS(pool_rows) {
           .constant_inputs({1})
           .without_broadcast_layout()
           .grad(),
-      POOL_ROW("lp_pool2d", 1, F::lp_pool2d(x[0], F::LPPool2dFuncOptions(2, 2).stride(1)),
+      EMBER_NN_OP_PAIR("lp_pool2d", 1, F::lp_pool2d(x[0], F::LPPool2dFuncOptions(2, 2).stride(1)),
                (at::avg_pool2d(x[0].pow(2), {2, 2}, {1, 1}).sign() * at::avg_pool2d(x[0].pow(2), {2, 2}, {1, 1}).abs().relu())
                    .mul(4)
                    .pow(0.5))
@@ -170,7 +157,7 @@ EMBER_OP_ROWS(pool_rows) {
           .with_cases({{{2, 3, 6, 7}}, {{3, 5, 5}}})
           .in_range(0.5, 2)
           .grad(),
-      POOL_ROW("lp_pool1d", 1, F::lp_pool1d(x[0], F::LPPool1dFuncOptions(3, 2)),
+      EMBER_NN_OP_PAIR("lp_pool1d", 1, F::lp_pool1d(x[0], F::LPPool1dFuncOptions(3, 2)),
                (at::avg_pool1d(x[0].pow(3), {2}).sign() * at::avg_pool1d(x[0].pow(3), {2}).abs().relu()).mul(2).pow(1.0 / 3))
           .with_dtypes({DType::Float32, DType::Float64})
           .with_cases({{{2, 3, 9}}, {{3, 8}}})

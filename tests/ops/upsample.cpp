@@ -5,24 +5,15 @@
 
 #include "nn/functional/pixelshuffle.h"
 #include "nn/functional/upsampling.h"
-#include "tests/op_registry.h"
+#include "tests/ops/nn_row.h"
 
 namespace ember::test {
 namespace {
 
 namespace F = ember::nn::functional;
 
-template <class V>
-constexpr bool kIsEmber = std::is_same_v<std::decay_t<V>, std::vector<Tensor>>;
-
-#define UPSAMPLE_ROW(name, ember_call, torch_call) \
-  op(name, 1, [](const auto& x) {                  \
-    if constexpr (kIsEmber<decltype(x)>) {         \
-      return ember_call;                           \
-    } else {                                       \
-      return torch_call;                           \
-    }                                              \
-  })
+// A one-input row: `ember_call` and `torch_call` use x, the inputs.
+#define UPSAMPLE_ROW(name, ember_call, torch_call) EMBER_NN_OP_PAIR(name, 1, ember_call, torch_call)
 
 const std::vector<Shapes> kCases2d = {{{2, 3, 5, 4}}, {{1, 1, 3, 7}}, {{0, 2, 4, 4}}, {{2, 2, 1, 1}}, {{2, 0, 3, 3}}};
 const std::vector<Shapes> kCases1d = {{{2, 3, 5}}, {{1, 1, 9}}, {{0, 2, 4}}, {{2, 2, 1}}};

@@ -12,6 +12,7 @@
 #include "nn/functional/pixelshuffle.h"
 #include "nn/functional/upsampling.h"
 #include "tests/autograd_oracle.h"
+#include "tests/same_error.h"
 
 namespace ember::test {
 namespace {
@@ -20,34 +21,6 @@ class NnUpsamplingTest : public GradTest {
  protected:
   Tensor on_device(const at::Tensor& t) { return from_torch(t, device); }
 };
-
-void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call,
-                       const std::string& what) {
-  const std::string expected = torch_error(torch_call);
-  try {
-    ember_call();
-    ADD_FAILURE() << what << ": ember threw nothing; LibTorch: " << expected;
-  } catch (const std::exception& e) {
-    EXPECT_EQ(std::string(e.what()), expected) << what;
-  }
-}
-
-// `call` uses F (the functional namespace), K (the namespace of the mode tags) and `in`.
-#define EXPECT_SAME_ERROR(ember_in, torch_in, call) \
-  expect_same_error(                                \
-      [&] {                                         \
-        namespace F = ::ember::nn::functional;      \
-        namespace K = ::ember;                      \
-        const auto& in = ember_in;                  \
-        (void)(call);                               \
-      },                                            \
-      [&] {                                         \
-        namespace F = ::torch::nn::functional;      \
-        namespace K = ::torch;                      \
-        const auto& in = torch_in;                  \
-        (void)(call);                               \
-      },                                            \
-      #call)
 
 using Sizes = std::vector<int64_t>;
 using Scales = std::vector<double>;

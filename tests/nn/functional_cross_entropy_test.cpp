@@ -16,7 +16,7 @@ namespace {
 namespace F = ember::nn::functional;
 namespace TF = torch::nn::functional;
 
-class LossTest : public GradTest {
+class CrossEntropyTest : public GradTest {
  protected:
   Tensor put(const at::Tensor& t) { return from_torch(t, device); }
 };
@@ -26,7 +26,7 @@ at::Tensor targets(at::IntArrayRef sizes, int64_t classes, uint64_t seed) {
   return at::randint(0, classes, sizes, gen, at::kLong);
 }
 
-TEST_P(LossTest, LargeBatchForwardAndBackward) {
+TEST_P(CrossEntropyTest, LargeBatchForwardAndBackward) {
   const at::Tensor x = random_torch({4096, 1000}, DType::Float32, 1, -5, 5);
   at::Tensor t = targets({4096}, 1000, 2);
   t.index_put_({at::indexing::Slice(0, 100)}, -100);
@@ -44,7 +44,7 @@ TEST_P(LossTest, LargeBatchForwardAndBackward) {
   }
 }
 
-TEST_P(LossTest, EveryTargetIgnored) {
+TEST_P(CrossEntropyTest, EveryTargetIgnored) {
   const at::Tensor x = random_torch({3, 4}, DType::Float32, 4);
   const Tensor t = put(at::full({3}, -100, at::kLong));
   EXPECT_TRUE(std::isnan(F::cross_entropy(put(x), t).item<float>()));
@@ -56,7 +56,7 @@ TEST_P(LossTest, EveryTargetIgnored) {
                    TF::cross_entropy(x, some, TF::CrossEntropyFuncOptions().ignore_index(7)));
 }
 
-TEST_P(LossTest, NodeNamesAsPyTorch) {
+TEST_P(CrossEntropyTest, NodeNamesAsPyTorch) {
   struct Case {
     std::vector<int64_t> input;
     std::vector<int64_t> target;
@@ -85,7 +85,7 @@ TEST_P(LossTest, NodeNamesAsPyTorch) {
   }
 }
 
-TEST_P(LossTest, GradcheckFloat64) {
+TEST_P(CrossEntropyTest, GradcheckFloat64) {
   if (!device->supports(DType::Float64)) GTEST_SKIP() << "the device lacks float64";
   const Tensor x = put(random_torch({3, 4, 2}, DType::Float64, 7)).requires_grad_(true);
   at::Tensor t = targets({3, 2}, 4, 8);
@@ -108,7 +108,7 @@ TEST_P(LossTest, GradcheckFloat64) {
   EXPECT_TRUE(autograd::gradcheck(nll, {x}));
 }
 
-TEST_P(LossTest, DispatchesAndWaitsPerStep) {
+TEST_P(CrossEntropyTest, DispatchesAndWaitsPerStep) {
   // Forward: the status words cleared, one kernel, and the copy that reads the status back (the one host
   // wait); backward: one kernel.
   const Tensor x = put(random_torch({64, 10}, DType::Float32, 23)).requires_grad_(true);
@@ -124,7 +124,7 @@ TEST_P(LossTest, DispatchesAndWaitsPerStep) {
   EXPECT_EQ(stream->stats().dispatches - forward.dispatches, 1u);
 }
 
-TEST_P(LossTest, BadInputMessages) {
+TEST_P(CrossEntropyTest, BadInputMessages) {
   const at::Tensor x = random_torch({4, 3}, DType::Float32, 10);
   const Tensor xe = put(x);
   struct Bad {
@@ -168,7 +168,7 @@ TEST_P(LossTest, BadInputMessages) {
   EXPECT_THROW(F::nll_loss(xe, put(at::tensor({int64_t{3}, int64_t{0}, int64_t{0}, int64_t{0}}))), IndexError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LossTest, testing::Values("vulkan", "cuda"), backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Backends, CrossEntropyTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 }  // namespace
 }  // namespace ember::test

@@ -10,6 +10,7 @@
 #include "nn/functional/distance.h"
 #include "nn/functional/normalize.h"
 #include "tests/autograd_oracle.h"
+#include "tests/same_error.h"
 
 namespace ember::test {
 namespace {
@@ -18,17 +19,6 @@ class NnDistanceTest : public GradTest {
  protected:
   Tensor on_device(const at::Tensor& t) { return from_torch(t, device); }
 };
-
-void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call,
-                       const std::string& what) {
-  const std::string expected = torch_error(torch_call);
-  try {
-    ember_call();
-    ADD_FAILURE() << what << ": ember threw nothing; LibTorch: " << expected;
-  } catch (const std::exception& e) {
-    EXPECT_EQ(std::string(e.what()), expected) << what;
-  }
-}
 
 TEST_P(NnDistanceTest, BadInputsGetLibTorchsMessages) {
   namespace F = ember::nn::functional;

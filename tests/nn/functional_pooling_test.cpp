@@ -12,6 +12,7 @@
 #include "autograd/gradcheck.h"
 #include "nn/functional/pooling.h"
 #include "tests/autograd_oracle.h"
+#include "tests/same_error.h"
 
 namespace ember::test {
 namespace {
@@ -24,34 +25,6 @@ class NnPoolingTest : public GradTest {
     return x;
   }
 };
-
-// ember's message from `ember_call` is LibTorch's from `torch_call`.
-void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call,
-                       const std::string& what) {
-  const std::string expected = torch_error(torch_call);
-  try {
-    ember_call();
-    ADD_FAILURE() << what << ": ember threw nothing; LibTorch: " << expected;
-  } catch (const std::exception& e) {
-    EXPECT_EQ(std::string(e.what()), expected) << what;
-  }
-}
-
-// One call spelled once for both libraries: `call` uses F (the functional namespace) and `in` (the
-// input, an ember or a LibTorch tensor).
-#define EXPECT_SAME_ERROR(ember_in, torch_in, call)                                 \
-  expect_same_error(                                                                \
-      [&] {                                                                         \
-        namespace F = ::ember::nn::functional;                                      \
-        const auto& in = ember_in;                                                  \
-        (void)(call);                                                               \
-      },                                                                            \
-      [&] {                                                                         \
-        namespace F = ::torch::nn::functional;                                      \
-        const auto& in = torch_in;                                                  \
-        (void)(call);                                                               \
-      },                                                                            \
-      #call)
 
 TEST_P(NnPoolingTest, BadInputsGetLibTorchsMessages) {
   at::Generator gen = at::detail::createCPUGenerator(3);
