@@ -165,7 +165,10 @@ void main() {
     barrier();
   }
   if (t == 0u && in_weight) {
-    out_data_store(p.offsets[OP_OUT] + gl_WorkGroupID.z * (p.out_channels * kernel) + entry, sums[0]);
+    compute_t total = sums[0];
+    // Never set by the host here; it keeps the bias binding in the module, as every conv shader has it.
+    if ((p.flags & CONV_HAS_BIAS) != 0u) total += bias_data_load(p.offsets[OP_BIAS] + entry);
+    out_data_store(p.offsets[OP_OUT] + gl_WorkGroupID.z * (p.out_channels * kernel) + entry, total);
   }
 }
 
