@@ -33,7 +33,7 @@ const Pipeline& pipeline_of(VulkanDevice& device, Direction direction, const Ope
   std::vector<uint32_t> specialization(4, static_cast<uint32_t>(dtype));
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   if (operands.bias) specialization[kBias] = static_cast<uint32_t>(operands.bias->dtype);
-  specialization.push_back(kPositions);
+  if (direction != Direction::WeightGrad) specialization.push_back(kPositions);  // the weight gradient has none
   return device.pipelines().get(
       "conv_depthwise_" + std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute)),
       specialization);
