@@ -18,6 +18,8 @@
 #include "conv_common.glsl"
 
 layout(constant_id = 4) const uint POSITIONS = 4;
+// Inputs of one row that the forward keeps in registers: POSITIONS at stride 2 with 5 taps fit.
+const uint WINDOW = 2u * POSITIONS + 8u;
 
 uint invocation_id() {
   return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WORKGROUP_SIZE + gl_LocalInvocationIndex;
@@ -69,6 +71,22 @@ void main() {
       const int iy = row_pos.y * S.y - P.y + int(ky) * D.y;
       if (uint(iy) >= there.y) continue;
       const uint line = read_base + (uint(iz) * there.y + uint(iy)) * there.z;
+      // The positions' taps along x read `span` consecutive inputs: load each once (llvmpipe pays per
+      // load, and at stride 1 the taps of adjacent positions overlap), where they fit the registers.
+      const int first_x = int(x0) * S.z - P.z;
+      const uint span = (POSITIONS - 1u) * uint(S.z) + (KS.z - 1u) * uint(D.z) + 1u;
+      if (span <= WINDOW) {
+        compute_t window[WINDOW];
+        for (uint e = 0; e < span; ++e) {
+          const int ix = first_x + int(e);
+          window[e] = uint(ix) < there.z ? b_data_load(line + uint(ix)) : compute_t(0);
+        }
+        for (uint kx = 0; kx < KS.z; ++kx) {
+          const compute_t w = a_data_load(w_base + (kz * KS.y + ky) * KS.z + kx);
+          for (uint q = 0; q < POSITIONS; ++q) acc[q] = fma(w, window[q * uint(S.z) + kx * uint(D.z)], acc[q]);
+        }
+        continue;
+      }
       for (uint kx = 0; kx < KS.z; ++kx) {
         const compute_t w = a_data_load(w_base + (kz * KS.y + ky) * KS.z + kx);
         const int ix0 = int(x0) * S.z - P.z + int(kx) * D.z;
