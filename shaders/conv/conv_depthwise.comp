@@ -18,7 +18,8 @@
 #include "conv_common.glsl"
 
 layout(constant_id = 4) const uint POSITIONS = 4;
-// Inputs of one row that the forward keeps in registers: POSITIONS at stride 2 with 5 taps fit.
+// Values of one row kept in registers (the forward's inputs, the input gradient's grad_output at stride
+// 1): POSITIONS at stride 2 with 5 taps fit.
 const uint WINDOW = 2u * POSITIONS + 8u;
 
 uint invocation_id() {
@@ -109,6 +110,22 @@ void main() {
         const int ty = row_pos.y + P.y - int(ky) * D.y;
         if (ty < 0 || ty % S.y != 0 || uint(ty / S.y) >= there.y) continue;
         const uint line = read_base + (uint(tz / S.x) * there.y + uint(ty / S.y)) * there.z;
+        // Stride 1 along x: the positions' taps read `span` consecutive outputs, loaded once each.
+        const int first_x = int(x0) + P.z - int(KS.z - 1u) * D.z;
+        const uint span = POSITIONS + (KS.z - 1u) * uint(D.z);
+        if (S.z == 1 && span <= WINDOW) {
+          compute_t window[WINDOW];
+          for (uint e = 0; e < span; ++e) {
+            const int ox = first_x + int(e);
+            window[e] = uint(ox) < there.z ? b_data_load(line + uint(ox)) : compute_t(0);
+          }
+          for (uint kx = 0; kx < KS.z; ++kx) {
+            const compute_t w = a_data_load(w_base + (kz * KS.y + ky) * KS.z + kx);
+            const uint shift = (KS.z - 1u - kx) * uint(D.z);
+            for (uint q = 0; q < POSITIONS; ++q) acc[q] = fma(w, window[q + shift], acc[q]);
+          }
+          continue;
+        }
         for (uint kx = 0; kx < KS.z; ++kx) {
           const compute_t w = a_data_load(w_base + (kz * KS.y + ky) * KS.z + kx);
           const int tx0 = int(x0) + P.z - int(kx) * D.z;
