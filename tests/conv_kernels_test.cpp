@@ -231,6 +231,40 @@ TEST_P(ConvKernelsTest, LongSumsAccumulateOverLaunches) {
   unsetenv("EMBER_CONV_VARIANT");
 }
 
+// Depthwise convolutions (groups == in channels), which Vulkan runs with its direct kernel by default
+// (conv_depthwise.comp): 1 to 3 spatial dims, stride, dilation, padding, free sizes, a channel multiplier,
+// odd sizes, every dtype; against the GEMM kernels' path too, and a weight gradient long enough to split.
+TEST_P(ConvKernelsTest, DepthwiseDirectKernel) {
+  const std::vector<Geometry> depthwise = {
+      // input, weight, output, stride, padding, dilation, groups
+      {{2, 5, 7, 9}, {5, 1, 3, 3}, {2, 5, 7, 9}, {1, 1}, {1, 1}, {1, 1}, 5},
+      {{1, 3, 11, 13}, {3, 1, 3, 3}, {1, 3, 6, 7}, {2, 2}, {1, 1}, {1, 1}, 3},
+      {{3, 4, 10, 9}, {4, 1, 3, 2}, {3, 4, 6, 7}, {1, 1}, {0, 0}, {2, 2}, 4},
+      {{2, 3, 9, 8}, {6, 1, 5, 3}, {2, 6, 5, 4}, {2, 2}, {2, 1}, {1, 1}, 3},    // multiplier 2
+      {{2, 3, 5, 6}, {3, 1, 2, 3}, {2, 3, 5, 6}, {1, 1}, {0, 1}, {1, 1}, 3},    // "same", asymmetric
+      {{1, 2, 11, 9}, {2, 1, 2, 2}, {1, 2, 3, 3}, {3, 3}, {0, 0}, {2, 1}, 2},   // taps skip positions
+      {{1, 2, 9, 8}, {4, 1, 3, 3}, {1, 4, 3, 3}, {3, 3}, {1, 0}, {1, 1}, 2},    // input larger than reached
+      {{3, 4, 13}, {8, 1, 4}, {3, 8, 6}, {2}, {2}, {1}, 4},
+      {{2, 3, 4, 5, 6}, {3, 1, 2, 3, 3}, {2, 3, 3, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}, 3},
+  };
+  for (const char* variant : {"", "depthwise", "register", "tiled"}) {
+    if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
+    else if (*variant) continue;
+    for (const Geometry& g : depthwise) {
+      const std::string what = std::string(variant) + " " + to_string(g.input) + " " + to_string(g.weight);
+      for (DType dtype : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
+        if (device->supports(dtype)) check(g, dtype, true, what);
+      }
+      check(g, DType::Float32, false, what + " no bias");
+    }
+  }
+  // Batch × rows far beyond one workgroup's 256 invocations: the weight gradient splits its sum.
+  const Geometry long_sum{{64, 8, 28, 28}, {8, 1, 3, 3}, {64, 8, 28, 28}, {1, 1}, {1, 1}, {1, 1}, 8};
+  check(long_sum, DType::Float32, false, "long sum");
+  check(long_sum, DType::Float16, false, "long sum");
+  unsetenv("EMBER_CONV_VARIANT");
+}
+
 // Matches LibTorch's own convolution where the sizes are the formula's.
 TEST_P(ConvKernelsTest, MatchesLibTorchConvolution) {
   const at::Tensor x = random_torch({2, 6, 7, 9}, DType::Float32, 7, -1, 1);

@@ -94,4 +94,15 @@ UniformPlan plan_uniform(const Context& context, Direction direction, const Conv
 void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
                     const ConvGeometry& geometry, const Operands& operands, int64_t samples, const UniformPlan& plan);
 
+// Depthwise convolution (conv_depthwise.cpp): groups == in channels, out channels a multiple of them
+// below 8 (from there the GEMM kernels win),
+// with taps and positions that fit one invocation's loops.
+bool depthwise_applies(const ConvShape& s, const ConvGeometry& geometry);
+// The forward or the input gradient, in launches over batch windows.
+void launch_depthwise(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
+                      const ConvGeometry& geometry, const Operands& operands);
+// The weight gradient: partial sums per split of batch and rows, summed by the reduce family.
+void launch_depthwise_weight_grad(VulkanDevice& device, Stream& stream, const ConvShape& s,
+                                  const ConvGeometry& geometry, const ConvWeightGradArgs& args);
+
 }  // namespace ember::vulkan::conv

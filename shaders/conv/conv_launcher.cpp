@@ -1,7 +1,8 @@
 // Convolution on Vulkan: forward, input gradient and weight gradient as implicit GEMMs (conv_common.glsl
-// says how each direction maps to one). Kernels per direction, chosen per device class (conv_variant.h):
-// shared-memory tiles on GPUs, register blocks on CPU drivers, which read A through a uniform buffer where
-// that pays (conv_uniform.cpp) and from a storage buffer otherwise.
+// says how each direction maps to one), except depthwise ones, which run directly (conv_depthwise.cpp).
+// GEMM kernels per direction, chosen per device class (conv_variant.h): shared-memory tiles on GPUs,
+// register blocks on CPU drivers, which read A through a uniform buffer where that pays (conv_uniform.cpp)
+// and from a storage buffer otherwise.
 //
 // Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
 // columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the
@@ -99,6 +100,11 @@ class VulkanConv final : public ConvKernels {
   bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                    const Operands& operands);
   void fill_zero(Stream& stream, const TensorRef& out);
+  // Whether a convolution runs the direct depthwise kernel (conv_depthwise.comp).
+  bool depthwise(const ConvShape& s, const ConvGeometry& geometry) const {
+    conv_variant(device_.info());  // rejects a misspelt EMBER_CONV_VARIANT
+    return conv_depthwise_allowed() && depthwise_applies(s, geometry);
+  }
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
 
   VulkanDevice& device_;
@@ -300,6 +306,7 @@ void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
     return broadcast_bias(stream, args.output, *args.bias);
   }
   const Operands operands{args.output, args.weight, args.input, args.bias};
+  if (depthwise(s, args.geometry)) return launch_depthwise(device_, stream, Direction::Forward, s, args.geometry, operands);
   if (try_uniform(stream, Direction::Forward, s, args.geometry, operands)) return;
   launch(stream, Direction::Forward, s, args.geometry, operands, 1);
 }
@@ -313,6 +320,9 @@ void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
     return broadcast_bias(stream, args.grad_input, *args.bias);
   }
   const Operands operands{args.grad_input, args.weight, args.grad_output, args.bias};
+  if (depthwise(s, args.geometry)) {
+    return launch_depthwise(device_, stream, Direction::InputGrad, s, args.geometry, operands);
+  }
   if (try_uniform(stream, Direction::InputGrad, s, args.geometry, operands)) return;
   launch(stream, Direction::InputGrad, s, args.geometry, operands, 1);
 }
@@ -329,6 +339,7 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
                            ") is larger than a storage-buffer binding of " + device_.info().name + " can reach (" +
                            format_bytes(window) + ")");
   }
+  if (depthwise(s, args.geometry)) return launch_depthwise_weight_grad(device_, stream, s, args.geometry, args);
 
   // The uniform-buffer kernel adds every launch's sums into one float32 (float64) accumulator: the
   // gradient itself, or scratch memory that is cast into it.
@@ -403,9 +414,16 @@ ConvVariant conv_variant(const DeviceInfo& info) {
     if (value == "register") return ConvVariant::Register;
     if (value == "uniform") return ConvVariant::Uniform;
     if (value == "tiled") return ConvVariant::Tiled;
-    throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform or tiled");
+    if (value != "depthwise") {
+      throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform, tiled or depthwise");
+    }
   }
   return matmul_variant(info) == MatmulVariant::Register ? ConvVariant::Automatic : ConvVariant::Tiled;
+}
+
+bool conv_depthwise_allowed() {
+  const char* forced = std::getenv("EMBER_CONV_VARIANT");
+  return forced == nullptr || *forced == '\0' || std::string(forced) == "depthwise";
 }
 
 EMBER_VULKAN_KERNELS(ConvKernels, VulkanConv);

@@ -5,13 +5,18 @@
 // buffer. The device class decides as matmul_variant does (EMBER_MATMUL_VARIANT overrides both);
 // EMBER_CONV_VARIANT=register|uniform|tiled overrides it for convolutions alone (uniform: wherever A fits),
 // which is how tests and benchmarks run every kernel on one device. Read at every call.
+// Depthwise convolutions (groups == in channels) run the direct kernel (conv_depthwise.comp) on every
+// device class unless EMBER_CONV_VARIANT names a GEMM kernel; EMBER_CONV_VARIANT=depthwise asks for the
+// direct kernel and leaves the device class's choice for the other convolutions.
 #include "runtime/device.h"
 
 namespace ember::vulkan {
 
 enum class ConvVariant { Automatic, Register, Uniform, Tiled };
 
-// Throws Error when EMBER_CONV_VARIANT holds anything else than register, uniform or tiled.
+// Throws Error when EMBER_CONV_VARIANT holds anything else than register, uniform, tiled or depthwise.
 ConvVariant conv_variant(const DeviceInfo& info);
+// Whether EMBER_CONV_VARIANT lets depthwise convolutions run the direct kernel (unset, or depthwise).
+bool conv_depthwise_allowed();
 
 }  // namespace ember::vulkan

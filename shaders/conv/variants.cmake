@@ -1,7 +1,8 @@
 # Variants of the convolution kernels (see variants.cmake): per direction, a register-blocked kernel for
 # CPU drivers (reading A from a storage buffer, or from a uniform buffer: conv_uniform, A_UNIFORM in
 # conv_common.glsl) and a shared-memory tiled one for GPUs, each in float32 (also for float16 and
-# bfloat16 operands) and float64 compute. Operand dtypes and tile sizes are specialization constants.
+# bfloat16 operands) and float64 compute; and the direct depthwise kernel (conv_depthwise.comp) for every
+# device class. Operand dtypes and tile sizes are specialization constants.
 foreach(direction forward input_grad weight_grad)
   string(TOUPPER "CONV_${direction}" direction_define)
   foreach(compute f32 f64)
@@ -9,6 +10,7 @@ foreach(direction forward input_grad weight_grad)
     list(APPEND EMBER_SHADER_VARIANTS
       "conv_register_${direction}_${compute}|conv_register.comp|${direction_define}=1,${compute_define}=1"
       "conv_uniform_${direction}_${compute}|conv_register.comp|${direction_define}=1,A_UNIFORM=1,${compute_define}=1"
-      "conv_tiled_${direction}_${compute}|conv_tiled.comp|${direction_define}=1,${compute_define}=1")
+      "conv_tiled_${direction}_${compute}|conv_tiled.comp|${direction_define}=1,${compute_define}=1"
+      "conv_depthwise_${direction}_${compute}|conv_depthwise.comp|${direction_define}=1,${compute_define}=1")
   endforeach()
 endforeach()

@@ -208,6 +208,63 @@ TEST_P(ConvTest, EveryKernelVariant) {
   unsetenv("EMBER_CONV_VARIANT");
 }
 
+// Depthwise convolutions (groups == in channels), which Vulkan runs with a direct kernel: odd sizes,
+// stride 2, dilation 2, padding, a channel multiplier, batch 1 and 0, 1-d and 3-d, transposed; every dtype
+// and non-contiguous inputs, against LibTorch, and with the GEMM path forced for comparison.
+std::vector<ConvCase> depthwise_cases() {
+  return {
+      {"depthwise odd sizes", {2, 7, 13, 11}, {7, 1, 3, 3}, {1}, {1}, {1}, {0}, 7},
+      {"depthwise stride 2", {3, 4, 15, 9}, {4, 1, 3, 3}, {2}, {1}, {1}, {0}, 4},
+      {"depthwise dilation 2 no padding", {2, 3, 12, 10}, {3, 1, 3, 3}, {1}, {0}, {2}, {0}, 3},
+      {"depthwise stride 2 dilation 2 padding 2", {1, 5, 14, 13}, {5, 1, 3, 3}, {2}, {2}, {2}, {0}, 5},
+      {"depthwise 5x5 multiplier 3 no bias", {2, 2, 9, 8}, {6, 1, 5, 5}, {1}, {2}, {1}, {0}, 2, false},
+      {"depthwise batch 1", {1, 6, 7, 7}, {6, 1, 3, 3}, {1}, {1}, {1}, {0}, 6},
+      {"depthwise empty batch", {0, 6, 7, 7}, {6, 1, 3, 3}, {1}, {1}, {1}, {0}, 6},
+      {"depthwise same", {2, 4, 6, 7}, {4, 1, 4, 3}, {1}, {0}, {1}, {0}, 4, true, false, "same"},
+      {"depthwise 1d", {3, 5, 19}, {10, 1, 4}, {2}, {1}, {2}, {0}, 5},
+      {"depthwise 3d", {2, 3, 5, 6, 7}, {3, 1, 3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1}, {0}, 3},
+      {"depthwise transposed stride 2", {2, 4, 5, 6}, {4, 1, 3, 3}, {2}, {1}, {1}, {1}, 4, true, true},
+  };
+}
+
+TEST_P(ConvTest, DepthwiseMatchesLibTorch) {
+  for (const char* variant : {"", "register", "tiled"}) {
+    if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
+    else if (*variant) continue;
+    SCOPED_TRACE(std::string("EMBER_CONV_VARIANT=") + variant);
+    for (const ConvCase& c : depthwise_cases()) {
+      for (DType dtype : kDtypes) {
+        if (device->supports(dtype) && (*variant == '\0' || dtype == DType::Float32)) check(c, dtype);
+      }
+      if (*variant == '\0') {
+        for (size_t layout = 1; layout < 3; ++layout) check(c, DType::Float32, layout);
+      }
+    }
+  }
+  unsetenv("EMBER_CONV_VARIANT");
+}
+
+TEST_P(ConvTest, DepthwiseGradcheckFloat64) {
+  if (!device->supports(DType::Float64)) GTEST_SKIP() << "the device lacks float64";
+  const ConvCase cases[] = {
+      {"depthwise stride 2 dilation 2", {2, 3, 7, 6}, {3, 1, 3, 2}, {2}, {1}, {2}, {0}, 3},
+      {"depthwise multiplier 2", {1, 2, 5, 5}, {4, 1, 3, 3}, {1}, {1}, {1}, {0}, 2},
+      {"depthwise 1d", {2, 3, 8}, {3, 1, 3}, {2}, {1}, {1}, {0}, 3},
+  };
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto make = [&](std::vector<int64_t> sizes, uint64_t seed) {
+      return from_torch(random_torch(sizes, DType::Float64, seed, -1, 1), device).requires_grad_(true);
+    };
+    const autograd::tensor_list inputs = {make(c.input, 1), make(c.weight, 2), make({bias_size(c)}, 3)};
+    const autograd::DifferentiableFn fn = [c](const autograd::tensor_list& x) {
+      return autograd::tensor_list{ember_conv(c, x[0], x[1], x[2])};
+    };
+    EXPECT_TRUE(autograd::gradcheck(fn, inputs));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, inputs));
+  }
+}
+
 // Shapes where one register block or tile does not cover the GEMM: many channels, long rows, a batch
 // that makes the weight gradient split its reduction.
 TEST_P(ConvTest, LargerShapes) {
