@@ -1,9 +1,11 @@
 // Memory bandwidth: the device copy (vkCmdCopyBuffer through Stream::copy) is the roofline; the copy and
-// add kernels are reported as a fraction of it, measured at the same size in the same run.
+// add kernels are reported as a fraction of it, measured at the same size in the same run, and beside the
+// plain reference shaders of bench/reference_shaders.h (vs_reference).
 #include <benchmark/benchmark.h>
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "bench/reference_shaders.h"
 
 namespace ember_bench {
 namespace {
@@ -46,6 +48,7 @@ void BM_CopyKernel(benchmark::State& state) {
     device.kernels().get<ember::MemoryKernels>().copy(*stream, {out_view, in_view});
   });
   state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, bytes);
+  if (has_reference_shaders()) state.counters["vs_reference"] = rate / reference_bytes_per_second(Reference::Copy, bytes);
 }
 
 void BM_AddKernel(benchmark::State& state) {
@@ -63,6 +66,7 @@ void BM_AddKernel(benchmark::State& state) {
     device.kernels().get<ember::ElementwiseKernels>().binary(*stream, {.op = ember::BinaryOp::Add, .out = out_view, .a = a_view, .b = b_view, .compute = ember::DType::Float32});
   });
   state.counters["fraction_of_copy"] = rate / device_copy_bytes_per_second(device, bytes);
+  if (has_reference_shaders()) state.counters["vs_reference"] = rate / reference_bytes_per_second(Reference::Add, bytes);
 }
 
 void bandwidth_sizes(benchmark::internal::Benchmark* b) {

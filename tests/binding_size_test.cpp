@@ -123,6 +123,18 @@ TEST_P(BindingSizeTest, JoiningAndCopies) {
   EXPECT_TENSOR_EQ(x_.t().contiguous().narrow(1, rows_ - 3, 3), values_.t().narrow(1, rows_ - 3, 3));
 }
 
+// The contiguous elementwise layouts and the copy split into windows: aligned blocks, a view one element
+// in (no block starts aligned), mixed widths, and a copy through the buffer-copy path.
+TEST_P(BindingSizeTest, ElementwiseAndCopies) {
+  EXPECT_TENSOR_EQ(x_.mul(x_).add(x_, -2), values_.mul(values_).add(values_, -2));
+  const Tensor shifted = x_.flatten().narrow(0, 1, x_.numel() - 1);
+  const at::Tensor shifted_values = values_.flatten().narrow(0, 1, values_.numel() - 1);
+  EXPECT_TENSOR_EQ(shifted.sub(0.5).relu(), shifted_values.sub(0.5).relu());
+  EXPECT_TENSOR_EQ(x_.to(kFloat64).narrow(0, rows_ - 2, 2), values_.narrow(0, rows_ - 2, 2).to(at::kDouble));
+  EXPECT_TENSOR_EQ(ember::where(x_.gt(0.5), x_, 0.0), at::where(values_.gt(0.5), values_, 0.0));
+  EXPECT_TENSOR_EQ(shifted.clone(), shifted_values);
+}
+
 TEST_P(BindingSizeTest, SortAlongEitherDim) {
   // Along dim 1 each row sorts in one workgroup; the launch splits over rows, both where it reads (the
   // first 300 columns span the whole input) and where it writes (the indices take more than a binding).

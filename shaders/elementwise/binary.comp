@@ -8,27 +8,51 @@ layout(constant_id = 2) const int DT_A = 0;
 layout(constant_id = 3) const int DT_B = 0;
 layout(constant_id = 4) const bool A_IS_SCALAR = false;
 layout(constant_id = 5) const bool B_IS_SCALAR = false;
+// How the operands are laid out (contiguous.glsl): strided, contiguous elements or contiguous blocks.
+layout(constant_id = 6) const int LAYOUT = 0;
 
 #define NUM_OPERANDS 3
 #define MAX_DIMS 5
 #define EXTRA_PARAMS uint scalars[4];
 #include "strided.glsl"
+#include "contiguous.glsl"
 
 DECLARE_OPERAND(0, out_data, writeonly)
 DECLARE_OPERAND(1, a_data, readonly)
 DECLARE_OPERAND(2, b_data, readonly)
+DECLARE_BLOCK_VIEWS(0, out_data, writeonly)
+DECLARE_BLOCK_VIEWS(1, a_data, readonly)
+DECLARE_BLOCK_VIEWS(2, b_data, readonly)
 DEFINE_LOAD(a_data, DT_A)
 DEFINE_LOAD(b_data, DT_B)
 DEFINE_STORE(out_data, DT_OUT)
+DEFINE_LOAD4(a_data, DT_A)
+DEFINE_LOAD4(b_data, DT_B)
+DEFINE_STORE4(out_data, DT_OUT)
 
 void main() {
   const compute_t param = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
-  FOR_EACH_ELEMENT(i) {
+  const uint item = launch_item();
+  if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[3];
-    operand_offsets(i, offsets);
-    const compute_t a = A_IS_SCALAR ? scalar : a_data_load(offsets[1]);
-    const compute_t b = B_IS_SCALAR ? scalar : b_data_load(offsets[2]);
-    out_data_store(offsets[0], binary_op(OP, a, b, param));
+    compute4_t a, b;
+    if (LAYOUT == LAYOUT_BLOCKS) {
+      a = A_IS_SCALAR ? compute4_t(scalar) : a_data_load4(item);
+      b = B_IS_SCALAR ? compute4_t(scalar) : b_data_load4(item);
+    } else {
+      element_offsets(LAYOUT, item, offsets);
+      a.x = A_IS_SCALAR ? scalar : a_data_load(offsets[1]);
+      b.x = B_IS_SCALAR ? scalar : b_data_load(offsets[2]);
+    }
+    // The shader's one call of the op: each copy of its switch costs lavapipe's compiler about 0.2 s per
+    // pipeline, even where the layout leaves it out.
+    compute4_t r;
+    for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) r[k] = binary_op(OP, a[k], b[k], param);
+    if (LAYOUT == LAYOUT_BLOCKS) {
+      out_data_store4(item, r);
+    } else {
+      out_data_store(offsets[0], r.x);
+    }
   }
 }

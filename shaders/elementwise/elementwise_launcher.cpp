@@ -1,12 +1,15 @@
 // Launchers of the elementwise shaders (unary.comp, binary.comp, ternary.comp, sequence.comp). One
-// module per compute class; the op, the operand dtypes and which operands are scalars are
-// specialization constants, so each combination gets its own folded pipeline on first use.
+// module per compute class; the op, the operand dtypes, which operands are scalars and the layout
+// (contiguous.glsl) are specialization constants, so each combination gets its own folded pipeline on
+// first use.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "runtime/allocator.h"
 #include "runtime/error.h"
 #include "runtime/kernels/elementwise.h"
+#include "shaders/common/contiguous_launch.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/vulkan_family.h"
 
@@ -74,6 +77,40 @@ void launch_strided(VulkanDevice& device, Stream& stream, const Pipeline& pipeli
                   });
 }
 
+// Runs an elementwise shader over out and its inputs: launches whose operands are all contiguous take
+// the layouts of contiguous.glsl, the others the strided one, piece by piece. `pipeline` gives the
+// shader's pipeline for a layout; `extra` fills the op's own push constants.
+template <class Params, class Extra>
+void launch_elementwise(VulkanDevice& device, Stream& stream,
+                        const std::function<const Pipeline&(Layout)>& pipeline,
+                        std::initializer_list<const TensorRef*> operands, const Extra& extra) {
+  VulkanStream& vs = vulkan_stream(stream);
+  const Context& context = device.context();
+  constexpr int N = Params::kOperands;
+  const ContiguousLimits limits = contiguous_limits(context);
+  const LaunchShape shape = plan_launch(operands);
+  const auto dispatch = [&](Layout layout, const LaunchShape& piece, Groups groups) {
+    Params params{};
+    Binding bindings[N];
+    bool writes[N] = {};
+    writes[0] = true;
+    if (layout == Layout::Strided) {
+      fill_params(context, piece, params, bindings, writes);
+    } else {
+      fill_contiguous_params(limits, piece, params, bindings, writes);
+    }
+    extra(params, piece);
+    vs.dispatch(pipeline(layout), bindings, &params, sizeof params, groups.x, groups.y);
+  };
+  if (is_contiguous(shape)) {
+    for_each_contiguous_dispatch(limits, shape, dispatch);
+    return;
+  }
+  for_each_window(shape, Params::kDims, max_window_bytes(context), [&](const LaunchShape& piece) {
+    dispatch(Layout::Strided, piece, groups_for_items(limits, piece.numel()));
+  });
+}
+
 void require_operands(const VulkanDevice& device, std::string_view op, DType compute,
                       std::initializer_list<const TensorRef*> operands) {
   require_dtype(device, compute, op);
@@ -99,11 +136,13 @@ void VulkanElementwise::unary(Stream& stream, const UnaryArgs& args) {
   const DType compute = args.compute;
   require_operands(device_, unary_op_name(op), compute, {&out, &in});
   require_domain(op_domain(op), compute, "unary", unary_op_name(op));
-  const Pipeline& pipeline =
-      device_.pipelines().get("unary_" + std::string(compute_suffix(compute)),
-                              {static_cast<uint32_t>(op), code(out.dtype), code(in.dtype)});
+  const std::string shader = "unary_" + std::string(compute_suffix(compute));
+  const auto pipeline = [&](Layout layout) -> const Pipeline& {
+    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(in.dtype),
+                                            static_cast<uint32_t>(layout)});
+  };
   const std::array<Scalar, 3> parameters = args.parameters();
-  launch_strided<UnaryParams>(device_, stream, pipeline, {&out, &in},
+  launch_elementwise<UnaryParams>(device_, stream, pipeline, {&out, &in},
                               [&](UnaryParams& params, const LaunchShape&) {
                                 for (int k = 0; k < 3; ++k) put_scalar(params.extra.scalars + 2 * k, parameters[k], compute);
                               });
@@ -121,12 +160,14 @@ void VulkanElementwise::binary(Stream& stream, const BinaryArgs& args) {
   const TensorRef& b_ref = b.is_scalar() ? out : b.tensor;
   require_operands(device_, binary_op_name(op), compute, {&out, &a_ref, &b_ref});
   require_domain(op_domain(op), compute, "binary", binary_op_name(op));
-  const Pipeline& pipeline = device_.pipelines().get(
-      "binary_" + std::string(compute_suffix(compute)),
-      {static_cast<uint32_t>(op), code(out.dtype), code(a_ref.dtype), code(b_ref.dtype),
-       a.is_scalar() ? 1u : 0u, b.is_scalar() ? 1u : 0u});
+  const std::string shader = "binary_" + std::string(compute_suffix(compute));
+  const auto pipeline = [&](Layout layout) -> const Pipeline& {
+    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(a_ref.dtype),
+                                            code(b_ref.dtype), a.is_scalar() ? 1u : 0u, b.is_scalar() ? 1u : 0u,
+                                            static_cast<uint32_t>(layout)});
+  };
   const Scalar scalar = a.is_scalar() ? *a.scalar : (b.is_scalar() ? *b.scalar : Scalar(0));
-  launch_strided<BinaryParams>(device_, stream, pipeline, {&out, &a_ref, &b_ref},
+  launch_elementwise<BinaryParams>(device_, stream, pipeline, {&out, &a_ref, &b_ref},
                                [&](BinaryParams& params, const LaunchShape&) {
                                  put_scalar(params.extra.scalars + 0, args.parameter(), compute);
                                  put_scalar(params.extra.scalars + 2, scalar, compute);
@@ -144,11 +185,13 @@ void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
   const TensorRef& c_ref = c.is_scalar() ? out : c.tensor;
   require_operands(device_, ternary_op_name(op), compute, {&out, &a, &b_ref, &c_ref});
   require_domain(op_domain(op), compute, "ternary", ternary_op_name(op));
-  const Pipeline& pipeline = device_.pipelines().get(
-      "ternary_" + std::string(compute_suffix(compute)),
-      {static_cast<uint32_t>(op), code(out.dtype), code(a.dtype), code(b_ref.dtype), code(c_ref.dtype),
-       b.is_scalar() ? 1u : 0u, c.is_scalar() ? 1u : 0u});
-  launch_strided<TernaryParams>(device_, stream, pipeline, {&out, &a, &b_ref, &c_ref},
+  const std::string shader = "ternary_" + std::string(compute_suffix(compute));
+  const auto pipeline = [&](Layout layout) -> const Pipeline& {
+    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(a.dtype),
+                                            code(b_ref.dtype), code(c_ref.dtype), b.is_scalar() ? 1u : 0u,
+                                            c.is_scalar() ? 1u : 0u, static_cast<uint32_t>(layout)});
+  };
+  launch_elementwise<TernaryParams>(device_, stream, pipeline, {&out, &a, &b_ref, &c_ref},
                                 [&](TernaryParams& params, const LaunchShape&) {
                                   put_scalar(params.extra.scalars + 0, args.value, compute);
                                   put_scalar(params.extra.scalars + 2, b.is_scalar() ? *b.scalar : 0,

@@ -9,30 +9,58 @@ layout(constant_id = 3) const int DT_B = 0;
 layout(constant_id = 4) const int DT_C = 0;
 layout(constant_id = 5) const bool B_IS_SCALAR = false;
 layout(constant_id = 6) const bool C_IS_SCALAR = false;
+// How the operands are laid out (contiguous.glsl): strided, contiguous elements or contiguous blocks.
+layout(constant_id = 7) const int LAYOUT = 0;
 
 #define NUM_OPERANDS 4
 #define MAX_DIMS 4
 #define EXTRA_PARAMS uint scalars[6];
 #include "strided.glsl"
+#include "contiguous.glsl"
 
 DECLARE_OPERAND(0, out_data, writeonly)
 DECLARE_OPERAND(1, a_data, readonly)
 DECLARE_OPERAND(2, b_data, readonly)
 DECLARE_OPERAND(3, c_data, readonly)
+DECLARE_BLOCK_VIEWS(0, out_data, writeonly)
+DECLARE_BLOCK_VIEWS(1, a_data, readonly)
+DECLARE_BLOCK_VIEWS(2, b_data, readonly)
+DECLARE_BLOCK_VIEWS(3, c_data, readonly)
 DEFINE_LOAD(a_data, DT_A)
 DEFINE_LOAD(b_data, DT_B)
 DEFINE_LOAD(c_data, DT_C)
 DEFINE_STORE(out_data, DT_OUT)
+DEFINE_LOAD4(a_data, DT_A)
+DEFINE_LOAD4(b_data, DT_B)
+DEFINE_LOAD4(c_data, DT_C)
+DEFINE_STORE4(out_data, DT_OUT)
 
 void main() {
   const compute_t value = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t b_scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t c_scalar = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
-  FOR_EACH_ELEMENT(i) {
+  const uint item = launch_item();
+  if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[4];
-    operand_offsets(i, offsets);
-    const compute_t b = B_IS_SCALAR ? b_scalar : b_data_load(offsets[2]);
-    const compute_t c = C_IS_SCALAR ? c_scalar : c_data_load(offsets[3]);
-    out_data_store(offsets[0], ternary_op(OP, a_data_load(offsets[1]), b, c, value));
+    compute4_t a, b, c;
+    if (LAYOUT == LAYOUT_BLOCKS) {
+      a = a_data_load4(item);
+      b = B_IS_SCALAR ? compute4_t(b_scalar) : b_data_load4(item);
+      c = C_IS_SCALAR ? compute4_t(c_scalar) : c_data_load4(item);
+    } else {
+      element_offsets(LAYOUT, item, offsets);
+      a.x = a_data_load(offsets[1]);
+      b.x = B_IS_SCALAR ? b_scalar : b_data_load(offsets[2]);
+      c.x = C_IS_SCALAR ? c_scalar : c_data_load(offsets[3]);
+    }
+    // The shader's one call of the op: each copy of its switch costs lavapipe's compiler time per
+    // pipeline, even where the layout leaves it out.
+    compute4_t r;
+    for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) r[k] = ternary_op(OP, a[k], b[k], c[k], value);
+    if (LAYOUT == LAYOUT_BLOCKS) {
+      out_data_store4(item, r);
+    } else {
+      out_data_store(offsets[0], r.x);
+    }
   }
 }
