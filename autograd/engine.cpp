@@ -135,8 +135,11 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
   grads = node->run_pre_hooks(std::move(grads));
   tensor_list outputs(node->num_outputs());
   const bool any_grad = std::any_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+  // Post hooks see the gradients the node was given, so only then does the engine keep a copy: a
+  // gradient nobody else holds can become a leaf's .grad without a clone (AccumulateGrad).
+  const bool keep_grads = node->has_post_hooks();
   if (any_grad || node->num_inputs() == 0) {
-    tensor_list inputs = grads;
+    tensor_list inputs = keep_grads ? grads : std::move(grads);
     for (size_t slot = 0; slot < inputs.size(); ++slot) {
       if (inputs[slot].defined() || !node->materialize_grads()) continue;
       const InputMetadata& meta = node->input_metadata(slot);

@@ -105,6 +105,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // Run by the engine around apply().
   tensor_list run_pre_hooks(tensor_list grads);
   tensor_list run_post_hooks(tensor_list grad_inputs, const tensor_list& grad_outputs);
+  bool has_post_hooks() const { return !post_hooks_.entries.empty(); }
   // The tensor hooks of output `slot`, in registration order.
   virtual Tensor run_tensor_hooks(uint32_t slot, Tensor grad);
   virtual bool has_tensor_hooks(uint32_t slot) const;

@@ -4,6 +4,11 @@ times and accuracies that docs/PERFORMANCE.md puts beside ember's.
     /usr/bin/python3 bench/train_torch_reference.py --model mlp --epochs 1 [--device cpu|cuda] [--threads N]
 
 Prints one line per epoch: "epoch <n> seconds <s> steps_per_second <r> train_loss <l> test_accuracy <a>".
+
+    /usr/bin/python3 bench/train_torch_reference.py --step-bench
+
+prints "step <model> <milliseconds>" per model: one training step on a fixed random batch, as ember-bench's
+BM_TrainStep times ember's (bench/train_bench.cpp).
 The IDX files are read with gzip and numpy (Debian's python3-torch has no torchvision).
 """
 import argparse
@@ -39,6 +44,31 @@ def make_model(name):
                          nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
+def step_bench(device, batch_size, lr):
+    for name in ("mlp", "cnn"):
+        torch.manual_seed(0)
+        model = make_model(name).to(device)
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        loss_fn = nn.CrossEntropyLoss()
+        x = torch.rand(batch_size, 1, 28, 28, device=device)
+        y = torch.randint(10, (batch_size,), device=device)
+
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+
+        for _ in range(5):
+            step()
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < 2.0:
+            step()
+            steps += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        print(f"step {name} {(time.perf_counter() - start) * 1e3 / steps:.4f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
@@ -48,11 +78,15 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--step-bench", action="store_true")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
+    if args.step_bench:
+        step_bench(device, args.batch_size, args.lr)
+        return
     train_x, train_y = load("train")
     test_x, test_y = load("t10k")
     model = make_model(args.model).to(device)

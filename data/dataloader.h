@@ -23,7 +23,7 @@
 
 #include "data/dataloader_options.h"
 #include "data/datasets/base.h"
-#include "data/detail/pipeline.h"
+#include "data/pipeline.h"
 #include "data/iterator.h"
 #include "data/samplers/batch.h"
 #include "data/samplers/random.h"

@@ -239,6 +239,21 @@ void save_operands(autograd::Record& rec, const Tensor& a, const Tensor& b) {
   rec.save(a.requires_grad() ? b : Tensor());
 }
 
+// Whether a matrix is stored transposed (column-major), as Linear's weight.t() is.
+bool column_major(const Tensor& m) {
+  return m.dim() == 2 && m.size(0) > 1 && m.size(1) > 1 && m.stride(0) == 1 && m.stride(1) == m.size(0);
+}
+
+// PyTorch's mm_mat1_backward and mm_mat2_backward: the gradient of a column-major operand is computed
+// transposed, so that it comes out in the operand's own layout. After the transpose back (Linear's
+// TBackward) it is contiguous, and the leaf takes it as its .grad without a copy.
+Tensor mat1_grad(const Tensor& grad, const Tensor& mat2, bool mat1_column_major) {
+  return mat1_column_major ? mat2.mm(grad.mT()).mT() : grad.mm(mat2.mT());
+}
+Tensor mat2_grad(const Tensor& mat1, const Tensor& grad, bool mat2_column_major) {
+  return mat2_column_major ? grad.mT().mm(mat1).mT() : mat1.mT().mm(grad);
+}
+
 // t * s, skipping the multiply for s == 1.
 Tensor scaled(const Tensor& t, Scalar s) { return s.to_double() == 1.0 ? t : t.mul(s); }
 
@@ -250,9 +265,11 @@ Tensor Tensor::mm(const Tensor& mat2) const {
   Tensor out = mm_into(*this, mat2, nullptr, 0, 1);
   if (!rec) return out;
   save_operands(rec, *this, mat2);
-  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+  return rec.finish(out, [a_cm = column_major(*this), b_cm = column_major(mat2)](autograd::FunctionNode& node,
+                                                                                 const autograd::tensor_list& g) {
     const Tensor a = node.saved(0), b = node.saved(1);
-    return autograd::tensor_list{b.defined() ? g[0].mm(b.mT()) : Tensor(), a.defined() ? a.mT().mm(g[0]) : Tensor()};
+    return autograd::tensor_list{b.defined() ? mat1_grad(g[0], b, a_cm) : Tensor(),
+                                 a.defined() ? mat2_grad(a, g[0], b_cm) : Tensor()};
   });
 }
 
@@ -353,11 +370,12 @@ Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar
   if (!rec) return out;
   save_operands(rec, mat1, mat2);
   // The engine sums the input's gradient back over the dims its expand broadcast.
-  return rec.finish(out, [beta, alpha](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+  return rec.finish(out, [beta, alpha, m1_cm = column_major(mat1), m2_cm = column_major(mat2)](
+                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
     const Tensor m1 = node.saved(0), m2 = node.saved(1);
     return autograd::tensor_list{node.needs_input_grad(0) ? scaled(g[0], beta) : Tensor(),
-                                 m2.defined() ? scaled(g[0].mm(m2.mT()), alpha) : Tensor(),
-                                 m1.defined() ? scaled(m1.mT().mm(g[0]), alpha) : Tensor()};
+                                 m2.defined() ? scaled(mat1_grad(g[0], m2, m1_cm), alpha) : Tensor(),
+                                 m1.defined() ? scaled(mat2_grad(m1, g[0], m2_cm), alpha) : Tensor()};
   });
 }
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "data/detail/batch_rows.h"
+#include "data/batch_rows.h"
 #include "data/detail/idx_file.h"
 #include "runtime/error.h"
 #include "tensor/functions.h"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "data/detail/batch_rows.h"
+#include "data/batch_rows.h"
 #include "data/detail/gather_rows.h"
 #include "runtime/error.h"
 #include "tensor/functions.h"

@@ -1,13 +1,13 @@
 #pragma once
 // Stack: collates examples into one by stacking their tensors along a new dim 0, as LibTorch's. The rows
 // of a batch that a dataset built at once come back as that batch, without a copy
-// (data/detail/batch_rows.h). DefaultCollate is the DataLoader's default: Stack for vectors of
+// (data/batch_rows.h). DefaultCollate is the DataLoader's default: Stack for vectors of
 // Example<> or TensorExample, and a batch that is no vector (already collated) passes through.
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "data/detail/batch_rows.h"
+#include "data/batch_rows.h"
 #include "data/example.h"
 #include "data/transforms/collate.h"
 

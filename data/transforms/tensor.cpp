@@ -1,6 +1,6 @@
 #include "data/transforms/tensor.h"
 
-#include "data/detail/batch_rows.h"
+#include "data/batch_rows.h"
 #include "tensor/functions.h"
 
 namespace ember::data::transforms::detail {

@@ -40,7 +40,7 @@ namespace detail {
 // (values) as a float32 tensor of shape (C, 1, 1) on the default device.
 Tensor channel_constants(const std::vector<double>& values);
 // Normalize's batch: the data of `examples` normalized at once when they are the rows of one batch
-// tensor (data/detail/batch_rows.h) and the result has their shape; false when the caller must map
+// tensor (data/batch_rows.h) and the result has their shape; false when the caller must map
 // each example instead (the examples are then untouched).
 bool normalize_rows(std::vector<Tensor>& data, const std::function<Tensor(Tensor)>& normalize);
 }  // namespace detail

@@ -10,13 +10,21 @@
 // The step count of a parameter is a float32 pair: every invocation reads the old count from slot
 // `parity`, and invocation 0 of the segment's first workgroup writes the new count into the other slot,
 // so that no invocation can read a count written in the same launch. Bias corrections (Adam) and the
-// decayed learning rate (Adagrad) come from the count here, so the host never reads it.
+// decayed learning rate (Adagrad) come from the count here, so the host never reads it. Every invocation
+// computes them itself: on llvmpipe a workgroup barrier, to share them, cost more than the arithmetic.
+//
+// An invocation updates ROUNDS runs of ELEMS adjacent elements, so that the table lookups, which llvmpipe
+// makes lane by lane like any load, are paid once per 16 elements. Where the launch allows blocks (FLAG_BLOCKS: windows on
+// 16 bytes) and the segment's offsets are multiples of four, they move as whole words (blocks.glsl); a
+// segment's ragged end, and any other segment, goes element by element.
 #include "typed_operands.glsl"
+#include "blocks.glsl"
 #include "math.glsl"
 
 #define WORKGROUP_SIZE 256
-#define ELEMS 4  // per invocation
-#define TILE (WORKGROUP_SIZE * ELEMS)
+#define ELEMS BLOCK_ELEMENTS  // adjacent elements an invocation updates together
+#define ROUNDS 4              // of ELEMS elements per invocation, which share the table lookups
+#define TILE (WORKGROUP_SIZE * ELEMS * ROUNDS)
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(constant_id = 0) const uint DT = DT_F32;  // parameters, gradients and state
@@ -34,6 +42,7 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define FLAG_AMSGRAD 16u
 #define FLAG_DECOUPLED 32u    // AdamW
 #define FLAG_CENTERED 64u
+#define FLAG_BLOCKS 128u      // every window starts on 16 bytes
 
 // Flags of a segment.
 #define SEGMENT_FRESH 1u   // the state is PyTorch's initial state, whatever the memory holds
@@ -50,20 +59,24 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define E_STEPS 8u
 
 layout(set = 0, binding = 0) readonly buffer Table { uint table[]; };
-DECLARE_OPERAND(1, param, )
-DEFINE_LOAD(param, DT)
+#define DECLARE_ROLE(BINDING, NAME, QUALIFIER) \
+  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)    \
+  DECLARE_BLOCK_VIEWS(BINDING, NAME, QUALIFIER) \
+  DEFINE_LOAD(NAME, DT)                         \
+  DEFINE_LOAD4(NAME, DT)
+DECLARE_ROLE(1, param, )
 DEFINE_STORE(param, DT)
-DECLARE_OPERAND(2, grad, readonly)
-DEFINE_LOAD(grad, DT)
-DECLARE_OPERAND(3, s0, )
-DEFINE_LOAD(s0, DT)
+DEFINE_STORE4(param, DT)
+DECLARE_ROLE(2, grad, readonly)
+DECLARE_ROLE(3, s0, )
 DEFINE_STORE(s0, DT)
-DECLARE_OPERAND(4, s1, )
-DEFINE_LOAD(s1, DT)
+DEFINE_STORE4(s0, DT)
+DECLARE_ROLE(4, s1, )
 DEFINE_STORE(s1, DT)
-DECLARE_OPERAND(5, s2, )
-DEFINE_LOAD(s2, DT)
+DEFINE_STORE4(s1, DT)
+DECLARE_ROLE(5, s2, )
 DEFINE_STORE(s2, DT)
+DEFINE_STORE4(s2, DT)
 layout(set = 0, binding = 6) buffer Steps { float steps[]; };
 
 // The options, as compute_t bits (scalar_from_bits). Their meaning per algorithm:
@@ -80,12 +93,78 @@ layout(push_constant) uniform Params {
   uvec2 h[10];
 } pc;
 
-shared compute_t shared_step_size;
-shared compute_t shared_bc2_sqrt;
-
 compute_t hyper(uint i) { return scalar_from_bits(pc.h[i]); }
 bool flag(uint f) { return (pc.flags & f) != 0u; }
 uint entry_word(uint entry, uint word) { return table[pc.first_entry + entry * ENTRY_WORDS + word]; }
+
+// Which state slots the algorithm keeps under this launch's flags.
+bool uses_state(uint slot) {
+  if (slot == 0u) return ALGO != ALGO_SGD || flag(FLAG_MOMENTUM);
+  if (slot == 1u) return ALGO == ALGO_ADAM || (ALGO == ALGO_RMSPROP && flag(FLAG_MOMENTUM));
+  return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
+}
+
+// One step of an element (T = compute_t) or of a block of four (T = compute4_t, every operation
+// componentwise), in PyTorch's order: p and the state values (st0 to st2, read only where the state is not
+// fresh, except Adagrad's, which starts filled) are updated in place.
+#define DEFINE_UPDATE(NAME, T)                                                                            \
+  void NAME(inout T p, T g, inout T st0, inout T st1, inout T st2, bool fresh, compute_t step_size,         \
+            compute_t bc2_sqrt) {                                                                         \
+  if (flag(FLAG_MAXIMIZE)) g = -g;                                                                        \
+  if (ALGO == ALGO_SGD) {                                                                                 \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(3) * p;                                                    \
+    if (flag(FLAG_MOMENTUM)) {                                                                            \
+      const T buf = fresh ? g : st0 * hyper(1) + hyper(2) * g;  /* torch.clone(d_p) on the first step */  \
+      st0 = buf;                                                                                          \
+      g = flag(FLAG_NESTEROV) ? g + hyper(1) * buf : buf;                                                 \
+    }                                                                                                     \
+    p = p + hyper(0) * g;                                                                                 \
+  } else if (ALGO == ALGO_ADAM) {                                                                         \
+    if (flag(FLAG_DECOUPLED)) {                                                                           \
+      p = p * hyper(9);                                                                                   \
+    } else if (flag(FLAG_WEIGHT_DECAY)) {                                                                 \
+      g = g + hyper(4) * p;                                                                               \
+    }                                                                                                     \
+    const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
+    const T v = (fresh ? T(0) : st1) * hyper(2) + hyper(8) * g * g;                                       \
+    st0 = m;                                                                                              \
+    st1 = v;                                                                                              \
+    T v_used = v;                                                                                         \
+    if (flag(FLAG_AMSGRAD)) {                                                                             \
+      v_used = max(fresh ? T(0) : st2, v);                                                                \
+      st2 = v_used;                                                                                       \
+    }                                                                                                     \
+    const T denom = sqrt(v_used) / bc2_sqrt + hyper(3);                                                   \
+    p = p + (-step_size) * m / denom;                                                                     \
+  } else if (ALGO == ALGO_RMSPROP) {                                                                      \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    const T sq = (fresh ? T(0) : st0) * hyper(1) + hyper(2) * g * g;                                      \
+    st0 = sq;                                                                                             \
+    T avg;                                                                                                \
+    if (flag(FLAG_CENTERED)) {                                                                            \
+      const T ga = (fresh ? T(0) : st2) * hyper(1) + hyper(2) * g;                                        \
+      st2 = ga;                                                                                           \
+      avg = sqrt(sq + compute_t(-1) * ga * ga) + hyper(3);                                                \
+    } else {                                                                                              \
+      avg = sqrt(sq) + hyper(3);                                                                          \
+    }                                                                                                     \
+    if (flag(FLAG_MOMENTUM)) {                                                                            \
+      const T buf = (fresh ? T(0) : st1) * hyper(5) + g / avg;                                            \
+      st1 = buf;                                                                                          \
+      p = p + hyper(0) * buf;                                                                             \
+    } else {                                                                                              \
+      p = p + hyper(0) * g / avg;                                                                         \
+    }                                                                                                     \
+  } else {  /* Adagrad; its sum starts at initial_accumulator_value, filled when the state was made */    \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;                                                    \
+    const T sum = st0 + g * g;                                                                            \
+    st0 = sum;                                                                                            \
+    const T std_ = sqrt(sum) + hyper(3);                                                                  \
+    p = p + step_size * g / std_;                                                                         \
+  }                                                                                                       \
+}
+DEFINE_UPDATE(update, compute_t)
+DEFINE_UPDATE(update4, compute4_t)
 
 void main() {
   const uint group = gl_WorkGroupID.x;
@@ -100,105 +179,60 @@ void main() {
   const uint segment_flags = entry_word(entry, E_FLAGS);
   const bool fresh = (segment_flags & SEGMENT_FRESH) != 0u;
   const uint start = (group - entry_word(entry, E_FIRST_GROUP)) * TILE;
-  const uint p_base = entry_word(entry, E_PARAM);
-  const uint g_base = entry_word(entry, E_GRAD);
-  const uint s0_base = entry_word(entry, E_STATE0);
-  const uint s1_base = entry_word(entry, E_STATE0 + 1u);
-  const uint s2_base = entry_word(entry, E_STATE0 + 2u);
+  uint base[5];  // param, grad, state 0 to 2
+  for (uint r = 0u; r < 5u; ++r) base[r] = entry_word(entry, E_PARAM + r);
 
-  // The step count, and what the algorithm derives from it: invocation 0 computes them once for the
-  // workgroup (every invocation would compute the same), the others read them from shared memory.
+  // The step count, and what the algorithm derives from it.
   compute_t step_size = compute_t(0);  // Adam: lr / (1 - beta1^t); Adagrad: -lr / (1 + (t - 1) lr_decay)
   compute_t bc2_sqrt = compute_t(1);   // Adam: sqrt(1 - beta2^t)
   if (ALGO != ALGO_SGD) {
-    if (gl_LocalInvocationID.x == 0u) {
-      shared_step_size = compute_t(0);
-      shared_bc2_sqrt = compute_t(1);
-      const uint steps_base = entry_word(entry, E_STEPS);
-      const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
-      const float old_step = fresh ? 0.0 : steps[steps_base + parity];
-      const float t = old_step + 1.0;
-      if (start == 0u) steps[steps_base + (parity ^ 1u)] = t;
-      if (ALGO == ALGO_ADAM) {
-        // 1 - beta^t as -expm1(t log(beta)), which keeps its digits where beta^t is near 1.
-        const compute_t bc1 = -m_expm1(compute_t(t) * hyper(5));
-        const compute_t bc2 = -m_expm1(compute_t(t) * hyper(6));
-        shared_step_size = hyper(0) / bc1;
-        shared_bc2_sqrt = sqrt(bc2);
-      } else if (ALGO == ALGO_ADAGRAD) {
-        shared_step_size = -(hyper(0) / (compute_t(1) + (compute_t(t) - compute_t(1)) * hyper(1)));
-      }
+    const uint steps_base = entry_word(entry, E_STEPS);
+    const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
+    const float t = (fresh ? 0.0 : steps[steps_base + parity]) + 1.0;
+    if (start == 0u && gl_LocalInvocationID.x == 0u) steps[steps_base + (parity ^ 1u)] = t;
+    if (ALGO == ALGO_ADAM) {
+      // 1 - beta^t as -expm1(t log(beta)), which keeps its digits where beta^t is near 1.
+      step_size = hyper(0) / -m_expm1(compute_t(t) * hyper(5));
+      bc2_sqrt = sqrt(-m_expm1(compute_t(t) * hyper(6)));
+    } else if (ALGO == ALGO_ADAGRAD) {
+      step_size = -(hyper(0) / (compute_t(1) + (compute_t(t) - compute_t(1)) * hyper(1)));
     }
-    barrier();
-    step_size = shared_step_size;
-    bc2_sqrt = shared_bc2_sqrt;
   }
 
-  for (uint k = 0u; k < ELEMS; ++k) {
-    const uint i = start + k * WORKGROUP_SIZE + gl_LocalInvocationID.x;
-    if (i >= count) break;
-    compute_t p = param_load(p_base + i);
-    compute_t g = grad_load(g_base + i);
-    if (flag(FLAG_MAXIMIZE)) g = -g;
+  const bool read_state = !fresh || ALGO == ALGO_ADAGRAD;
+  const bool use0 = uses_state(0u), use1 = uses_state(1u), use2 = uses_state(2u);
+  bool aligned = flag(FLAG_BLOCKS);
+  for (uint r = 0u; r < 5u; ++r) aligned = aligned && (r < 2u || uses_state(r - 2u) ? base[r] % ELEMS == 0u : true);
+  for (uint round = 0u; round < ROUNDS; ++round) {
+    const uint first = start + (round * WORKGROUP_SIZE + gl_LocalInvocationID.x) * ELEMS;
+    if (first >= count) return;
+    const bool blocks = aligned && first + ELEMS <= count;
 
-    if (ALGO == ALGO_SGD) {
-      if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(3) * p;
-      if (flag(FLAG_MOMENTUM)) {
-        compute_t buf = g;  // torch.clone(d_p) on the first step
-        if (!fresh) buf = s0_load(s0_base + i) * hyper(1) + hyper(2) * g;
-        s0_store(s0_base + i, buf);
-        g = flag(FLAG_NESTEROV) ? g + hyper(1) * buf : buf;
-      }
-      p = p + hyper(0) * g;
-    } else if (ALGO == ALGO_ADAM) {
-      if (flag(FLAG_DECOUPLED)) {
-        p = p * hyper(9);
-      } else if (flag(FLAG_WEIGHT_DECAY)) {
-        g = g + hyper(4) * p;
-      }
-      const compute_t m_old = fresh ? compute_t(0) : s0_load(s0_base + i);
-      const compute_t v_old = fresh ? compute_t(0) : s1_load(s1_base + i);
-      const compute_t m = m_old * hyper(1) + hyper(7) * g;
-      const compute_t v = v_old * hyper(2) + hyper(8) * g * g;
-      s0_store(s0_base + i, m);
-      s1_store(s1_base + i, v);
-      compute_t v_used = v;
-      if (flag(FLAG_AMSGRAD)) {
-        const compute_t v_max_old = fresh ? compute_t(0) : s2_load(s2_base + i);
-        v_used = max(v_max_old, v);
-        s2_store(s2_base + i, v_used);
-      }
-      const compute_t denom = sqrt(v_used) / bc2_sqrt + hyper(3);
-      p = p + (-step_size) * m / denom;
-    } else if (ALGO == ALGO_RMSPROP) {
-      if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;
-      const compute_t sq_old = fresh ? compute_t(0) : s0_load(s0_base + i);
-      const compute_t sq = sq_old * hyper(1) + hyper(2) * g * g;
-      s0_store(s0_base + i, sq);
-      compute_t avg;
-      if (flag(FLAG_CENTERED)) {
-        const compute_t ga_old = fresh ? compute_t(0) : s2_load(s2_base + i);
-        const compute_t ga = ga_old * hyper(1) + hyper(2) * g;
-        s2_store(s2_base + i, ga);
-        avg = sqrt(sq + compute_t(-1) * ga * ga) + hyper(3);
-      } else {
-        avg = sqrt(sq) + hyper(3);
-      }
-      if (flag(FLAG_MOMENTUM)) {
-        const compute_t buf_old = fresh ? compute_t(0) : s1_load(s1_base + i);
-        const compute_t buf = buf_old * hyper(5) + g / avg;
-        s1_store(s1_base + i, buf);
-        p = p + hyper(0) * buf;
-      } else {
-        p = p + hyper(0) * g / avg;
-      }
-    } else {  // Adagrad; its sum starts at initial_accumulator_value, filled when the state was made
-      if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;
-      const compute_t sum = s0_load(s0_base + i) + g * g;
-      s0_store(s0_base + i, sum);
-      const compute_t std_ = sqrt(sum) + hyper(3);
-      p = p + step_size * g / std_;
+    if (blocks) {
+      const uint b = first / ELEMS;
+      compute4_t p = param_load4(base[0] / ELEMS + b), g = grad_load4(base[1] / ELEMS + b);
+      compute4_t st0 = compute4_t(0), st1 = compute4_t(0), st2 = compute4_t(0);
+      if (use0 && read_state) st0 = s0_load4(base[2] / ELEMS + b);
+      if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
+      if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
+      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+      param_store4(base[0] / ELEMS + b, p);
+      if (use0) s0_store4(base[2] / ELEMS + b, st0);
+      if (use1) s1_store4(base[3] / ELEMS + b, st1);
+      if (use2) s2_store4(base[4] / ELEMS + b, st2);
+      continue;
     }
-    param_store(p_base + i, p);
+    for (uint i = first; i < min(count, first + ELEMS); ++i) {
+      compute_t p = param_load(base[0] + i), g = grad_load(base[1] + i);
+      compute_t st0 = compute_t(0), st1 = compute_t(0), st2 = compute_t(0);
+      if (use0 && read_state) st0 = s0_load(base[2] + i);
+      if (use1 && read_state) st1 = s1_load(base[3] + i);
+      if (use2 && read_state) st2 = s2_load(base[4] + i);
+      update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+      param_store(base[0] + i, p);
+      if (use0) s0_store(base[2] + i, st0);
+      if (use1) s1_store(base[3] + i, st1);
+      if (use2) s2_store(base[4] + i, st2);
+    }
   }
 }

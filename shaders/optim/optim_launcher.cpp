@@ -35,7 +35,7 @@ namespace ember::vulkan {
 
 namespace {
 
-constexpr uint32_t kTile = 1024;             // TILE in optim.comp
+constexpr uint32_t kTile = 4096;             // TILE in optim.comp
 constexpr uint32_t kEntryWords = 16;          // ENTRY_WORDS in optim.comp
 constexpr int64_t kSegmentElements = 1 << 22;  // a segment stays well inside a window
 constexpr int kRoles = 6;                      // param, grad, state 0 to 2, steps
@@ -44,7 +44,7 @@ constexpr size_t kCachedTables = 32;
 
 // Flags, as optim.comp defines them.
 constexpr uint32_t kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16,
-                   kDecoupled = 32, kCentered = 64;
+                   kDecoupled = 32, kCentered = 64, kBlocks = 128;
 constexpr uint32_t kSegmentFresh = 1, kSegmentParity = 2;
 
 struct OptimParams {
@@ -243,6 +243,9 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
       h = {o.lr, o.lr_decay, o.weight_decay, o.eps};
       break;
   }
+  // Windows start on the binding alignment; where that is a multiple of 16 bytes, segments whose offsets
+  // are multiples of four elements move blocks of four as whole words.
+  if (alignment % 16 == 0) flags |= kBlocks;
   OptimParams params{};
   params.flags = flags;
   const bool f64 = dtype == DType::Float64;

@@ -1,4 +1,4 @@
-#include "data/detail/batch_rows.h"
+#include "data/batch_rows.h"
 
 #include "tensor/functions.h"
 
