@@ -13,14 +13,12 @@
 // reads them and writes the gradient).
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "bench/torch_reference_lines.h"
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/cross_entropy.h"
 #include "nn/functional/dropout.h"
@@ -36,25 +34,9 @@ using ember::Tensor;
 const std::map<std::string, std::pair<double, double>>& torch_ms() {
   static const std::map<std::string, std::pair<double, double>> times = [] {
     std::map<std::string, std::pair<double, double>> ms;
-    const char* python = std::getenv("EMBER_PYTHON");
-    const std::string command = std::string(python && *python ? python : "/usr/bin/python3") + " " +
-                                EMBER_SOURCE_DIR "/bench/torch_reference.py --norm-cpu 2>&1";
-    std::string problem;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-      char line[512];
-      while (fgets(line, sizeof line, pipe)) {
-        std::istringstream in(line);
-        std::string tag, name;
-        double wall = 0, cpu = 0;
-        if (in >> tag >> name >> wall >> cpu && tag == "norm") {
-          ms[name] = {wall, cpu};
-        } else {
-          problem += line;
-        }
-      }
-      pclose(pipe);
+    for (const auto& words : torch_reference_lines("torch_reference.py --norm-cpu", "norm")) {
+      if (words.size() == 3) ms[words[0]] = {std::stod(words[1]), std::stod(words[2])};
     }
-    if (ms.empty()) std::fprintf(stderr, "no PyTorch reference: %s\n", problem.c_str());
     return ms;
   }();
   return times;

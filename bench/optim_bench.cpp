@@ -10,15 +10,13 @@
 
 #include <sys/resource.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "bench/torch_reference_lines.h"
 #include "optim/optim.h"
 
 namespace ember_bench {
@@ -30,25 +28,9 @@ using ember::Tensor;
 const std::map<std::string, std::tuple<double, double, double>>& torch_ms() {
   static const std::map<std::string, std::tuple<double, double, double>> times = [] {
     std::map<std::string, std::tuple<double, double, double>> ms;
-    const char* python = std::getenv("EMBER_PYTHON");
-    const std::string command = std::string(python && *python ? python : "/usr/bin/python3") + " " +
-                                EMBER_SOURCE_DIR "/bench/torch_reference.py --optim-cpu 2>&1";
-    std::string problem;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-      char line[512];
-      while (fgets(line, sizeof line, pipe)) {
-        std::istringstream in(line);
-        std::string tag, name;
-        double wall = 0, cpu = 0, foreach = 0;
-        if (in >> tag >> name >> wall >> cpu >> foreach && tag == "optim") {
-          ms[name] = {wall, cpu, foreach};
-        } else {
-          problem += line;
-        }
-      }
-      pclose(pipe);
+    for (const auto& words : torch_reference_lines("torch_reference.py --optim-cpu", "optim")) {
+      if (words.size() == 4) ms[words[0]] = {std::stod(words[1]), std::stod(words[2]), std::stod(words[3])};
     }
-    if (ms.empty()) std::fprintf(stderr, "no PyTorch reference: %s\n", problem.c_str());
     return ms;
   }();
   return times;

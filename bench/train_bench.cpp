@@ -7,14 +7,12 @@
 // timed round is outside the count because the rounds are measured one step at a time.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "bench/bandwidth.h"
 #include "bench/bench_device.h"
+#include "bench/torch_reference_lines.h"
 #include "optim/optim.h"
 #include "tools/ember-train/models.h"
 
@@ -28,25 +26,9 @@ constexpr int kStepsPerRound = 10;
 const std::map<std::string, double>& torch_step_ms() {
   static const std::map<std::string, double> times = [] {
     std::map<std::string, double> ms;
-    const char* python = std::getenv("EMBER_PYTHON");
-    const std::string command = std::string(python && *python ? python : "/usr/bin/python3") + " " +
-                                EMBER_SOURCE_DIR "/bench/train_torch_reference.py --step-bench 2>&1";
-    std::string problem;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-      char line[512];
-      while (fgets(line, sizeof line, pipe)) {
-        std::istringstream in(line);
-        std::string tag, name;
-        double step_ms = 0;
-        if (in >> tag >> name >> step_ms && tag == "step") {
-          ms[name] = step_ms;
-        } else {
-          problem += line;
-        }
-      }
-      pclose(pipe);
+    for (const auto& words : torch_reference_lines("train_torch_reference.py --step-bench", "step")) {
+      if (words.size() == 2) ms[words[0]] = std::stod(words[1]);
     }
-    if (ms.empty()) std::fprintf(stderr, "no PyTorch reference: %s\n", problem.c_str());
     return ms;
   }();
   return times;
