@@ -1,7 +1,8 @@
 #pragma once
-// ember: the one header users include. It holds what programs call: tensors and their ops, autograd, nn,
-// optimizers, data loading, checkpoints, devices, streams and futures, as torch/torch.h does. The kernel interface (runtime/kernels/) and the Vulkan interop API
-// (ember/vulkan.h) are included on their own where they are wanted.
+// ember: the one header users include. It holds what programs call, as torch/torch.h does: tensors and
+// their ops, autograd, nn, optimizers, data loading, checkpoints, devices, streams and futures. The kernel
+// interface (runtime/kernels/) and the Vulkan interop API (ember/vulkan.h) are included on their own where
+// they are wanted.
 #include "autograd/autograd.h"
 #include "data/data.h"
 #include "nn/nn.h"

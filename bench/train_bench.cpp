@@ -3,8 +3,8 @@
 // loop body of ember-train without its loader. Counters: milliseconds per step, the stream's dispatches,
 // barriers, submits and host waits per step, and PyTorch's CPU step on the same model in the same run
 // (bench/train_torch_reference.py --step-bench, through EMBER_PYTHON, default /usr/bin/python3) as
-// `vs_torch`. A step that needs no host wait keeps host_waits_per_step at 0; the one synchronize per
-// timed round is outside the count because the rounds are measured one step at a time.
+// `vs_torch`. Steps run ten to a round with one synchronize; host_waits_per_step leaves that synchronize
+// out, so a step that never waits on the host shows 0.
 #include <benchmark/benchmark.h>
 
 #include <map>

@@ -13,10 +13,11 @@
 // decayed learning rate (Adagrad) come from the count here, so the host never reads it. Every invocation
 // computes them itself: on llvmpipe a workgroup barrier, to share them, cost more than the arithmetic.
 //
-// An invocation updates ROUNDS runs of ELEMS adjacent elements, so that the table lookups, which llvmpipe
-// makes lane by lane like any load, are paid once per 16 elements. Where the launch allows blocks (FLAG_BLOCKS: windows on
-// 16 bytes) and the segment's offsets are multiples of four, they move as whole words (blocks.glsl); a
-// segment's ragged end, and any other segment, goes element by element.
+// An invocation updates ROUNDS runs of ELEMS adjacent elements and looks the table up once for all of
+// them (measured on lavapipe: 4 runs 1.68 ms for the MLP's Adam step, 1 run 1.82, 16 no better than 4).
+// Where the launch allows blocks (FLAG_BLOCKS: windows on 16 bytes) and the segment's offsets are
+// multiples of four, the runs move as whole words (blocks.glsl); a segment's ragged end, and any other
+// segment, goes element by element.
 #include "typed_operands.glsl"
 #include "blocks.glsl"
 #include "math.glsl"
@@ -59,8 +60,8 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define E_STEPS 8u
 
 layout(set = 0, binding = 0) readonly buffer Table { uint table[]; };
-#define DECLARE_ROLE(BINDING, NAME, QUALIFIER) \
-  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)    \
+#define DECLARE_ROLE(BINDING, NAME, QUALIFIER)   \
+  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)     \
   DECLARE_BLOCK_VIEWS(BINDING, NAME, QUALIFIER) \
   DEFINE_LOAD(NAME, DT)                         \
   DEFINE_LOAD4(NAME, DT)
@@ -201,8 +202,9 @@ void main() {
 
   const bool read_state = !fresh || ALGO == ALGO_ADAGRAD;
   const bool use0 = uses_state(0u), use1 = uses_state(1u), use2 = uses_state(2u);
-  bool aligned = flag(FLAG_BLOCKS);
-  for (uint r = 0u; r < 5u; ++r) aligned = aligned && (r < 2u || uses_state(r - 2u) ? base[r] % ELEMS == 0u : true);
+  const bool aligned = flag(FLAG_BLOCKS) && base[0] % ELEMS == 0u && base[1] % ELEMS == 0u &&
+                       (!use0 || base[2] % ELEMS == 0u) && (!use1 || base[3] % ELEMS == 0u) &&
+                       (!use2 || base[4] % ELEMS == 0u);
   for (uint round = 0u; round < ROUNDS; ++round) {
     const uint first = start + (round * WORKGROUP_SIZE + gl_LocalInvocationID.x) * ELEMS;
     if (first >= count) return;
