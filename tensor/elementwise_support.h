@@ -60,6 +60,9 @@ Tensor& unary_(UnaryOp op, UnaryKind kind, Tensor& x);
 // A unary op recorded with its entry of the formula table (unary_formulas.cpp) when autograd needs it.
 Tensor recorded_unary(const UnaryArgs& op, UnaryKind kind, const Tensor& x);
 Tensor recorded_unary(UnaryOp op, UnaryKind kind, const Tensor& x);
+// Records `out` as the result of unary `op` applied to `x`, computed elsewhere (a fused kernel), when
+// autograd needs it. Only for ops whose backward reads the output or nothing: x may hold no values.
+Tensor record_unary_result(const UnaryArgs& op, const Tensor& x, Tensor out);
 
 // Runs a ternary op whose result and compute dtypes the caller decided; `value` is Addcmul's and
 // Addcdiv's factor. `out` is the destination of an in-place form, else null.

@@ -10,6 +10,8 @@
 // to multiply: an empty result, or an empty inner dim (zeros), comes back in the dtype PyTorch gives it.
 #include "runtime/kernels/matmul.h"
 #include "autograd/record.h"
+#include "tensor/elementwise_support.h"
+#include "tensor/fused_ops.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -81,7 +83,7 @@ TensorRef batched_ref(const Tensor& t, int64_t batch, std::vector<Tensor>& keep)
 // out (batch..., M, N) = alpha * a @ b + beta * bias, for 3-or-more-dim operands whose batch dims
 // already equal out's (broadcast views allowed).
 void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor* bias, double beta,
-                double alpha) {
+                double alpha, MatmulActivation activation = MatmulActivation::None) {
   if (out.numel() == 0) return;
   if (a.size(-1) == 0 && !bias && out.dtype() == DType::Bool) {
     Tensor(out).fill_(false);  // the sum of no products; the kernels take no bool
@@ -101,15 +103,17 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
   if (bias && beta != 0.0) args.bias = batched_ref(*bias, batch, keep);
   args.alpha = alpha;
   args.beta = bias ? beta : 0.0;
+  args.activation = activation;
   detail::kernels_for<MatmulKernels>(*out.device()).matmul(*detail::stream_for(*out.device()), args);
 }
 
 // A 2-D product as a batch of one.
-Tensor mm_into(const Tensor& a, const Tensor& b, const Tensor* bias, double beta, double alpha) {
+Tensor mm_into(const Tensor& a, const Tensor& b, const Tensor* bias, double beta, double alpha,
+               MatmulActivation activation = MatmulActivation::None) {
   Tensor out = detail::empty_on({a.size(0), b.size(1)}, a.dtype(), a.device());
   Tensor bias3;
   if (bias) bias3 = bias->expand(out.sizes()).unsqueeze(0);
-  run_matmul(out.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), bias ? &bias3 : nullptr, beta, alpha);
+  run_matmul(out.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), bias ? &bias3 : nullptr, beta, alpha, activation);
   return out;
 }
 
@@ -358,15 +362,20 @@ Tensor Tensor::matmul(const Tensor& other) const {
   });
 }
 
-Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
+namespace {
+
+// addmm with `activation` applied in the kernel's store. The result carries AddmmBackward0, so with an
+// activation it stands in the graph for the sum before the activation, which exists nowhere in memory.
+Tensor addmm_recorded(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha,
+                      MatmulActivation activation) {
   // PyTorch checks these dtypes before anything else.
-  if (dtype() != mat2.dtype()) throw Error("self and mat2 must have the same dtype");
+  if (self.dtype() != mat2.dtype()) throw Error("self and mat2 must have the same dtype");
   if (mat1.dtype() != mat2.dtype()) throw Error("mat1 and mat2 must have the same dtype");
   check_mm(mat1, mat2);
-  detail::check_same_device({this, &mat1});
-  autograd::Record rec("AddmmBackward0", {this, &mat1, &mat2});
-  const Tensor bias = expand({mat1.size(0), mat2.size(1)});
-  Tensor out = mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double());
+  detail::check_same_device({&self, &mat1});
+  autograd::Record rec("AddmmBackward0", {&self, &mat1, &mat2});
+  const Tensor bias = self.expand({mat1.size(0), mat2.size(1)});
+  Tensor out = mm_into(mat1, mat2, &bias, beta.to_double(), alpha.to_double(), activation);
   if (!rec) return out;
   save_operands(rec, mat1, mat2);
   // The engine sums the input's gradient back over the dims its expand broadcast.
@@ -378,6 +387,32 @@ Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar
                                  m1.defined() ? scaled(mat2_grad(m1, g[0], m2_cm), alpha) : Tensor()};
   });
 }
+
+}  // namespace
+
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
+  return addmm_recorded(*this, mat1, mat2, beta, alpha, MatmulActivation::None);
+}
+
+namespace detail {
+
+Tensor addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& mat2, UnaryOp activation) {
+  const bool floating = is_floating_point(mat1.dtype());
+  const bool records = autograd::GradMode::is_enabled() &&
+                       (self.requires_grad() || mat1.requires_grad() || mat2.requires_grad());
+  if (!floating || (records && activation != UnaryOp::Relu)) {
+    return recorded_unary(activation, UnaryKind::FloatOnlySame, self.addmm(mat1, mat2));
+  }
+  const MatmulActivation fused = activation == UnaryOp::Relu   ? MatmulActivation::Relu
+                                 : activation == UnaryOp::Gelu ? MatmulActivation::Gelu
+                                                               : MatmulActivation::GeluTanh;
+  const Tensor sum = addmm_recorded(self, mat1, mat2, 1, 1, fused);
+  if (!records) return sum;
+  // relu's node reads only its output, which the kernel wrote into sum's memory.
+  return record_unary_result({.op = UnaryOp::Relu}, sum, sum.detach());
+}
+
+}  // namespace detail
 
 Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) const {
   check_bmm(batch1, batch2);

@@ -215,6 +215,16 @@ UnaryGrad unary_grad(UnaryOp op) {
   return {};
 }
 
+// Saves the output where the formula reads it and makes the node the grad_fn of `out`.
+Tensor finish_unary(Record& rec, const UnaryGrad& grad, const UnaryArgs& op, const Tensor& out) {
+  if (grad.saved == Saved::Output) rec.save_output(out);
+  UnaryArgs parameters = op;  // the closure keeps the scalars, not the kernel operands
+  parameters.out = parameters.in = TensorRef{};
+  return rec.finish(out, [grad, parameters](FunctionNode& node, const tensor_list& g) {
+    return tensor_list{grad.formula(g[0], grad.saved == Saved::Nothing ? Tensor() : node.saved(0), parameters)};
+  });
+}
+
 }  // namespace
 
 Tensor recorded_unary(const UnaryArgs& op, UnaryKind kind, const Tensor& x) {
@@ -224,14 +234,19 @@ Tensor recorded_unary(const UnaryArgs& op, UnaryKind kind, const Tensor& x) {
   Tensor out = run_unary(op, kind, x, nullptr);
   if (!rec) return out;
   if (grad.saved == Saved::Input) rec.save(x);
-  if (grad.saved == Saved::Output) rec.save_output(out);
-  UnaryArgs parameters = op;  // the closure keeps the scalars, not the kernel operands
-  parameters.out = parameters.in = TensorRef{};
-  return rec.finish(out, [grad, parameters](FunctionNode& node, const tensor_list& g) {
-    return tensor_list{grad.formula(g[0], grad.saved == Saved::Nothing ? Tensor() : node.saved(0), parameters)};
-  });
+  return finish_unary(rec, grad, op, out);
 }
 
 Tensor recorded_unary(UnaryOp op, UnaryKind kind, const Tensor& x) { return recorded_unary({.op = op}, kind, x); }
+
+Tensor record_unary_result(const UnaryArgs& op, const Tensor& x, Tensor out) {
+  const UnaryGrad grad = unary_grad(op.op);
+  if (!grad.name || grad.saved == Saved::Input) {
+    throw Error("record_unary_result: this op's backward reads its input, or the op is recorded elsewhere");
+  }
+  Record rec(grad.name, {&x});
+  if (!rec) return out;
+  return finish_unary(rec, grad, op, out);
+}
 
 }  // namespace ember::detail

@@ -1,6 +1,6 @@
 // Kernels::matmul against LibTorch's baddbmm on the same host data: edge sizes, transposed and broadcast
-// operands, bias broadcast along rows, alpha and beta, every float dtype, launch windows, and both
-// Vulkan kernels (forced through EMBER_MATMUL_VARIANT) on every device.
+// operands, bias broadcast along rows, alpha and beta, the activation epilogue, every float dtype, launch
+// windows, and both Vulkan kernels (forced through EMBER_MATMUL_VARIANT) on every device.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -101,6 +101,7 @@ struct MatmulCase {
   bool stepped = false;  // A, B and out are every other column of a wider matrix (stride 2)
   BiasKind bias = BiasKind::None;
   double alpha = 1.0, beta = 1.0;
+  MatmulActivation activation = MatmulActivation::None;
 
   std::string describe() const {
     std::string s = std::to_string(batch) + "x" + std::to_string(M) + "x" + std::to_string(K) + "x" +
@@ -113,6 +114,7 @@ struct MatmulCase {
     if (stepped) s += " stepped";
     if (bias != BiasKind::None) s += " bias" + std::to_string(static_cast<int>(bias));
     s += " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
+    if (activation != MatmulActivation::None) s += " activation" + std::to_string(static_cast<int>(activation));
     return s;
   }
 };
@@ -161,6 +163,17 @@ at::Tensor case_out(const MatmulCase& c, at::ScalarType type, const at::Scalar& 
   return out;
 }
 
+// LibTorch's activation of the (float64) product.
+at::Tensor activated(const at::Tensor& product, MatmulActivation activation) {
+  switch (activation) {
+    case MatmulActivation::None: return product;
+    case MatmulActivation::Relu: return at::relu(product);
+    case MatmulActivation::Gelu: return at::gelu(product);
+    case MatmulActivation::GeluTanh: return at::gelu(product, "tanh");
+  }
+  return product;
+}
+
 // Runs the case's product of a and b (plus bias, when defined) into out_dev; returns the beta it used.
 double run_matmul(Device& device, Stream& stream, const MatmulCase& c, const at::Tensor& a, const at::Tensor& b,
                   const at::Tensor& bias, const OnDevice& out_dev) {
@@ -174,6 +187,7 @@ double run_matmul(Device& device, Stream& stream, const MatmulCase& c, const at:
   }
   args.alpha = c.alpha;
   args.beta = bias.defined() ? c.beta : 0.0;
+  args.activation = c.activation;
   device.kernels().get<MatmulKernels>().matmul(stream, args);
   return args.beta;
 }
@@ -193,9 +207,9 @@ void run_case(Device& device, Stream& stream, const MatmulCase& c, at::ScalarTyp
 
   // The oracle computes in float64 from the same (already rounded) inputs.
   const at::Tensor a64 = a.to(at::kDouble), b64 = b.to(at::kDouble);
-  const at::Tensor expected = bias.defined()
-                                  ? at::baddbmm(bias.to(at::kDouble), a64, b64, beta, c.alpha)
-                                  : at::bmm(a64, b64) * c.alpha;
+  const at::Tensor expected = activated(bias.defined() ? at::baddbmm(bias.to(at::kDouble), a64, b64, beta, c.alpha)
+                                                       : at::bmm(a64, b64) * c.alpha,
+                                       c.activation);
   const at::Tensor got = from_device(stream, out_dev, out);
   expect_close(got, expected, type, c.K);
   if (c.stepped) {
@@ -344,6 +358,50 @@ TEST_P(MatmulKernelsTest, Float64) {
     c.beta = 0.5;
     run_case(*device, *stream, c, at::kDouble);
   }
+}
+
+// relu, gelu and gelu with tanh in the store, after alpha and the bias, in every float dtype and over
+// layouts whose pairs of loads differ.
+TEST_P(MatmulKernelsTest, ActivationEpilogue) {
+  at::manual_seed(12);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
+    for (at::ScalarType type : {at::kFloat, at::kHalf, at::kBFloat16, at::kDouble}) {
+      if (!device->supports(ember_dtype(type))) {
+        std::printf("[  NOTE    ] %s skipped: the device cannot store it\n", c10::toString(type));
+        continue;
+      }
+      for (MatmulActivation activation :
+           {MatmulActivation::Relu, MatmulActivation::Gelu, MatmulActivation::GeluTanh}) {
+        MatmulCase c;  // a Linear: x @ W^T + b
+        c.M = 65;
+        c.K = 33;
+        c.N = 17;
+        c.b_transposed = true;
+        c.bias = BiasKind::Row;
+        c.activation = activation;
+        run_case(*device, *stream, c, type);
+        c.batch = 2;
+        c.b_transposed = false;
+        c.a_transposed = true;
+        c.out_transposed = true;
+        c.bias = BiasKind::Full;
+        c.alpha = -0.5;
+        c.beta = 2.0;
+        run_case(*device, *stream, c, type);
+        c.K = 0;  // act(beta * bias)
+        run_case(*device, *stream, c, type);
+      }
+    }
+  }
+  // Integer products have no activation.
+  auto memory = device->allocate(64);
+  const TensorRef i = view(memory.get(), DType::Int32, {1, 2, 2}, {4, 2, 1});
+  MatmulArgs args{i, i, i};
+  args.activation = MatmulActivation::Relu;
+  expect_error<Error>([&] { device->kernels().get<MatmulKernels>().matmul(*stream, args); },
+                      "matmul kernel: an activation epilogue takes floating operands, not int32");
 }
 
 // Even sizes, unit strides and aligned starts let the register kernel read operands two elements at a
@@ -625,6 +683,22 @@ TEST_P(MatmulWindowsTest, MatrixLargerThanABindingIsSplitAlongK) {
   EXPECT_EQ(stream->stats().dispatches - before, 2u);
   expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat,
                2);
+}
+
+TEST_P(MatmulWindowsTest, SplitAlongKActivatesTheFinishedSumOnly) {
+  // The first half of K sums to -1, -2 and 3, the whole to 1, -1 and -2: relu after the first half would
+  // give 2, 1 and 0.
+  const at::Tensor b = at::tensor({-1.0f, -2.0f, 3.0f, 2.0f, 1.0f, -5.0f}).reshape({1, 2, 3});
+  const OnDevice b_dev = place(b, 0, stride_for(1.2));
+  const at::Tensor a = at::ones({1, 1, 2});
+  const OnDevice a_dev = to_device(*device, *stream, a);
+  const at::Tensor out = at::zeros({1, 1, 3});
+  const OnDevice out_dev = to_device(*device, *stream, out);
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  args.activation = MatmulActivation::Relu;
+  device->kernels().get<MatmulKernels>().matmul(*stream, args);
+  expect_close(from_device(*stream, out_dev, out), at::relu(at::bmm(a.to(at::kDouble), b.to(at::kDouble))),
+               at::kFloat, 2);
 }
 
 TEST(MatmulVariant, ChosenPerDeviceClassAndOverridden) {

@@ -1,4 +1,5 @@
-// matmul: out = alpha * a @ b + beta * bias over a batch, through cuBLAS's strided batched GEMM.
+// matmul: out = act(alpha * a @ b + beta * bias) over a batch, through cuBLAS's strided batched GEMM; the
+// activation, when asked, is the elementwise kernel run over out afterwards.
 //
 // cuBLAS is column-major. A row-major view is the column-major view of its transpose, so each operand
 // maps to a cuBLAS operand with or without a transpose whenever one of its two inner strides is 1 (and
@@ -114,6 +115,9 @@ class CudaMatmul final : public MatmulKernels {
   void matmul(Stream& stream, const MatmulArgs& args) override;
 
  private:
+  // The floating product without its activation, which apply_activation runs over out afterwards.
+  void product(Stream& stream, const MatmulArgs& args);
+  void apply_activation(Stream& stream, MatmulActivation activation, const TensorRef& out);
   ElementwiseKernels& elementwise() const { return device_.kernels().get<ElementwiseKernels>(); }
   // The cuBLAS handle, created on first use; the caller holds blas_mutex_ and has made device
   // `device_index` current.
@@ -156,7 +160,6 @@ cublasHandle_t CudaMatmul::blas_handle(int device_index) {
 }
 
 void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
-  MemoryKernels& memory = device_.kernels().get<MemoryKernels>();
   const TensorRef& out = args.out;
   if (out.ndim != 3 || args.a.ndim != 3 || args.b.ndim != 3) {
     throw Error("matmul kernel: out, a and b must each have one batch dim and two matrix dims");
@@ -172,9 +175,30 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   }
   if (batch == 0 || m == 0 || n == 0) return;
   if (is_integral(out.dtype)) {
+    if (args.activation != MatmulActivation::None) {
+      throw Error("matmul kernel: an activation epilogue takes floating operands, not " +
+                  std::string(dtype_name(out.dtype)));
+    }
     integer_matmul(stream, args);
     return;
   }
+  product(stream, args);
+  if (args.activation != MatmulActivation::None) apply_activation(stream, args.activation, out);
+}
+
+void CudaMatmul::apply_activation(Stream& stream, MatmulActivation activation, const TensorRef& out) {
+  const UnaryOp op = activation == MatmulActivation::Relu   ? UnaryOp::Relu
+                     : activation == MatmulActivation::Gelu ? UnaryOp::Gelu
+                                                            : UnaryOp::GeluTanh;
+  const DType compute = out.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  elementwise().unary(stream, {.op = op, .out = out, .in = out, .compute = compute});
+}
+
+// alpha * a @ b + beta * bias into out, for floating operands.
+void CudaMatmul::product(Stream& stream, const MatmulArgs& args) {
+  MemoryKernels& memory = device_.kernels().get<MemoryKernels>();
+  const TensorRef& out = args.out;
+  const int64_t batch = out.sizes[0], m = out.sizes[1], n = out.sizes[2], k = args.a.sizes[2];
   const BlasTypes types = blas_types(out.dtype);
   const bool use_bias = args.bias.has_value() && args.beta != 0.0;
   if (k == 0) {

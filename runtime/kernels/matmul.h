@@ -6,7 +6,11 @@
 
 namespace ember {
 
-// out = alpha * a @ b + beta * bias over a batch: a is batch×M×K, b is batch×K×N, out is batch×M×N.
+// What the store applies to each result, fused so that Linear→ReLU is one launch: relu, or gelu exact or
+// with tanh (PyTorch's formulas). Floating operands only.
+enum class MatmulActivation : uint8_t { None, Relu, Gelu, GeluTanh };
+
+// out = act(alpha * a @ b + beta * bias) over a batch: a is batch×M×K, b is batch×K×N, out is batch×M×N.
 // Each carries one batch dim (stride 0 broadcasts); bias (optional) has out's sizes with any strides.
 // float16 and bfloat16 accumulate in float32.
 struct MatmulArgs {
@@ -14,6 +18,7 @@ struct MatmulArgs {
   std::optional<TensorRef> bias;
   double alpha = 1.0;
   double beta = 0.0;
+  MatmulActivation activation = MatmulActivation::None;
 };
 
 class MatmulKernels : public KernelFamily {

@@ -7,6 +7,7 @@
 #define EMBER_ELEMENTWISE_FUNCTIONS_GLSL
 
 #include "math.glsl"
+#include "activations.glsl"
 #include "unary_ops.glsl"
 #include "binary_ops.glsl"
 #include "ternary_ops.glsl"
@@ -87,11 +88,8 @@ UNARY(sinh) { return m_sinh(x); }
 UNARY(cosh) { return m_cosh(x); }
 UNARY(tanh) { return m_tanh(x); }
 UNARY(sigmoid) { return sigmoid(x); }
-UNARY(gelu) { return compute_t(0.5) * x * (compute_t(1) + m_erf(x * compute_t(0.70710678118654752440))); }
-UNARY(gelu_tanh) {
-  const compute_t inner = compute_t(0.79788456080286535588) * (x + compute_t(0.044715) * x * x * x);
-  return compute_t(0.5) * x * (compute_t(1) + m_tanh(inner));
-}
+UNARY(gelu) { return gelu_erf(x); }
+UNARY(gelu_tanh) { return gelu_tanh_approximation(x); }
 UNARY(silu) { return x * sigmoid(x); }
 UNARY(erf) { return m_erf(x); }
 UNARY(erfc) { return m_erfc(x); }

@@ -1,5 +1,5 @@
 // What the matmul shaders share: operand bindings, the push-constant block, strided addressing and the
-// epilogue out = alpha * acc + beta * bias. Operand dtypes are specialization constants 0-3
+// epilogue out = act(alpha * acc + beta * bias). Operand dtypes are specialization constants 0-3
 // (typed_operands.glsl); tile sizes follow from id 4 on, declared by each shader.
 //
 // Each launch covers `batch` matrices (workgroup z) of a window the host bound for every operand;
@@ -8,6 +8,7 @@
 #define EMBER_MATMUL_COMMON_GLSL
 
 #include "typed_operands.glsl"
+#include "activations.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -37,7 +38,7 @@ layout(push_constant) uniform Params {
   uvec2 alpha;  // compute_t bits; first, where their 8-byte alignment needs no padding
   uvec2 beta;
   uint M, N, K;
-  uint flags;    // MATMUL_HAS_BIAS, MATMUL_A_K_FAST, MATMUL_B_N_FAST
+  uint flags;    // MATMUL_HAS_BIAS, MATMUL_A_K_FAST, MATMUL_B_N_FAST, the activation at MATMUL_ACTIVATION_SHIFT
   uint lanes_n;  // matmul_register.comp: invocations side by side along N (divides 256)
   uint offsets[4];
   uint batch_strides[4];
@@ -48,6 +49,15 @@ layout(push_constant) uniform Params {
 #define MATMUL_HAS_BIAS 1u  // beta != 0 and a bias was given: bias is never read otherwise
 #define MATMUL_A_K_FAST 2u  // A's elements are closer along K than along M (tile loads walk K first)
 #define MATMUL_B_N_FAST 4u  // B's elements are closer along N than along K
+// The activation the store applies (float compute only): a push constant rather than a specialization
+// constant, because a uniform branch per stored element costs nothing beside the k loop, and every
+// activation would otherwise compile each pipeline again.
+#define MATMUL_ACTIVATION_SHIFT 3u
+#define MATMUL_ACTIVATION_MASK 3u
+#define ACTIVATION_NONE 0u
+#define ACTIVATION_RELU 1u
+#define ACTIVATION_GELU 2u
+#define ACTIVATION_GELU_TANH 3u
 
 // Element index of (row, col) of operand `op` in matrix `batch` of this launch.
 uint element_index(uint op, uint batch, uint row, uint col) {
@@ -62,13 +72,23 @@ uint element_index(uint op, uint batch, uint row, uint col) {
 #define MULTIPLY_ADD(a, b, acc) ((acc) + (a) * (b))
 #endif
 
-// out[batch, m, n] = alpha * acc + beta * bias[batch, m, n]; with no bias the bias term is absent, so a
-// NaN there never reaches out (PyTorch's addmm with beta == 0).
+// out[batch, m, n] = act(alpha * acc + beta * bias[batch, m, n]); with no bias the bias term is absent, so
+// a NaN there never reaches out (PyTorch's addmm with beta == 0). relu keeps NaN, as torch.relu does.
 void store_result(uint batch, uint m, uint n, compute_t acc) {
   compute_t value = scalar_from_bits(p.alpha) * acc;
   if ((p.flags & MATMUL_HAS_BIAS) != 0u) {
     value += scalar_from_bits(p.beta) * bias_data_load(element_index(OP_BIAS, batch, m, n));
   }
+#if COMPUTE_IS_FLOAT
+  const uint activation = (p.flags >> MATMUL_ACTIVATION_SHIFT) & MATMUL_ACTIVATION_MASK;
+  if (activation == ACTIVATION_RELU) {
+    value = value <= compute_t(0) ? compute_t(0) : value;
+  } else if (activation == ACTIVATION_GELU) {
+    value = gelu_erf(value);
+  } else if (activation == ACTIVATION_GELU_TANH) {
+    value = gelu_tanh_approximation(value);
+  }
+#endif
   out_data_store(element_index(OP_OUT, batch, m, n), value);
 }
 

@@ -37,6 +37,7 @@ static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 1
 constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
 constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
 constexpr uint32_t kBNFast = 4;   // MATMUL_B_N_FAST
+constexpr uint32_t kActivationShift = 3;  // MATMUL_ACTIVATION_SHIFT; MatmulActivation's values are the GLSL's
 
 // Operand order in the shaders' bindings and push-constant arrays.
 enum Operand3 { kOut = 0, kA = 1, kB = 2, kBias = 3 };
@@ -255,6 +256,7 @@ void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
     MatmulArgs first = args;
     first.a = narrowed(args.a, 2, 0, half);
     first.b = narrowed(args.b, 1, 0, half);
+    first.activation = MatmulActivation::None;  // it applies to the finished sum only
     matmul(stream, first);
     MatmulArgs second = args;
     second.a = narrowed(args.a, 2, half, K - half);
@@ -304,6 +306,10 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   check_sizes(args.a, "A", batch, M, K);
   check_sizes(args.b, "B", batch, K, N);
   if (args.bias) check_sizes(*args.bias, "bias", batch, M, N);
+  if (args.activation != MatmulActivation::None && !is_float(args.out.dtype)) {
+    throw Error("matmul kernel: an activation epilogue takes floating operands, not " +
+                std::string(dtype_name(args.out.dtype)));
+  }
   if (batch == 0 || M == 0 || N == 0) return;
 
   const DType compute = compute_dtype(args, has_bias);
@@ -363,6 +369,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   uint32_t flags = has_bias ? kHasBias : 0;
   if (M == 1 || (K > 1 && args.a.strides[2] <= args.a.strides[1])) flags |= kAKFast;
   if (K == 1 || (N > 1 && args.b.strides[2] <= args.b.strides[1])) flags |= kBNFast;
+  flags |= static_cast<uint32_t>(args.activation) << kActivationShift;
   const DType scalar_dtype = compute_storage(compute);
   const uint64_t alpha = Scalar(args.alpha).bits_as(scalar_dtype);
   const uint64_t beta = Scalar(args.beta).bits_as(scalar_dtype);

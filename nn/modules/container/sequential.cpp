@@ -1,5 +1,7 @@
 #include "nn/modules/container/sequential.h"
 
+#include "nn/modules/container/sequential_fusion.h"
+
 namespace ember::nn {
 
 SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named) {
@@ -19,7 +21,16 @@ std::shared_ptr<Module> SequentialImpl::clone(const std::shared_ptr<Device>& dev
 Tensor SequentialImpl::forward(const Tensor& input) {
   if (entries_.empty()) throw Error("Cannot call forward() on an empty Sequential");
   Tensor x = input;
-  for (const AnyModule& entry : entries_) x = entry.forward(x);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (i + 1 < entries_.size()) {
+      if (std::optional<Tensor> pair = detail::fused_forward(entries_[i], entries_[i + 1], x)) {
+        x = std::move(*pair);
+        ++i;
+        continue;
+      }
+    }
+    x = entries_[i].forward(x);
+  }
   return x;
 }
 

@@ -2,6 +2,7 @@
 // Sequential: modules applied one after another (https://pytorch.org/docs/1.13/generated/torch.nn.Sequential.html).
 //   nn::Sequential net(nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10));  net(x);
 // Entries are named "0", "1", ... unless given names: nn::Sequential({{"fc", nn::Linear(3, 4)}}).
+// A Linear followed by ReLU or GELU runs as one launch (sequential_fusion.h), with the unfused graph.
 #include <initializer_list>
 #include <memory>
 #include <string>
