@@ -1,6 +1,7 @@
 #pragma once
 // Every nn::functional op (LibTorch's torch/nn/functional.h): `namespace F = ember::nn::functional;`.
 #include "nn/functional/activation.h"
+#include "nn/functional/attention.h"
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
 #include "nn/functional/cross_entropy.h"

@@ -286,4 +286,20 @@ void check_no_internal_overlap(const Tensor& out) {
   }
 }
 
+std::string c_type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "bool";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::Int16: return "short";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+  }
+  return "unknown";
+}
+
 }  // namespace ember::detail

@@ -56,6 +56,8 @@ void bump_version(const Tensor& tensor);
 // must fit (negative ones may wrap into unsigned types), floats must be finite within range (infinities
 // fit floating types), bools always fit.
 void check_scalar_fits(Scalar value, DType dtype);
+// The C++ type name of `dtype` ("float", "c10::Half"), as PyTorch's messages print a TypeMeta.
+std::string c_type_name(DType dtype);
 // PyTorch's error for an in-place write into a tensor with overlapping elements (expanded views).
 void check_no_internal_overlap(const Tensor& out);
 

@@ -65,23 +65,6 @@ void check_probability(double p) {
   if (!(p >= 0 && p <= 1)) throw Error("bernoulli_ expects p to be in [0, 1], but got p=" + format_number(p));
 }
 
-// The C++ type names PyTorch's random_ bounds messages use.
-std::string c_type_name(DType dtype) {
-  switch (dtype) {
-    case DType::Bool: return "bool";
-    case DType::UInt8: return "unsigned char";
-    case DType::Int8: return "signed char";
-    case DType::Int16: return "short";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Float16: return "c10::Half";
-    case DType::BFloat16: return "c10::BFloat16";
-  }
-  return "unknown";
-}
-
 // random_'s checks: from < to, and both ends representable in an integral dtype.
 void check_random_range(DType dtype, int64_t from, int64_t to) {
   if (from >= to) {
@@ -98,8 +81,8 @@ void check_random_range(DType dtype, int64_t from, int64_t to) {
     case DType::Int64: low = std::numeric_limits<int64_t>::min(); high = std::numeric_limits<int64_t>::max(); break;
     default: break;  // bool: [0, 1]
   }
-  if (from < low || from > high) throw Error("from is out of bounds for " + c_type_name(dtype));
-  if (to - 1 < low || to - 1 > high) throw Error("to - 1 is out of bounds for " + c_type_name(dtype));
+  if (from < low || from > high) throw Error("from is out of bounds for " + detail::c_type_name(dtype));
+  if (to - 1 < low || to - 1 > high) throw Error("to - 1 is out of bounds for " + detail::c_type_name(dtype));
 }
 
 Tensor new_tensor(IntArrayRef sizes, const TensorOptions& options, DType fallback) {

@@ -360,6 +360,22 @@ TEST_P(MatmulKernelsTest, Float64) {
   }
 }
 
+// llvmpipe ends a shader loop after 65535 iterations, so a CPU driver's launches take K in pieces; a
+// product of 200000 ones must count them all (float32 holds the integer exactly).
+TEST_P(MatmulKernelsTest, InnerDimensionLongerThanALoopMayRun) {
+  const int64_t K = 200000;
+  const at::Tensor a = at::ones({1, 2, K}), b = at::ones({1, K, 3});
+  const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+  const at::Tensor out = at::zeros({1, 2, 3});
+  const OnDevice out_dev = to_device(*device, *stream, out);
+  for (const std::string& variant : variants()) {
+    SCOPED_TRACE("variant " + variant);
+    vulkan::ScopedMatmulVariant scoped(variant);
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    EXPECT_TRUE(at::equal(from_device(*stream, out_dev, out), at::full({1, 2, 3}, double(K))));
+  }
+}
+
 // relu, gelu and gelu with tanh in the store, after alpha and the bias, in every float dtype and over
 // layouts whose pairs of loads differ.
 TEST_P(MatmulKernelsTest, ActivationEpilogue) {

@@ -53,6 +53,7 @@ struct OpRow {
   bool compare_values = true;      // false for random draws: sizes and dtype only
   bool broadcast_layout = true;    // false where an expanded input would make the result order-dependent
   Tolerance tolerance{-1, -1};     // below zero: tolerance_for(dtype)
+  std::string node;                // PyTorch's grad_fn name where LibTorch's side is composed; empty: its own
 
   OpRow& with_dtypes(std::vector<DType> d) { dtypes = std::move(d); return *this; }
   OpRow& with_mixed(std::vector<std::vector<DType>> m) { mixed = std::move(m); return *this; }
@@ -66,6 +67,7 @@ struct OpRow {
   OpRow& sizes_only() { compare_values = false; return *this; }
   OpRow& without_broadcast_layout() { broadcast_layout = false; return *this; }
   OpRow& within(double rtol, double atol) { tolerance = {rtol, atol}; return *this; }
+  OpRow& recorded_as(std::string grad_fn) { node = std::move(grad_fn); return *this; }
 };
 
 // The few ops LibTorch spells differently, so that one generic lambda serves both sides.

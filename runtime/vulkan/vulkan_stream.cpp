@@ -144,7 +144,8 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
                 " bytes of push constants to a shader that declares " +
                 std::to_string(pipeline.shader.push_constant_bytes));
   }
-  constexpr size_t kMaxBindings = 8;
+  // Push descriptors allow at least 32 (maxPushDescriptors); the attention backward binds 10.
+  constexpr size_t kMaxBindings = 16;
   if (bindings.size() > kMaxBindings) throw Error("too many buffers for one dispatch");
   BufferAccess accesses[kMaxBindings];
   VkDescriptorBufferInfo infos[kMaxBindings];

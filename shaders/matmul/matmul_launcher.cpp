@@ -37,7 +37,8 @@ static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 1
 constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
 constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
 constexpr uint32_t kBNFast = 4;   // MATMUL_B_N_FAST
-constexpr uint32_t kActivationShift = 3;  // MATMUL_ACTIVATION_SHIFT; MatmulActivation's values are the GLSL's
+constexpr uint32_t kActivationShift = 3;
+constexpr int64_t kCpuMaxK = 65535;  // MATMUL_ACTIVATION_SHIFT; MatmulActivation's values are the GLSL's
 
 // Operand order in the shaders' bindings and push-constant arrays.
 enum Operand3 { kOut = 0, kA = 1, kB = 2, kBias = 3 };
@@ -238,6 +239,8 @@ class VulkanMatmul final : public MatmulKernels {
  private:
   // Runs a product whose B, or one row of A, out or bias, is wider than a binding as two halves.
   void split_wide(Stream& stream, const MatmulArgs& args);
+  // out = alpha A1 B1 + beta bias over the first half of K, then out = alpha A2 B2 + out.
+  void split_along_k(Stream& stream, const MatmulArgs& args);
 
   VulkanDevice& device_;
 };
@@ -252,18 +255,7 @@ void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
   uint64_t along_n = std::max(span_bytes(args.b, 2), span_bytes(args.out, 2));
   if (has_bias) along_n = std::max(along_n, span_bytes(*args.bias, 2));
   if (K > 1 && along_k >= along_n) {
-    const int64_t half = K / 2;
-    MatmulArgs first = args;
-    first.a = narrowed(args.a, 2, 0, half);
-    first.b = narrowed(args.b, 1, 0, half);
-    first.activation = MatmulActivation::None;  // it applies to the finished sum only
-    matmul(stream, first);
-    MatmulArgs second = args;
-    second.a = narrowed(args.a, 2, half, K - half);
-    second.b = narrowed(args.b, 1, half, K - half);
-    second.bias = args.out;  // each invocation reads its elements of out before it writes them
-    second.beta = 1.0;
-    matmul(stream, second);
+    split_along_k(stream, args);
     return;
   }
   if (N > 1) {
@@ -279,6 +271,22 @@ void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
   }
   throw UnsupportedError("matmul: one element of an operand is larger than a storage-buffer binding of " +
                          device_.info().name + " can reach");
+}
+
+void VulkanMatmul::split_along_k(Stream& stream, const MatmulArgs& args) {
+  const int64_t K = args.a.sizes[2];
+  const int64_t half = K / 2;
+  MatmulArgs first = args;
+  first.a = narrowed(args.a, 2, 0, half);
+  first.b = narrowed(args.b, 1, 0, half);
+  first.activation = MatmulActivation::None;  // it applies to the finished sum only
+  matmul(stream, first);
+  MatmulArgs second = args;
+  second.a = narrowed(args.a, 2, half, K - half);
+  second.b = narrowed(args.b, 1, half, K - half);
+  second.bias = args.out;  // each invocation reads its elements of out before it writes them
+  second.beta = 1.0;
+  matmul(stream, second);
 }
 
 }  // namespace
@@ -317,6 +325,12 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
 
   const Context& context = device_.context();
   const DeviceInfo& info = device_.info();
+  // llvmpipe ends a shader's loop after 65535 iterations (its guard against endless loops), and the
+  // kernels loop over k: on a CPU driver a longer product runs in halves of K.
+  if (info.kind == "CPU" && K > kCpuMaxK) {
+    split_along_k(stream, args);
+    return;
+  }
   const Tiles tiles = choose_tiles(matmul_variant(info), context, args, compute);
   std::vector<uint32_t> specialization = {
       static_cast<uint32_t>(args.out.dtype), static_cast<uint32_t>(args.a.dtype),

@@ -1,4 +1,5 @@
 #include "tests/ops/kernel_recorder.h"
+#include "runtime/kernels/attention.h"
 
 #include "runtime/kernels/conv.h"
 #include "runtime/kernels/dropout.h"
@@ -176,6 +177,17 @@ class RecordingLoss final : public Recording<LossKernels> {
   }
 };
 
+class RecordingAttention final : public Recording<AttentionKernels> {
+ public:
+  using Recording::Recording;
+  void attention(Stream& s, const AttentionArgs& a) override {
+    note("attention.forward"); inner().attention(s, a);
+  }
+  void attention_backward(Stream& s, const AttentionBackwardArgs& a) override {
+    note("attention.backward"); inner().attention_backward(s, a);
+  }
+};
+
 template <class Family, class Decorator>
 void wrap(Kernels& kernels, std::set<std::string>& reached, std::vector<std::function<void()>>& restore) {
   std::unique_ptr<KernelFamily> original = kernels.exchange<Family>(nullptr);
@@ -212,6 +224,7 @@ KernelRecorder::KernelRecorder(Device& device) : device_(device) {
   wrap<UpsampleKernels, RecordingUpsample>(kernels, reached_, restore_);
   wrap<LossKernels, RecordingLoss>(kernels, reached_, restore_);
   wrap<OptimKernels, RecordingOptim>(kernels, reached_, restore_);
+  wrap<AttentionKernels, RecordingAttention>(kernels, reached_, restore_);
 }
 
 KernelRecorder::~KernelRecorder() {
@@ -231,6 +244,8 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   all.push_back("dropout.apply_mask");
   all.push_back("loss.cross_entropy");
   all.push_back("loss.cross_entropy_backward");
+  all.push_back("attention.forward");
+  all.push_back("attention.backward");
   for (OptimAlgorithm a : {OptimAlgorithm::SGD, OptimAlgorithm::Adam, OptimAlgorithm::RMSprop, OptimAlgorithm::Adagrad}) {
     all.push_back("optim." + std::string(optim_algorithm_name(a)));
   }
