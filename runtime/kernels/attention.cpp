@@ -65,13 +65,12 @@ void check_mask(const std::optional<TensorRef>& mask, const AttentionShape& s, D
 
 DType statistics_dtype(DType dtype) { return dtype == DType::Float64 ? DType::Float64 : DType::Float32; }
 
-}  // namespace
-
-void AttentionArgs::check() const {
-  const char* op = "attention";
-  check_shape(shape, op);
+// What the forward and the backward both take: q, k, v, out, lse and the mask.
+void check_forward_operands(const TensorRef& q, const TensorRef& k, const TensorRef& v, const TensorRef& out,
+                            const TensorRef& lse, const std::optional<TensorRef>& mask, const AttentionShape& s,
+                            const char* op) {
+  check_shape(s, op);
   check_floating(q.dtype, op);
-  const AttentionShape& s = shape;
   check_operand(q, q.dtype, s.batch, s.queries, s.head_dim, op, "q");
   check_operand(k, q.dtype, s.batch, s.keys, s.head_dim, op, "k");
   check_operand(v, q.dtype, s.batch, s.keys, s.value_dim, op, "v");
@@ -80,22 +79,19 @@ void AttentionArgs::check() const {
   check_mask(mask, s, q.dtype, op);
 }
 
+}  // namespace
+
+void AttentionArgs::check() const { check_forward_operands(q, k, v, out, lse, mask, shape, "attention"); }
+
 void AttentionBackwardArgs::check() const {
   const char* op = "attention_backward";
-  check_shape(shape, op);
-  check_floating(q.dtype, op);
+  check_forward_operands(q, k, v, out, lse, mask, shape, op);
   const AttentionShape& s = shape;
-  check_operand(q, q.dtype, s.batch, s.queries, s.head_dim, op, "q");
-  check_operand(k, q.dtype, s.batch, s.keys, s.head_dim, op, "k");
-  check_operand(v, q.dtype, s.batch, s.keys, s.value_dim, op, "v");
-  check_operand(out, q.dtype, s.batch, s.queries, s.value_dim, op, "out");
   check_operand(grad_out, q.dtype, s.batch, s.queries, s.value_dim, op, "grad_out");
   check_operand(grad_q, q.dtype, s.batch, s.queries, s.head_dim, op, "grad_q");
   check_operand(grad_k, q.dtype, s.batch, s.keys, s.head_dim, op, "grad_k");
   check_operand(grad_v, q.dtype, s.batch, s.keys, s.value_dim, op, "grad_v");
-  check_operand(lse, statistics_dtype(q.dtype), s.batch, s.queries, -1, op, "lse");
   check_operand(delta, statistics_dtype(q.dtype), s.batch, s.queries, -1, op, "delta");
-  check_mask(mask, s, q.dtype, op);
 }
 
 }  // namespace ember

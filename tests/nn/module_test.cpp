@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ember.h"
+#include "tests/nn/torch_parameters.h"
 #include "tests/oracle.h"
 #include "tests/python_oracle.h"
 #include "tests/test_support.h"
@@ -16,14 +17,8 @@ namespace F = ember::nn::functional;
 
 class ModuleTest : public BackendTest {
  protected:
-  // Copies LibTorch's parameters into ember's module of the same structure, by name.
   void copy_parameters(nn::Module& ours, const torch::nn::Module& theirs) {
-    auto mine = ours.named_parameters();
-    for (const auto& p : theirs.named_parameters()) {
-      ASSERT_TRUE(mine.contains(p.key())) << p.key();
-      NoGradGuard no_grad;
-      mine[p.key()].copy_(from_torch(p.value().detach(), device));
-    }
+    test::copy_parameters(ours, theirs, device);
   }
 };
 

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "ember.h"
+#include "tests/nn/torch_parameters.h"
 #include "tests/oracle.h"
 #include "tests/test_support.h"
 
@@ -12,14 +13,8 @@ namespace {
 
 class SequentialFusionTest : public BackendTest {
  protected:
-  // Copies LibTorch's parameters into ember's module of the same structure, by name.
   void copy_parameters(nn::Module& ours, const torch::nn::Module& theirs) {
-    auto mine = ours.named_parameters();
-    for (const auto& p : theirs.named_parameters()) {
-      ASSERT_TRUE(mine.contains(p.key())) << p.key();
-      NoGradGuard no_grad;
-      mine[p.key()].copy_(from_torch(p.value().detach(), device));
-    }
+    test::copy_parameters(ours, theirs, device);
   }
 
   // Kernel launches `f` issues on the device's stream.
