@@ -68,16 +68,21 @@ Tensor additive(const Tensor& mask, DType dtype) {
       .masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
 }
 
-// softmax(q kᵀ scale + mask) v from other ops, as PyTorch's math path; differentiable by its ops.
-Tensor composed(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
-                bool is_causal, double scale) {
+// softmax(q kᵀ scale + mask) with -inf where causality hides a key; `mask` is additive or undefined.
+Tensor weights_of(const Tensor& q, const Tensor& k, const Tensor& mask, bool is_causal, double scale) {
   Tensor scores = q.matmul(k.transpose(-2, -1)) * scale;
   if (is_causal) {
     const Tensor keep = ones({q.size(-2), k.size(-2)}, TensorOptions().dtype(DType::Bool).device(q.device())).tril();
     scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
   }
-  if (mask.defined()) scores = scores + additive(mask, q.dtype());
-  Tensor weights = scores.softmax(-1);
+  if (mask.defined()) scores = scores + mask;
+  return scores.softmax(-1);
+}
+
+// softmax(q kᵀ scale + mask) v from other ops, as PyTorch's math path; differentiable by its ops.
+Tensor composed(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
+                bool is_causal, double scale) {
+  Tensor weights = weights_of(q, k, mask.defined() ? additive(mask, q.dtype()) : Tensor(), is_causal, scale);
   if (dropout_p > 0) weights = detail::dropout(weights, dropout_p, /*training=*/true, /*inplace=*/false);
   return weights.matmul(v);
 }
@@ -115,16 +120,10 @@ Tensor as_batched(const Tensor& t, const std::vector<int64_t>& shape, int64_t ba
 }
 
 // The gradients of the kernel's attention written with differentiable ops (for create_graph), from
-// the weights recomputed in full.
+// the weights recomputed in full; in the broadcast batch shape.
 autograd::tensor_list composed_gradients(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                          const Tensor& mask, bool is_causal, double scale) {
-  Tensor scores = q.matmul(k.transpose(-2, -1)) * scale;
-  if (is_causal) {
-    const Tensor keep = ones({q.size(-2), k.size(-2)}, TensorOptions().dtype(DType::Bool).device(q.device())).tril();
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
-  }
-  if (mask.defined()) scores = scores + mask;
-  const Tensor weights = scores.softmax(-1);
+  const Tensor weights = weights_of(q, k, mask, is_causal, scale);
   const Tensor grad_weights = grad.matmul(v.transpose(-2, -1));
   const Tensor grad_scores = weights * (grad_weights - (grad_weights * weights).sum({-1}, true));
   return {grad_scores.matmul(k) * scale, grad_scores.transpose(-2, -1).matmul(q) * scale,
@@ -178,9 +177,10 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   }
   out = out.reshape(with_matrix(batch_shape, L, Ev));
   if (!*rec) return out;
-  rec->save(q);
-  rec->save(k);
-  rec->save(v);
+  // The inputs themselves, not their batched copies: under create_graph the gradients are ops of them.
+  rec->save(query);
+  rec->save(key);
+  rec->save(value);
   rec->save(lse);
   if (mask.defined()) rec->save(mask);
   rec->save_output(out);
@@ -189,21 +189,24 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   return rec->finish(out, [=](autograd::FunctionNode& node, const autograd::tensor_list& g) {
     const Tensor sq = node.saved(0), sk = node.saved(1), sv = node.saved(2), slse = node.saved(3);
     const Tensor smask = has_mask ? node.saved(4) : Tensor();
-    const Tensor sout = node.saved(has_mask ? 5 : 4).reshape({batch, L, Ev});
-    const Tensor grad = g[0].reshape({batch, L, Ev}).contiguous();
     autograd::tensor_list grads;
     if (autograd::GradMode::is_enabled()) {
-      grads = composed_gradients(grad, sq, sk, sv, smask, is_causal, factor);
+      grads = composed_gradients(g[0], sq, sk, sv, has_mask ? smask.reshape(with_matrix(batch_shape, L, S)) : Tensor(),
+                                 is_causal, factor);
     } else {
+      const Tensor q = as_batched(sq, with_matrix(batch_shape, L, E), batch);
+      const Tensor k = as_batched(sk, with_matrix(batch_shape, S, E), batch);
+      const Tensor v = as_batched(sv, with_matrix(batch_shape, S, Ev), batch);
+      const Tensor out = node.saved(has_mask ? 5 : 4).reshape({batch, L, Ev}).contiguous();
+      const Tensor grad = g[0].reshape({batch, L, Ev}).contiguous();
       const auto& device = sq.device();
       Tensor grad_q = ember::detail::empty_on({batch, L, E}, sq.dtype(), device);
       Tensor grad_k = ember::detail::empty_on({batch, S, E}, sq.dtype(), device);
       Tensor grad_v = ember::detail::empty_on({batch, S, Ev}, sq.dtype(), device);
       Tensor delta = ember::detail::empty_on({batch, L}, slse.dtype(), device);
-      const Tensor out_contiguous = sout.contiguous();
       AttentionBackwardArgs b{.grad_q = grad_q.ref(), .grad_k = grad_k.ref(), .grad_v = grad_v.ref(),
-                              .grad_out = grad.ref(), .q = sq.ref(), .k = sk.ref(), .v = sv.ref(),
-                              .out = out_contiguous.ref(), .lse = slse.ref(), .delta = delta.ref()};
+                              .grad_out = grad.ref(), .q = q.ref(), .k = k.ref(), .v = v.ref(),
+                              .out = out.ref(), .lse = slse.ref(), .delta = delta.ref()};
       if (has_mask) b.mask = smask.ref();
       b.shape = {batch, L, S, E, Ev};
       b.scale = factor;

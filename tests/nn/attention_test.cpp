@@ -196,15 +196,21 @@ TEST_P(AttentionTest, RowsWithoutKeysAndEmptyInputs) {
 
 TEST_P(AttentionTest, SecondOrderGradients) {
   if (!device->supports(DType::Float64)) GTEST_SKIP() << device->info().name << " has no float64";
-  const Tensor q = from_torch(random_torch({2, 3, 4}, DType::Float64, 11), device).requires_grad_(true);
-  const Tensor k = from_torch(random_torch({2, 5, 4}, DType::Float64, 12), device).requires_grad_(true);
-  const Tensor v = from_torch(random_torch({2, 5, 3}, DType::Float64, 13), device).requires_grad_(true);
-  for (bool causal : {false, true}) {
-    const autograd::DifferentiableFn fn = [&](const autograd::tensor_list& in) {
-      return autograd::tensor_list{F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, causal, 0.4)};
-    };
-    EXPECT_TRUE(autograd::gradcheck(fn, {q, k, v}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {q, k, v}));
+  // The second case's keys and values are shared by both heads: their batched copies are not the inputs.
+  for (const auto& [qs, ks, vs] : {std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>>{
+                                       {2, 3, 4}, {2, 5, 4}, {2, 5, 3}},
+                                   {{2, 2, 3, 4}, {2, 1, 5, 4}, {2, 1, 5, 3}}}) {
+    const Tensor q = from_torch(random_torch(qs, DType::Float64, 11), device).requires_grad_(true);
+    const Tensor k = from_torch(random_torch(ks, DType::Float64, 12), device).requires_grad_(true);
+    const Tensor v = from_torch(random_torch(vs, DType::Float64, 13), device).requires_grad_(true);
+    for (bool causal : {false, true}) {
+      SCOPED_TRACE(to_string(ks) + (causal ? " causal" : ""));
+      const autograd::DifferentiableFn fn = [&](const autograd::tensor_list& in) {
+        return autograd::tensor_list{F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, causal, 0.4)};
+      };
+      EXPECT_TRUE(autograd::gradcheck(fn, {q, k, v}));
+      EXPECT_TRUE(autograd::gradgradcheck(fn, {q, k, v}));
+    }
   }
 }
 
