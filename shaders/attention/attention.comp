@@ -10,7 +10,7 @@
 // Workgroup x walks a batch's rows, workgroup y the batches of the launch piece.
 #include "math.glsl"
 
-#define WORKGROUP_SIZE 64
+#define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(constant_id = 0) const uint DT = DT_F32;  // q, k, v, out, the mask and the gradients

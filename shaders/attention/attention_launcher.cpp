@@ -19,7 +19,7 @@ namespace {
 
 constexpr uint32_t kModeForward = 0, kModeGradQ = 1, kModeGradKV = 2;
 constexpr uint32_t kFlagCausal = 1, kFlagMask = 2;
-constexpr int64_t kWorkgroupSize = 64;  // WORKGROUP_SIZE in attention.comp
+constexpr int64_t kWorkgroupSize = 256;  // WORKGROUP_SIZE in attention.comp
 constexpr int64_t kCpuMaxFeatures = 128;  // 32 blocks of four
 constexpr int64_t kCpuMaxLoop = 65535;
 
