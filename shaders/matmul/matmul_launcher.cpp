@@ -37,8 +37,7 @@ static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 1
 constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
 constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
 constexpr uint32_t kBNFast = 4;   // MATMUL_B_N_FAST
-constexpr uint32_t kActivationShift = 3;
-constexpr int64_t kCpuMaxK = 65535;  // MATMUL_ACTIVATION_SHIFT; MatmulActivation's values are the GLSL's
+constexpr int64_t kCpuMaxK = 65535;  // llvmpipe's loop guard (below)
 
 // Operand order in the shaders' bindings and push-constant arrays.
 enum Operand3 { kOut = 0, kA = 1, kB = 2, kBias = 3 };
@@ -337,6 +336,9 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       static_cast<uint32_t>(args.b.dtype),
       static_cast<uint32_t>(has_bias ? args.bias->dtype : args.out.dtype)};
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
+  // ACTIVATION, after each shader's tile constants (MatmulActivation's values are the GLSL's); the
+  // integer variants have none.
+  if (is_float(args.out.dtype)) specialization.push_back(static_cast<uint32_t>(args.activation));
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
 
   // Launch windows: as many whole matrices as every operand's binding can reach, else one matrix at a
@@ -383,7 +385,6 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   uint32_t flags = has_bias ? kHasBias : 0;
   if (M == 1 || (K > 1 && args.a.strides[2] <= args.a.strides[1])) flags |= kAKFast;
   if (K == 1 || (N > 1 && args.b.strides[2] <= args.b.strides[1])) flags |= kBNFast;
-  flags |= static_cast<uint32_t>(args.activation) << kActivationShift;
   const DType scalar_dtype = compute_storage(compute);
   const uint64_t alpha = Scalar(args.alpha).bits_as(scalar_dtype);
   const uint64_t beta = Scalar(args.beta).bits_as(scalar_dtype);

@@ -19,6 +19,7 @@
 // Workgroup tile: (WORKGROUP_SIZE / lanes_n)·TM rows × lanes_n·TN columns; workgroup z is the batch.
 // lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
 // once per invocation, and as a specialization constant it would multiply the pipelines to compile.
+layout(constant_id = 8) const uint ACTIVATION = 0;  // matmul_common.glsl's store_result
 #include "matmul_common.glsl"
 
 layout(constant_id = 4) const uint TM = 8;       // even

@@ -7,6 +7,7 @@
 // Invocation (tx, ty) owns rows ty + 16·i and columns tx + 16·j: the 16 invocations of a row read
 // consecutive words of the B tile (no bank conflicts) and broadcast the same word of the A tile, and
 // their stores to a row-major out are consecutive.
+layout(constant_id = 7) const uint ACTIVATION = 0;  // matmul_common.glsl's store_result
 #include "matmul_common.glsl"
 
 layout(constant_id = 4) const uint TM = 4;
