@@ -176,6 +176,31 @@ def main():
         w = torch.randn(k, n, device="cuda")
         s = timed(lambda: x @ w)
         print(f"matmul {m}x{k}x{n} f32: {s * 1e3:.3f} ms, {2 * m * k * n / s / 1e9:.1f} GFLOP/s")
+    attention()
+
+
+def attention():
+    """bench/attention_bench.cpp's shapes: one batch of 4 heads, float32, through PyTorch's fused kernels."""
+    sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+    if sdpa is None:
+        print("attention: this PyTorch has no scaled_dot_product_attention")
+        return
+    for backward in (False, True):
+        for causal in (False, True):
+            for e in (64, 128):
+                for length in (512, 1024, 2048, 4096):
+                    q, k, v = (torch.randn(1, 4, length, e, device="cuda", requires_grad=backward) for _ in range(3))
+                    grad = torch.randn(1, 4, length, e, device="cuda")
+
+                    def run():
+                        out = sdpa(q, k, v, is_causal=causal)
+                        if backward:
+                            torch.autograd.grad(out, (q, k, v), grad)
+
+                    s = timed(run)
+                    flop = 4.0 * 4 * length * length * e * (3 if backward else 1) * (0.5 if causal else 1)
+                    name = ("fwd_bwd" if backward else "fwd") + ("/causal" if causal else "")
+                    print(f"attention {name}/E{e}/L{length}: {s * 1e3:.3f} ms, {flop / s / 1e9:.1f} GFLOP/s")
 
 
 if __name__ == "__main__":
