@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 namespace ember::test {
 
@@ -48,6 +49,27 @@ std::vector<std::string> python_answers(const std::string& script, std::string& 
     at = end + marker.size();
   }
   return answers;
+}
+
+std::string python_tensor(const at::Tensor& t) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "torch.tensor([";
+  const at::Tensor flat = t.to(at::kDouble).flatten();
+  for (int64_t i = 0; i < flat.numel(); ++i) out << flat[i].item<double>() << ",";
+  out << "], dtype=torch.float64).to(" << (t.scalar_type() == at::kFloat ? "torch.float32" : "torch.float64")
+      << ").reshape(" << c10::str(t.sizes()) << ")";
+  return out.str();
+}
+
+std::vector<double> python_numbers(std::string answer) {
+  for (char& c : answer) {
+    if (c == '[' || c == ']' || c == ',' || c == '(' || c == ')') c = ' ';
+  }
+  std::istringstream in(answer);
+  std::vector<double> numbers;
+  for (std::string word; in >> word;) numbers.push_back(std::stod(word));
+  return numbers;
 }
 
 std::string expect_python_prints(const std::vector<std::pair<std::string, std::string>>& cases) {

@@ -1,6 +1,8 @@
 #pragma once
 // PyTorch's Python side as an oracle, for what LibTorch's C++ API lacks (reprs, state_dict messages):
 // one /usr/bin/python3 run (python3-torch) per test program part, since importing torch takes seconds.
+#include <ATen/ATen.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +20,12 @@ std::vector<std::string> python_answers(const std::string& script, std::string& 
 
 // Prints each case's Python expression in one run and expects its text to equal the case's ember text
 // (reprs). Returns why Python is unavailable, for the caller to skip with, or "" when it ran.
+// `t` as a Python expression that rebuilds it exactly: torch.tensor([...], dtype=...).reshape(...).
+std::string python_tensor(const at::Tensor& t);
+
+// The numbers of an answer that printed a (nested) list, in order.
+std::vector<double> python_numbers(std::string answer);
+
 std::string expect_python_prints(const std::vector<std::pair<std::string, std::string>>& cases);
 
 }  // namespace ember::test

@@ -61,7 +61,9 @@ class DefaultInitTest : public BackendTest {
     // passing, and a wrong rule (fan_out for fan_in, normal for uniform) fails on these sizes.
     const double n = static_cast<double>(mine.numel());
     EXPECT_LT(kolmogorov_smirnov(mine, reference), 2.70 * std::sqrt(2 / n));
-    if (bound) EXPECT_LE(mine.abs().max().item<double>(), *bound);
+    if (bound) {
+      EXPECT_LE(mine.abs().max().item<double>(), *bound);
+    }
   }
 
   // The largest gap between the two samples' empirical distribution functions.
@@ -174,6 +176,24 @@ TEST_P(DefaultInitTest, EmbeddingsAndPReLU) {
   {
     nn::PReLU ours(nn::PReLUOptions().num_parameters(5));
     torch::nn::PReLU theirs(torch::nn::PReLUOptions().num_parameters(5));
+    expect_same_init(*ours, *theirs);
+  }
+}
+
+TEST_P(DefaultInitTest, AttentionAndTransformer) {
+  {
+    nn::MultiheadAttention ours(nn::MultiheadAttentionOptions(64, 4).add_bias_kv(true));
+    torch::nn::MultiheadAttention theirs(torch::nn::MultiheadAttentionOptions(64, 4).add_bias_kv(true));
+    expect_same_init(*ours, *theirs);
+  }
+  {
+    nn::MultiheadAttention ours(nn::MultiheadAttentionOptions(64, 4).kdim(32).vdim(32));
+    torch::nn::MultiheadAttention theirs(torch::nn::MultiheadAttentionOptions(64, 4).kdim(32).vdim(32));
+    expect_same_init(*ours, *theirs);
+  }
+  {
+    nn::Transformer ours(nn::TransformerOptions(32, 4, 1, 1).dim_feedforward(64));
+    torch::nn::Transformer theirs(torch::nn::TransformerOptions(32, 4, 1, 1).dim_feedforward(64));
     expect_same_init(*ours, *theirs);
   }
 }

@@ -105,16 +105,7 @@ TEST(LossPythonTest, GaussianNllLossAndReprsMatchPyTorch) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const at::Tensor x = random_torch({4, 3}, kFloat64, 10 + i), y = random_torch({4, 3}, kFloat64, 20 + i);
     const at::Tensor v = random_torch(cases[i].var_shape, kFloat64, 30 + i, 0.1, 2);
-    auto literal = [](const at::Tensor& t) {
-      std::ostringstream out;
-      out.precision(17);
-      out << "torch.tensor([";
-      const at::Tensor flat = t.flatten();
-      for (int64_t j = 0; j < flat.numel(); ++j) out << flat[j].item<double>() << ",";
-      out << "], dtype=torch.float64).reshape(" << c10::str(t.sizes()) << ")";
-      return out.str();
-    };
-    script += "x = " + literal(x) + "\ny = " + literal(y) + "\nv = " + literal(v) + "\n";
+    script += "x = " + python_tensor(x) + "\ny = " + python_tensor(y) + "\nv = " + python_tensor(v) + "\n";
     script += "print(repr(" + cases[i].python + ".flatten().tolist()))\nprint('@@END@@')\n";
     const auto device = default_device();
     ours.push_back(cases[i].ember(from_torch(x, device), from_torch(y, device), from_torch(v, device)));
@@ -131,13 +122,7 @@ TEST(LossPythonTest, GaussianNllLossAndReprsMatchPyTorch) {
   ASSERT_EQ(answers.size(), cases.size() + reprs.size()) << (answers.empty() ? "" : answers.back());
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].python);
-    std::vector<double> expected;
-    std::string text = answers[i];
-    for (char& c : text) {
-      if (c == '[' || c == ']' || c == ',') c = ' ';
-    }
-    std::istringstream in(text);
-    for (double v; in >> v;) expected.push_back(v);
+    const std::vector<double> expected = python_numbers(answers[i]);
     const std::vector<double> got = ours[i].flatten().to_vector<double>();
     ASSERT_EQ(got.size(), expected.size());
     for (size_t j = 0; j < got.size(); ++j) EXPECT_NEAR(got[j], expected[j], 1e-12 * (1 + std::abs(expected[j])));
