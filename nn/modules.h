@@ -19,6 +19,7 @@
 #include "nn/modules/padding.h"
 #include "nn/modules/pixelshuffle.h"
 #include "nn/modules/pooling.h"
+#include "nn/modules/rnn.h"
 #include "nn/modules/transformer.h"
 #include "nn/modules/transformer_layer.h"
 #include "nn/modules/upsampling.h"
