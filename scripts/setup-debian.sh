@@ -9,7 +9,7 @@ packages=(
   glslc spirv-cross libspirv-cross-c-shared-dev
   libgtest-dev libbenchmark-dev
   libtorch-dev libdlpack-dev python3-torch libopenblas0-pthread
-  zlib1g-dev libzip-dev nlohmann-json3-dev libcli11-dev libcairo2-dev dataset-fashion-mnist
+  zlib1g-dev libzip-dev nlohmann-json3-dev libcli11-dev libcairo2-dev dataset-fashion-mnist fortunes
 )
 
 missing=()
