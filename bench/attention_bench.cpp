@@ -7,7 +7,6 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "bench/bandwidth.h"
@@ -20,17 +19,6 @@ namespace F = ember::nn::functional;
 
 constexpr int64_t kHeads = 4;
 
-// The composed path, as PyTorch's math path computes it.
-ember::Tensor composed(const ember::Tensor& q, const ember::Tensor& k, const ember::Tensor& v, bool causal) {
-  ember::Tensor scores = q.matmul(k.transpose(-2, -1)) * (1 / std::sqrt(static_cast<double>(q.size(-1))));
-  if (causal) {
-    const ember::Tensor keep =
-        ember::ones({q.size(-2), k.size(-2)}, ember::TensorOptions().dtype(ember::DType::Bool).device(q.device())).tril();
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
-  }
-  return scores.softmax(-1).matmul(v);
-}
-
 void BM_Attention(benchmark::State& state, int64_t L, int64_t E, bool causal, bool backward, bool kernels) {
   const std::shared_ptr<ember::Device>& device = bench_device();
   ember::manual_seed(0);
@@ -40,7 +28,8 @@ void BM_Attention(benchmark::State& state, int64_t L, int64_t E, bool causal, bo
   const ember::Tensor v = ember::randn({1, kHeads, L, E}, options).requires_grad_(backward);
   const ember::Tensor grad = ember::randn({1, kHeads, L, E}, options);
   auto run = [&] {
-    const ember::Tensor out = kernels ? F::scaled_dot_product_attention(q, k, v, {}, 0.0, causal) : composed(q, k, v, causal);
+    const ember::Tensor out = kernels ? F::scaled_dot_product_attention(q, k, v, {}, 0.0, causal)
+                                     : F::detail::composed_attention(q, k, v, {}, 0.0, causal, 1 / std::sqrt(double(E)));
     if (backward) ember::autograd::grad({out}, {q, k, v}, {grad});
   };
   auto stream = device->default_stream();

@@ -68,25 +68,6 @@ Tensor additive(const Tensor& mask, DType dtype) {
       .masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
 }
 
-// softmax(q kᵀ scale + mask) with -inf where causality hides a key; `mask` is additive or undefined.
-Tensor weights_of(const Tensor& q, const Tensor& k, const Tensor& mask, bool is_causal, double scale) {
-  Tensor scores = q.matmul(k.transpose(-2, -1)) * scale;
-  if (is_causal) {
-    const Tensor keep = ones({q.size(-2), k.size(-2)}, TensorOptions().dtype(DType::Bool).device(q.device())).tril();
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
-  }
-  if (mask.defined()) scores = scores + mask;
-  return scores.softmax(-1);
-}
-
-// softmax(q kᵀ scale + mask) v from other ops, as PyTorch's math path; differentiable by its ops.
-Tensor composed(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
-                bool is_causal, double scale) {
-  Tensor weights = weights_of(q, k, mask.defined() ? additive(mask, q.dtype()) : Tensor(), is_causal, scale);
-  if (dropout_p > 0) weights = detail::dropout(weights, dropout_p, /*training=*/true, /*inplace=*/false);
-  return weights.matmul(v);
-}
-
 // Says once per reason why attention took the composed path.
 void note_composed(const std::string& why) {
   static std::mutex mutex;
@@ -123,7 +104,7 @@ Tensor as_batched(const Tensor& t, const std::vector<int64_t>& shape, int64_t ba
 // the weights recomputed in full; in the broadcast batch shape.
 autograd::tensor_list composed_gradients(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                          const Tensor& mask, bool is_causal, double scale) {
-  const Tensor weights = weights_of(q, k, mask, is_causal, scale);
+  const Tensor weights = detail::attention_weights(q, k, mask, is_causal, scale);
   const Tensor grad_weights = grad.matmul(v.transpose(-2, -1));
   const Tensor grad_scores = weights * (grad_weights - (grad_weights * weights).sum({-1}, true));
   return {grad_scores.matmul(k) * scale, grad_scores.transpose(-2, -1).matmul(q) * scale,
@@ -139,10 +120,10 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const double factor = scale.value_or(1 / std::sqrt(static_cast<double>(query.size(-1))));
   // No keys: the composed path's product over an empty dim gives zeros, where the online softmax would
   // divide 0 by 0.
-  if (key.size(-2) == 0) return composed(query, key, value, attn_mask, dropout_p, is_causal, factor);
+  if (key.size(-2) == 0) return detail::composed_attention(query, key, value, attn_mask, dropout_p, is_causal, factor);
   if (const std::string why = composed_because(query, value, attn_mask, dropout_p); !why.empty()) {
     note_composed(why);
-    return composed(query, key, value, attn_mask, dropout_p, is_causal, factor);
+    return detail::composed_attention(query, key, value, attn_mask, dropout_p, is_causal, factor);
   }
 
   const int64_t L = query.size(-2), S = key.size(-2), E = query.size(-1), Ev = value.size(-1);
@@ -173,7 +154,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   } catch (const UnsupportedError& error) {
     rec.reset();
     note_composed(error.what());
-    return composed(query, key, value, attn_mask, dropout_p, is_causal, factor);
+    return detail::composed_attention(query, key, value, attn_mask, dropout_p, is_causal, factor);
   }
   out = out.reshape(with_matrix(batch_shape, L, Ev));
   if (!*rec) return out;
@@ -220,5 +201,26 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
         autograd::sum_to(grads[2].reshape(with_matrix(batch_shape, S, Ev)), v_sizes)};
   });
 }
+
+namespace detail {
+
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Tensor& mask, bool is_causal, double scale) {
+  Tensor scores = q.matmul(k.transpose(-2, -1)) * scale;
+  if (is_causal) {
+    const Tensor keep = ones({q.size(-2), k.size(-2)}, TensorOptions().dtype(DType::Bool).device(q.device())).tril();
+    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+  }
+  if (mask.defined()) scores = scores + mask;
+  return scores.softmax(-1);
+}
+
+Tensor composed_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
+                          bool is_causal, double scale) {
+  Tensor weights = attention_weights(q, k, mask.defined() ? additive(mask, q.dtype()) : Tensor(), is_causal, scale);
+  if (dropout_p > 0) weights = detail::dropout(weights, dropout_p, /*training=*/true, /*inplace=*/false);
+  return weights.matmul(v);
+}
+
+}  // namespace detail
 
 }  // namespace ember::nn::functional

@@ -23,4 +23,14 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
 
+namespace detail {
+// softmax(q kᵀ scale + mask), with -inf where causality hides a key; `additive_mask` is added to the
+// scores (or undefined). MultiheadAttention's weights come from here.
+Tensor attention_weights(const Tensor& q, const Tensor& k, const Tensor& additive_mask, bool is_causal, double scale);
+// The composed path: attention_weights(...) v from other ops, as PyTorch's math path, differentiable by
+// its ops; `mask` as scaled_dot_product_attention's.
+Tensor composed_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
+                          bool is_causal, double scale);
+}  // namespace detail
+
 }  // namespace ember::nn::functional

@@ -182,9 +182,8 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
 
   Tensor attention, attention_weights;
   if (need_weights) {
-    Tensor scores = (q * (1.0 / std::sqrt(static_cast<double>(head_dim)))).bmm(k.transpose(1, 2));
-    if (mask.defined()) scores = scores + mask;
-    attention_weights = scores.softmax(-1);
+    attention_weights = functional::detail::attention_weights(q, k, mask, /*is_causal=*/false,
+                                                              1.0 / std::sqrt(static_cast<double>(head_dim)));
     if (dropout_p > 0) attention_weights = functional::dropout(attention_weights, functional::DropoutFuncOptions().p(dropout_p));
     attention = attention_weights.bmm(v);
   } else {

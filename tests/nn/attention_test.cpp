@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ember.h"
+#include "tests/nn/attention_reference.h"
 #include "tests/oracle.h"
 #include "tests/test_support.h"
 
@@ -28,22 +29,6 @@ struct Case {
            (mask == FloatMask ? " float mask " + to_string(mask_shape) : "");
   }
 };
-
-// LibTorch's math path, on whatever dtype the tensors have.
-at::Tensor reference(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                     bool causal, double scale) {
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) * scale;
-  if (causal) {
-    const at::Tensor keep = at::ones({q.size(-2), k.size(-2)}, at::kBool).tril();
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
-  }
-  if (mask.defined()) {
-    scores = mask.scalar_type() == at::kBool
-                 ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity())
-                 : scores + mask;
-  }
-  return at::matmul(at::softmax(scores, -1), v);
-}
 
 class AttentionTest : public BackendTest {
  protected:
@@ -67,7 +52,7 @@ class AttentionTest : public BackendTest {
     at::Tensor tq = q.to(at::kDouble).requires_grad_(true), tk = k.to(at::kDouble).requires_grad_(true),
                tv = v.to(at::kDouble).requires_grad_(true);
     const at::Tensor t_mask = mask.defined() && mask.scalar_type() != at::kBool ? mask.to(at::kDouble) : mask;
-    const at::Tensor expected = reference(tq, tk, tv, t_mask, c.causal, scale);
+    const at::Tensor expected = math_attention(tq, tk, tv, t_mask, c.causal, scale);
     const at::Tensor seed_grad = random_torch(expected.sizes(), dtype, seed + 4, -1, 1);
     expected.backward(seed_grad.to(at::kDouble));
 

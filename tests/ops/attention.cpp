@@ -1,26 +1,13 @@
 // Rows for scaled_dot_product_attention against PyTorch's math path composed from ATen ops (LibTorch 1.13
 // has no scaled_dot_product_attention): the plain, causal and masked forms over the registry's layouts,
 // with the gradients of q, k and v. Shapes, dtypes, statistics and errors are in tests/nn/attention_test.cpp.
-#include <cmath>
-#include <limits>
-
+#include "tests/nn/attention_reference.h"
 #include "tests/ops/nn_row.h"
 
 namespace ember::test {
 namespace {
 
 namespace F = ember::nn::functional;
-
-at::Tensor math_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                          bool causal) {
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
-  if (causal) {
-    const at::Tensor keep = at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).tril();
-    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
-  }
-  if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
-  return at::matmul(at::softmax(scores, -1), v);
-}
 
 // q, k and v of the row's dtype, and a bool mask (L, S) in which every query keeps its first key.
 std::vector<at::Tensor> with_mask(DType dtype, const Shapes& shapes, at::Generator& gen) {
