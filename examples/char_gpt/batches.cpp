@@ -24,14 +24,19 @@ std::vector<int64_t> batch_offsets(uint64_t seed, Split split, uint64_t index, i
   return offsets;
 }
 
-Batch make_batch(const Tensor& tokens, const std::vector<int64_t>& offsets, int64_t context) {
-  const TensorOptions int64_on_device = TensorOptions().dtype(DType::Int64).device(tokens.device());
+Batch make_batch(const std::vector<int64_t>& tokens, const std::vector<int64_t>& offsets, int64_t context,
+                 const std::shared_ptr<Device>& device) {
   const int64_t batch = static_cast<int64_t>(offsets.size());
-  // Only the offsets travel from the host; the positions are built on the device.
-  const Tensor starts = from_blob(offsets.data(), {batch, 1}, int64_on_device);
-  const Tensor positions = starts + arange(context, int64_on_device);
-  return {tokens.index_select(0, positions.flatten()).view({batch, context}),
-          tokens.index_select(0, (positions + 1).flatten()).view({batch, context})};
+  std::vector<int64_t> inputs, targets;
+  inputs.reserve(batch * context);
+  targets.reserve(batch * context);
+  for (int64_t offset : offsets) {
+    inputs.insert(inputs.end(), tokens.begin() + offset, tokens.begin() + offset + context);
+    targets.insert(targets.end(), tokens.begin() + offset + 1, tokens.begin() + offset + context + 1);
+  }
+  const TensorOptions int64_on_device = TensorOptions().dtype(DType::Int64).device(device);
+  return {from_blob(inputs.data(), {batch, context}, int64_on_device),
+          from_blob(targets.data(), {batch, context}, int64_on_device)};
 }
 
 }  // namespace ember::char_gpt

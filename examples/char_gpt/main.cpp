@@ -43,7 +43,9 @@ int main(int argc, char** argv) {
   }
   try {
     const ember::char_gpt::TrainResult result = ember::char_gpt::train(options);
-    std::printf("validation loss %.4f, %.1f ms per step\n", result.validation_loss, result.milliseconds_per_step);
+    std::printf("validation loss %.4f, %.1f ms, %.0f dispatches and %.2f host waits per step\n",
+                result.validation_loss, result.milliseconds_per_step, result.dispatches_per_step,
+                result.host_waits_per_step);
     if (!result.sample.empty()) std::printf("---- sample ----\n%s\n----\n", result.sample.c_str());
     int status = 0;
     for (const std::string& message : ember::vulkan::take_validation_messages()) {

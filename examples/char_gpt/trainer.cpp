@@ -23,22 +23,18 @@ Tensor loss_of(Gpt& model, const Batch& batch) {
 }
 
 // The mean loss over the same validation batches every time, read from the device once.
-double validation_loss(Gpt& model, const Tensor& tokens, const TrainOptions& options) {
+double validation_loss(Gpt& model, const std::vector<int64_t>& tokens, const TrainOptions& options,
+                       const std::shared_ptr<Device>& device) {
   NoGradGuard no_grad;
   model->eval();
-  Tensor total = zeros({}, TensorOptions().device(tokens.device()));
-  const int64_t limit = tokens.size(0) - options.model.context - 1;
+  Tensor total = zeros({}, TensorOptions().device(device));
+  const int64_t limit = static_cast<int64_t>(tokens.size()) - options.model.context - 1;
   for (int64_t i = 0; i < options.eval_batches; ++i) {
     const auto offsets = batch_offsets(options.seed, Split::Validation, i, options.batch_size, limit);
-    total = total + loss_of(model, make_batch(tokens, offsets, options.model.context));
+    total = total + loss_of(model, make_batch(tokens, offsets, options.model.context, device));
   }
   model->train();
   return total.item<double>() / static_cast<double>(options.eval_batches);
-}
-
-Tensor on_device(const std::vector<int64_t>& tokens, const std::shared_ptr<Device>& device) {
-  return from_blob(tokens.data(), {static_cast<int64_t>(tokens.size())},
-                   TensorOptions().dtype(DType::Int64).device(device));
 }
 
 }  // namespace
@@ -59,8 +55,7 @@ TrainResult train(const TrainOptions& options) {
               static_cast<long long>(parameter_count), corpus.train.size() + corpus.validation.size(),
               corpus.vocabulary.size(), device->info().name.c_str());
 
-  const Tensor train_tokens = on_device(corpus.train, device), validation_tokens = on_device(corpus.validation, device);
-  const int64_t train_limit = train_tokens.size(0) - config.context - 1;
+  const int64_t train_limit = static_cast<int64_t>(corpus.train.size()) - config.context - 1;
   optim::AdamW optimizer(model->parameters(), optim::AdamWOptions(options.lr)
                                                   .betas(std::make_tuple(0.9, 0.95))
                                                   .weight_decay(options.weight_decay));
@@ -75,10 +70,13 @@ TrainResult train(const TrainOptions& options) {
   Tensor loss_sum = zeros({}, TensorOptions().device(device));
   int64_t losses = 0;
   double train_seconds = 0;
+  const std::shared_ptr<Stream> stream = device->default_stream();
+  StreamStats validation_work{};
+  const StreamStats start = stream->stats();
   Clock::time_point since = Clock::now();
   for (int64_t step = 1; step <= options.steps; ++step) {
     const auto offsets = batch_offsets(options.seed, Split::Train, step - 1, options.batch_size, train_limit);
-    const Tensor loss = loss_of(model, make_batch(train_tokens, offsets, config.context));
+    const Tensor loss = loss_of(model, make_batch(corpus.train, offsets, config.context, device));
     optimizer.zero_grad();
     loss.backward();
     nn::utils::clip_grad_norm_(model->parameters(), options.clip);
@@ -96,7 +94,11 @@ TrainResult train(const TrainOptions& options) {
     losses = 0;
     std::string validation;
     if (evaluate) {
-      result.validation_loss = validation_loss(model, validation_tokens, options);
+      const StreamStats before = stream->stats();
+      result.validation_loss = validation_loss(model, corpus.validation, options, device);
+      const StreamStats after = stream->stats();
+      validation_work.dispatches += after.dispatches - before.dispatches;
+      validation_work.host_waits += after.host_waits - before.host_waits;
       validation = std::to_string(result.validation_loss);
     }
     std::printf("step %5lld/%lld  train loss %.4f%s%s  lr %.2e  %.0f ms/step\n", static_cast<long long>(step),
@@ -108,6 +110,11 @@ TrainResult train(const TrainOptions& options) {
     since = Clock::now();
   }
   result.milliseconds_per_step = 1000 * train_seconds / static_cast<double>(options.steps);
+  const StreamStats end = stream->stats();
+  result.dispatches_per_step = static_cast<double>(end.dispatches - start.dispatches - validation_work.dispatches) /
+                               static_cast<double>(options.steps);
+  result.host_waits_per_step = static_cast<double>(end.host_waits - start.host_waits - validation_work.host_waits) /
+                               static_cast<double>(options.steps);
   if (options.sample_length > 0) {
     result.sample = sample(model, corpus.vocabulary, options.sample_length, options.temperature, options.top_k,
                            options.seed);

@@ -33,6 +33,8 @@ struct TrainOptions {
 struct TrainResult {
   double validation_loss = 0;
   double milliseconds_per_step = 0;
+  double dispatches_per_step = 0;  // kernels and copies a training step records (validation excluded)
+  double host_waits_per_step = 0;  // including the loss reads at log lines
   std::string sample;
 };
 

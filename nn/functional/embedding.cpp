@@ -2,6 +2,7 @@
 
 #include "autograd/record.h"
 #include "runtime/error.h"
+#include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
 
@@ -68,6 +69,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   const int64_t num_weights = weight.size(0);
   const bool scale_grad_by_freq = options.scale_grad_by_freq();
   return rec.finish(out, [num_weights, padding_idx, scale_grad_by_freq](FunctionNode& node, const tensor_list& g) {
+    ember::detail::TrustedIndices trusted;  // the forward checked them: reading them back would wait
     return tensor_list{embedding_weight_grad(g[0], node.saved(0), num_weights, padding_idx, scale_grad_by_freq)};
   });
 }

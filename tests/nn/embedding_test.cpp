@@ -27,6 +27,18 @@ TEST_P(EmbeddingTest, PaddingRowStartsZeroAndGetsNoGradient) {
   EXPECT_TENSOR_EQ(table->weight.grad(), theirs->weight.grad());
 }
 
+// The forward checks the indices (one read-back); the backward adds rows at the same indices without
+// reading them again, so a training step's backward never waits for the device.
+TEST_P(EmbeddingTest, BackwardDoesNotWaitForTheDevice) {
+  nn::Embedding table(10, 4);
+  table->to(device);
+  const Tensor out = table(from(at::tensor({3, 1, 3, 9}, at::kLong)));
+  const StreamStats before = device->default_stream()->stats();
+  out.sum().backward();
+  EXPECT_EQ(device->default_stream()->stats().host_waits, before.host_waits);
+  EXPECT_TENSOR_EQ(table->weight.grad().sum(1), at::tensor({0, 4, 0, 8, 0, 0, 0, 0, 0, 4}, at::kFloat));
+}
+
 TEST_P(EmbeddingTest, FromPretrainedFreezesByDefault) {
   const at::Tensor values = random_torch({4, 3}, kFloat32, 5);
   nn::Embedding frozen = nn::Embedding::from_pretrained(from(values));
