@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "runtime/error.h"
+#include "tensor/autocast.h"
 #include "tensor/functions.h"
 
 namespace ember::autograd {
@@ -171,6 +172,8 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
 
 void execute(GraphTask& task, const std::shared_ptr<Node>& root, bool create_graph) {
   AutoGradMode mode(create_graph);
+  // Gradients are computed in the dtypes the forward ops chose, even when backward() runs under autocast.
+  autocast::SuspendGuard no_autocast;
   count_dependencies(task, root.get());
   if (task.capturing) mark_needed(task, root.get());
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;

@@ -1,8 +1,10 @@
 #pragma once
-// The optimizers and learning-rate schedulers, as LibTorch's torch::optim.
+// The optimizers and learning-rate schedulers, as LibTorch's torch::optim, and the GradScaler of mixed
+// precision (ember::amp).
 #include "optim/adagrad.h"
 #include "optim/adam.h"
 #include "optim/adamw.h"
+#include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "optim/rmsprop.h"
 #include "optim/schedulers/schedulers.h"

@@ -309,11 +309,19 @@ Tensor Optimizer::step(LossClosure closure) {
     loss = closure();
   }
   autograd::NoGradGuard no_grad;
-  for (size_t g = 0; g < param_groups_.size(); ++g) step_group(g);
+  for (size_t g = 0; g < param_groups_.size(); ++g) step_group(g, Tensor());
   return loss;
 }
 
-void Optimizer::step_group(size_t g) {
+void Optimizer::step_unless(const Tensor& found_inf) {
+  if (!found_inf.defined() || found_inf.dtype() != DType::Float32 || found_inf.numel() != 1) {
+    throw Error("step_unless: found_inf must be a float32 tensor of one element");
+  }
+  autograd::NoGradGuard no_grad;
+  for (size_t g = 0; g < param_groups_.size(); ++g) step_group(g, found_inf);
+}
+
+void Optimizer::step_group(size_t g, const Tensor& skip_if) {
   const std::vector<Tensor>& params = param_groups_[g].params();
   if (params.empty()) return;
   GroupState& st = group_state(g);
@@ -358,6 +366,11 @@ void Optimizer::step_group(size_t g) {
       stepped.push_back(i);
     }
     if (args.tensors.empty()) continue;
+    if (skip_if.defined()) {
+      const Tensor flag = skip_if.to(bucket.device).contiguous();
+      args.skip_if = flag.ref();
+      alive.push_back(flag);
+    }
     detail::kernels_for<OptimKernels>(*bucket.device).step(*detail::stream_for(*bucket.device), args);
     for (size_t i : stepped) {
       st.initialized[i] = true;

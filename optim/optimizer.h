@@ -113,6 +113,10 @@ class Optimizer {
   // Runs `closure` (with grad mode on) when given, then steps every parameter that has a gradient:
   // one kernel launch per (device, dtype) of each group, no host wait. Returns the closure's loss.
   Tensor step(LossClosure closure = nullptr);
+  // step(), skipped where `found_inf` (a float32 tensor of one element, GradScaler's flag) is nonzero:
+  // the kernel reads the flag and leaves parameters, state and step counts as they were, so nothing waits
+  // on the host. The flag is copied to the device of parameters on another one.
+  void step_unless(const Tensor& found_inf);
   // set_to_none drops each gradient; otherwise it is detached and zeroed.
   void zero_grad(bool set_to_none = true);
 
@@ -148,7 +152,7 @@ class Optimizer {
   // The state of group `g`, laid out for its current parameters (rebuilt, state carried over, when they
   // changed).
   GroupState& group_state(size_t g) const;
-  void step_group(size_t g);
+  void step_group(size_t g, const Tensor& skip_if);
 
   std::vector<OptimizerParamGroup> param_groups_;
   std::unique_ptr<OptimizerOptions> defaults_;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "tensor/autocast.h"
 #include "tensor/elementwise_support.h"
 
 namespace ember {
@@ -179,6 +180,9 @@ Tensor softshrink(const Tensor& x, Scalar lambd) {
 }
 
 Tensor softplus(const Tensor& x, Scalar beta, Scalar threshold) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& y) { return softplus(y, beta, threshold); }, x);
+  }
   return recorded_unary({.op = UnaryOp::Softplus, .threshold = threshold, .beta = beta}, UnaryKind::FloatOnlySame,
                         x);
 }

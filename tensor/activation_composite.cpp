@@ -3,6 +3,7 @@
 // in eval) and glu (one half of a dim gates the other).
 #include <string>
 
+#include "tensor/autocast.h"
 #include "tensor/elementwise_support.h"
 
 namespace ember {
@@ -58,6 +59,9 @@ Tensor slope_of(const Tensor& weight, int64_t input_dim) {
 // PyTorch's prelu_backward: the input's gradient is g where x > 0 and w g elsewhere; the weight's is
 // x g where x <= 0, summed over every dim but the channels.
 Tensor Tensor::prelu(const Tensor& weight) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([](const Tensor& x, const Tensor& w) { return x.prelu(w); }, *this, weight);
+  }
   check_prelu(*this, weight);
   Record rec("PreluBackward0", {this, &weight});
   Tensor out = detail::run_binary({.op = BinaryOp::Prelu}, BinaryKind::Arithmetic, *this, slope_of(weight, dim()),

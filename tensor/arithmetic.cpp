@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "tensor/autocast.h"
 #include "tensor/elementwise_support.h"
 
 namespace ember {
@@ -186,6 +187,9 @@ Tensor Tensor::fmod(Scalar o) const { return rounded_remainder(BinaryOp::Fmod, "
 // taken as 0 where x = 0 and e >= 0 (the one-sided limit PyTorch uses).
 
 Tensor Tensor::pow(const Tensor& e) const {
+  if (autocast::is_active()) {
+    return autocast::in_float32([](const Tensor& x, const Tensor& y) { return x.pow(y); }, *this, e);
+  }
   Record rec("PowBackward1", {this, &e});
   Tensor out = binary(BinaryOp::Pow, kArithmetic, *this, e);
   if (!rec) return out;
@@ -204,6 +208,7 @@ Tensor Tensor::pow(const Tensor& e) const {
 }
 
 Tensor Tensor::pow(Scalar e) const {
+  if (autocast::is_active()) return autocast::in_float32([e](const Tensor& x) { return x.pow(e); }, *this);
   Record rec("PowBackward0", {this});
   const std::optional<UnaryOp> root = root_for(e);
   Tensor out = root ? detail::unary(*root, detail::UnaryKind::Floating, *this) : binary(BinaryOp::Pow, kArithmetic, *this, e);
@@ -217,6 +222,7 @@ Tensor Tensor::pow(Scalar e) const {
 }
 
 Tensor pow(Scalar base, const Tensor& e) {
+  if (autocast::is_active()) return autocast::in_float32([base](const Tensor& x) { return pow(base, x); }, e);
   Record rec("PowBackward2", {&e});
   Tensor out = binary(BinaryOp::Pow, kArithmetic, base, e);
   if (!rec) return out;

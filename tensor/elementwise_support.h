@@ -9,6 +9,7 @@
 
 #include "autograd/record.h"
 #include "runtime/kernels/elementwise.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember::detail {
@@ -77,6 +78,7 @@ DType promote_all(std::initializer_list<DType> dtypes);
 template <class OutOfPlace, class InPlace>
 Tensor& inplace(Tensor& self, std::initializer_list<const Tensor*> others, const OutOfPlace& out_of_place,
                 const InPlace& in_place) {
+  autocast::SuspendGuard not_autocast;  // as PyTorch's, autocast leaves in-place ops in their tensor's dtype
   if (autograd::inplace_needs_record(self, others)) return autograd::record_inplace(self, out_of_place);
   in_place();
   return self;

@@ -10,6 +10,7 @@
 // to multiply: an empty result, or an empty inner dim (zeros), comes back in the dtype PyTorch gives it.
 #include "runtime/kernels/matmul.h"
 #include "autograd/record.h"
+#include "tensor/autocast.h"
 #include "tensor/elementwise_support.h"
 #include "tensor/fused_ops.h"
 #include "tensor/ops_support.h"
@@ -264,6 +265,9 @@ Tensor scaled(const Tensor& t, Scalar s) { return s.to_double() == 1.0 ? t : t.m
 }  // namespace
 
 Tensor Tensor::mm(const Tensor& mat2) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([](const Tensor& a, const Tensor& b) { return a.mm(b); }, *this, mat2);
+  }
   check_mm(*this, mat2);
   autograd::Record rec("MmBackward0", {this, &mat2});
   Tensor out = mm_into(*this, mat2, nullptr, 0, 1);
@@ -278,6 +282,9 @@ Tensor Tensor::mm(const Tensor& mat2) const {
 }
 
 Tensor Tensor::bmm(const Tensor& mat2) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([](const Tensor& a, const Tensor& b) { return a.bmm(b); }, *this, mat2);
+  }
   check_bmm(*this, mat2);
   autograd::Record rec("BmmBackward0", {this, &mat2});
   // batch2's dtype, as PyTorch's bmm (they differ only in an empty product).
@@ -293,6 +300,9 @@ Tensor Tensor::bmm(const Tensor& mat2) const {
 }
 
 Tensor Tensor::mv(const Tensor& vec) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([](const Tensor& a, const Tensor& v) { return a.mv(v); }, *this, vec);
+  }
   if (dim() != 2 || vec.dim() != 1) {
     throw Error("vector + matrix @ vector expected, got 1, " + std::to_string(dim()) + ", " +
                 std::to_string(vec.dim()));
@@ -344,6 +354,9 @@ Tensor Tensor::dot(const Tensor& other) const {
 }
 
 Tensor Tensor::matmul(const Tensor& other) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([](const Tensor& a, const Tensor& b) { return a.matmul(b); }, *this, other);
+  }
   const int64_t d1 = dim(), d2 = other.dim();
   if (d1 == 0 || d2 == 0) {
     throw Error("both arguments to matmul need to be at least 1D, but they are " + std::to_string(d1) + "D and " +
@@ -391,12 +404,23 @@ Tensor addmm_recorded(const Tensor& self, const Tensor& mat1, const Tensor& mat2
 }  // namespace
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& self, const Tensor& m1, const Tensor& m2) {
+      return self.addmm(m1, m2, beta, alpha);
+    }, *this, mat1, mat2);
+  }
   return addmm_recorded(*this, mat1, mat2, beta, alpha, MatmulActivation::None);
 }
 
 namespace detail {
 
 Tensor addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& mat2, UnaryOp activation) {
+  // It stands for linear (lower precision under autocast) and the activation after it.
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& s, const Tensor& m1, const Tensor& m2) {
+      return addmm_activation(s, m1, m2, activation);
+    }, self, mat1, mat2);
+  }
   const bool floating = is_floating_point(mat1.dtype());
   const bool records = autograd::GradMode::is_enabled() &&
                        (self.requires_grad() || mat1.requires_grad() || mat2.requires_grad());
@@ -415,6 +439,11 @@ Tensor addmm_activation(const Tensor& self, const Tensor& mat1, const Tensor& ma
 }  // namespace detail
 
 Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) const {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& self, const Tensor& b1, const Tensor& b2) {
+      return self.baddbmm(b1, b2, beta, alpha);
+    }, *this, batch1, batch2);
+  }
   check_bmm(batch1, batch2);
   detail::check_same_device({this, &batch1});
   autograd::Record rec("BaddbmmBackward0", {this, &batch1, &batch2});

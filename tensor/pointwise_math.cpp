@@ -3,6 +3,7 @@
 // functional forms. Each records itself with its entry of the formula table (unary_formulas.cpp).
 #include <limits>
 
+#include "tensor/autocast.h"
 #include "tensor/elementwise_support.h"
 
 namespace ember {
@@ -13,6 +14,12 @@ using detail::recorded_unary;
 using detail::UnaryKind;
 
 Tensor floating(UnaryOp op, const Tensor& x) { return recorded_unary(op, UnaryKind::Floating, x); }
+
+// The functions PyTorch's autocast runs in float32 (tensor/autocast.h).
+Tensor floating_autocast_float32(UnaryOp op, const Tensor& x) {
+  if (autocast::is_active()) return autocast::in_float32([op](const Tensor& y) { return floating(op, y); }, x);
+  return floating(op, x);
+}
 
 // floor, ceil, round and trunc leave integers as they are, in a new tensor; PyTorch has no bool kernel.
 Tensor rounded(UnaryOp op, const Tensor& x) {
@@ -59,24 +66,24 @@ Tensor Tensor::square() const {
   });
 }
 
-Tensor Tensor::reciprocal() const { return floating(UnaryOp::Reciprocal, *this); }
-Tensor Tensor::exp() const { return floating(UnaryOp::Exp, *this); }
+Tensor Tensor::reciprocal() const { return floating_autocast_float32(UnaryOp::Reciprocal, *this); }
+Tensor Tensor::exp() const { return floating_autocast_float32(UnaryOp::Exp, *this); }
 Tensor Tensor::exp2() const { return floating(UnaryOp::Exp2, *this); }
-Tensor Tensor::log() const { return floating(UnaryOp::Log, *this); }
-Tensor Tensor::log2() const { return floating(UnaryOp::Log2, *this); }
-Tensor Tensor::log10() const { return floating(UnaryOp::Log10, *this); }
-Tensor Tensor::log1p() const { return floating(UnaryOp::Log1p, *this); }
-Tensor Tensor::expm1() const { return floating(UnaryOp::Expm1, *this); }
+Tensor Tensor::log() const { return floating_autocast_float32(UnaryOp::Log, *this); }
+Tensor Tensor::log2() const { return floating_autocast_float32(UnaryOp::Log2, *this); }
+Tensor Tensor::log10() const { return floating_autocast_float32(UnaryOp::Log10, *this); }
+Tensor Tensor::log1p() const { return floating_autocast_float32(UnaryOp::Log1p, *this); }
+Tensor Tensor::expm1() const { return floating_autocast_float32(UnaryOp::Expm1, *this); }
 Tensor Tensor::sqrt() const { return floating(UnaryOp::Sqrt, *this); }
-Tensor Tensor::rsqrt() const { return floating(UnaryOp::Rsqrt, *this); }
+Tensor Tensor::rsqrt() const { return floating_autocast_float32(UnaryOp::Rsqrt, *this); }
 Tensor Tensor::sin() const { return floating(UnaryOp::Sin, *this); }
 Tensor Tensor::cos() const { return floating(UnaryOp::Cos, *this); }
-Tensor Tensor::tan() const { return floating(UnaryOp::Tan, *this); }
-Tensor Tensor::asin() const { return floating(UnaryOp::Asin, *this); }
-Tensor Tensor::acos() const { return floating(UnaryOp::Acos, *this); }
+Tensor Tensor::tan() const { return floating_autocast_float32(UnaryOp::Tan, *this); }
+Tensor Tensor::asin() const { return floating_autocast_float32(UnaryOp::Asin, *this); }
+Tensor Tensor::acos() const { return floating_autocast_float32(UnaryOp::Acos, *this); }
 Tensor Tensor::atan() const { return floating(UnaryOp::Atan, *this); }
-Tensor Tensor::sinh() const { return floating(UnaryOp::Sinh, *this); }
-Tensor Tensor::cosh() const { return floating(UnaryOp::Cosh, *this); }
+Tensor Tensor::sinh() const { return floating_autocast_float32(UnaryOp::Sinh, *this); }
+Tensor Tensor::cosh() const { return floating_autocast_float32(UnaryOp::Cosh, *this); }
 Tensor Tensor::tanh() const { return floating(UnaryOp::Tanh, *this); }
 Tensor Tensor::sigmoid() const { return floating(UnaryOp::Sigmoid, *this); }
 Tensor Tensor::erf() const { return floating(UnaryOp::Erf, *this); }

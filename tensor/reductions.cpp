@@ -9,6 +9,7 @@
 
 #include "runtime/kernels/reduce.h"
 #include "autograd/record.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -386,6 +387,9 @@ Tensor norm_of(const Tensor& x, Scalar p, IntArrayRef dims, bool keepdim, const 
 Tensor Tensor::sum(std::optional<DType> dtype) const { return sum({}, false, dtype); }
 
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return sum(dims, keepdim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec(dims.empty() ? "SumBackward0" : "SumBackward1", {this});
   const DType out = widened_dtype(*this, dtype);
   const ReductionDims reduced = reduction_dims(*this, dims);
@@ -441,6 +445,9 @@ Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim) const {
 }
 
 Tensor Tensor::prod(std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return prod(autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("ProdBackward0", {this});
   const DType out = widened_dtype(*this, dtype);
   const ReductionDims reduced = reduction_dims(*this, {});
@@ -454,6 +461,9 @@ Tensor Tensor::prod(std::optional<DType> dtype) const {
 }
 
 Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return prod(dim, keepdim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("ProdBackward1", {this});
   const DType out = widened_dtype(*this, dtype);
   const ReductionDims reduced = one_dim(*this, dim);
@@ -506,9 +516,15 @@ Tensor Tensor::std(IntArrayRef dims, int64_t correction, bool keepdim) const {
 }
 
 // LibTorch names norm(p) NormBackward0 and norm(p, dims) NormBackward1.
-Tensor Tensor::norm(Scalar p) const { return norm_of(*this, p, {}, false, "NormBackward0"); }
+Tensor Tensor::norm(Scalar p) const {
+  if (autocast::is_active()) return autocast::in_float32([p](const Tensor& x) { return x.norm(p); }, *this);
+  return norm_of(*this, p, {}, false, "NormBackward0");
+}
 
 Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x) { return x.norm(p, dims, keepdim); }, *this);
+  }
   return norm_of(*this, p, dims, keepdim, "NormBackward1");
 }
 
@@ -544,6 +560,9 @@ Tensor Tensor::count_nonzero(IntArrayRef dims) const {
 
 // ---- scans ----
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return cumsum(dim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("CumsumBackward0", {this});
   Tensor out = scan(ScanOp::CumSum, "cumsum", *this, dim, dtype);
   if (!rec) return out;
@@ -555,6 +574,9 @@ Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
 }
 
 Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return cumprod(dim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("CumprodBackward0", {this});
   Tensor out = scan(ScanOp::CumProd, "cumprod", *this, dim, dtype);
   if (!rec) return out;
@@ -623,6 +645,9 @@ Tensor Tensor::logcumsumexp(int64_t dim) const {
 
 // ---- softmax ----
 Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return softmax(dim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("SoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "softmax");
   Tensor out;
@@ -643,6 +668,9 @@ Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
 }
 
 Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const {
+  if (autocast::is_active()) {
+    return autocast::suspended([&] { return log_softmax(dim, autocast::float32_dtype(*this, dtype)); });
+  }
   autograd::Record rec("LogSoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "log_softmax");
   Tensor out;

@@ -1,5 +1,6 @@
 #pragma once
 // The tensor library's public surface.
+#include "tensor/autocast.h"
 #include "tensor/functions.h"
 #include "tensor/indexing.h"
 #include "tensor/tensor.h"

@@ -44,6 +44,7 @@ struct OptimLaunch {
   int dtype;
   uint32_t flags;
   double h[10];  // as optim.comp's h0 to h9
+  const float* skip_if;  // GradScaler's found_inf: nonzero skips the step (see OptimStepArgs::skip_if); or null
 };
 
 template <class A>
@@ -57,11 +58,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
   const auto alg = static_cast<OptimAlgorithm>(p.algorithm);
   auto h = [&](int i) { return static_cast<A>(p.h[i]); };
   auto flag = [&](uint32_t f) { return (p.flags & f) != 0; };
+  const bool skip = p.skip_if != nullptr && *p.skip_if != 0.0f;
 
   A step_size = A(0), bc2_sqrt = A(1);
   if (alg != OptimAlgorithm::SGD) {
     const float old_step = fresh ? 0.0f : seg.steps[seg.parity];
-    const float t = old_step + 1.0f;
+    const float t = old_step + (skip ? 0.0f : 1.0f);
     if (start == 0 && threadIdx.x == 0) seg.steps[seg.parity ^ 1] = t;
     if (alg == OptimAlgorithm::Adam) {
       const A bc1 = -expm1(static_cast<A>(t) * h(5));
@@ -73,9 +75,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
     }
   }
 
+  // A skipped step writes only a fresh parameter's initial state: zeros (Adagrad's is made filled).
+  if (skip && (!fresh || alg == OptimAlgorithm::Adagrad)) return;
   for (int k = 0; k < kElems; ++k) {
     const int64_t i = start + k * kThreadsPerBlock + threadIdx.x;
     if (i >= seg.count) break;
+    if (skip) {
+      for (int slot = 0; slot < kMaxOptimStates; ++slot) {
+        if (seg.state[slot]) store_as<A>(p.dtype, seg.state[slot], i, A(0));
+      }
+      continue;
+    }
     A param = load_as<A>(p.dtype, seg.param, i);
     A g = load_as<A>(p.dtype, seg.grad, i);
     if (flag(kMaximize)) g = -g;
@@ -158,6 +168,10 @@ class CudaOptim final : public OptimKernels {
     OptimLaunch launch{};
     launch.algorithm = static_cast<int>(args.algorithm);
     launch.dtype = dtype_code(dtype);
+    launch.skip_if = nullptr;
+    if (args.skip_if) {
+      launch.skip_if = static_cast<const float*>(device_pointer(*args.skip_if->allocation, args.skip_if->byte_offset));
+    }
     const OptimHyperparameters& o = args.hyper;
     launch.flags = (o.maximize ? kMaximize : 0) | (o.weight_decay != 0 ? kWeightDecay : 0);
     switch (args.algorithm) {
@@ -202,6 +216,7 @@ class CudaOptim final : public OptimKernels {
       const uint64_t value = cuda_stream.pending_value();
       const std::shared_ptr<Stream> self = stream.shared_from_this();
       for (Allocation* allocation : touched) allocation->record_use(self, value);
+      if (args.skip_if) args.skip_if->allocation->record_use(self, value);
       touched.clear();
       launch.segment_count = 0;
       blocks = 0;

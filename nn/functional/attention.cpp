@@ -10,6 +10,7 @@
 #include "autograd/record.h"
 #include "nn/functional/dropout.h"
 #include "runtime/kernels/attention.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
@@ -116,6 +117,11 @@ autograd::tensor_list composed_gradients(const Tensor& grad, const Tensor& q, co
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale) {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
+      return scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal, scale);
+    }, query, key, value, attn_mask);
+  }
   check_arguments(query, key, value, attn_mask, dropout_p, is_causal);
   const double factor = scale.value_or(1 / std::sqrt(static_cast<double>(query.size(-1))));
   // No keys: the composed path's product over an empty dim gives zeros, where the online softmax would

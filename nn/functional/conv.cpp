@@ -9,6 +9,7 @@
 #include <string>
 
 #include "nn/functional/detail/convolution.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
@@ -114,6 +115,11 @@ ConvGeometry geometry_of(const ExpandingArray<D>& stride, const std::array<int64
 
 template <size_t D>
 Tensor conv_nd(const char* name, const Tensor& input_in, const Tensor& weight, const ConvFuncOptions<D>& options) {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return conv_nd<D>(name, x, w, ConvFuncOptions<D>(options).bias(b));
+    }, input_in, weight, options.bias());
+  }
   auto [input, batched] = batchify(input_in, D, name);
   const Tensor& bias = options.bias();
   const int64_t groups = options.groups();
@@ -172,6 +178,11 @@ Tensor conv_nd(const char* name, const Tensor& input_in, const Tensor& weight, c
 template <size_t D>
 Tensor conv_transpose_nd(const char* name, const Tensor& input_in, const Tensor& weight,
                          const ConvTransposeFuncOptions<D>& options) {
+  if (autocast::is_active()) {
+    return autocast::in_lower_precision([&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return conv_transpose_nd<D>(name, x, w, ConvTransposeFuncOptions<D>(options).bias(b));
+    }, input_in, weight, options.bias());
+  }
   auto [input, batched] = batchify(input_in, D, name);
   const Tensor& bias = options.bias();
   const int64_t groups = options.groups();

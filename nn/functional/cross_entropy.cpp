@@ -12,6 +12,7 @@
 
 #include "autograd/record.h"
 #include "runtime/kernels/loss.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
@@ -283,6 +284,11 @@ void check_smoothing(double smoothing) {
 }  // namespace
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y, const Tensor& w) {
+      return cross_entropy(x, y, CrossEntropyFuncOptions(options).weight(w));
+    }, input, target, options.weight());
+  }
   const ReductionKind reduction = kind_of(options.reduction());
   const double smoothing = options.label_smoothing();
   if (input.sizes() == target.sizes()) {
@@ -301,6 +307,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y, const Tensor& w) {
+      return nll_loss(x, y, NLLLossFuncOptions(options).weight(w));
+    }, input, target, options.weight());
+  }
   return fused_loss(input, target, options.weight(), options.ignore_index(), 0.0, false,
                     kind_of(options.reduction()));
 }

@@ -8,6 +8,7 @@
 
 #include "autograd/record.h"
 #include "runtime/error.h"
+#include "tensor/autocast.h"
 #include "tensor/functions.h"
 
 namespace ember::nn::functional {
@@ -87,6 +88,10 @@ Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
 }  // namespace
 
 Tensor cosine_similarity(const Tensor& x1_in, const Tensor& x2_in, const CosineSimilarityFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& a, const Tensor& b) { return cosine_similarity(a, b, options); },
+                                x1_in, x2_in);
+  }
   const DType common = result_type(x1_in, x2_in);
   if (!is_floating_point(common)) {
     throw Error("expected common dtype to be floating point, yet common dtype is " + scalar_type_name(common));
@@ -113,6 +118,9 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& a, const Tensor& b) { return cdist(a, b, p, compute_mode); }, x1, x2);
+  }
   if (x1.dim() < 2) throw Error("cdist only supports at least 2D tensors, X1 got: " + std::to_string(x1.dim()) + "D");
   if (x2.dim() < 2) throw Error("cdist only supports at least 2D tensors, X2 got: " + std::to_string(x2.dim()) + "D");
   if (x1.size(-1) != x2.size(-1)) {

@@ -1,10 +1,12 @@
 #include "nn/functional/linear.h"
 
 #include "runtime/error.h"
+#include "tensor/autocast.h"
 
 namespace ember::nn::functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (autocast::is_active()) return autocast::in_lower_precision(linear, input, weight, bias);
   if (input.dim() == 2 && bias.defined()) return bias.addmm(input, weight.t());
   Tensor out = input.matmul(weight.t());
   return bias.defined() ? out.add(bias) : out;

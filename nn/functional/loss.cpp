@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "runtime/error.h"
+#include "tensor/autocast.h"
 
 namespace ember::nn::functional {
 
@@ -110,14 +111,26 @@ Tensor apply_loss_reduction(const Tensor& terms, LossReduction reduction) {
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return l1_loss(x, y, options); },
+                                input, target);
+  }
   return apply_loss_reduction((input - target).abs(), options.reduction());
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return mse_loss(x, y, options); },
+                                input, target);
+  }
   return pointwise_loss(kMse, input, target, options.reduction(), 0);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return smooth_l1_loss(x, y, options); },
+                                input, target);
+  }
   if (options.beta() < 0) throw Error("smooth_l1_loss does not support negative values for beta.");
   return pointwise_loss(kSmoothL1, input, target, options.reduction(), options.beta());
 }
@@ -128,10 +141,19 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFunc
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return soft_margin_loss(x, y, options); },
+                                input, target);
+  }
   return pointwise_loss(kSoftMargin, input, target, options.reduction(), 0);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options) {
+  if (autocast::is_active()) {
+    throw Error("binary_cross_entropy and BCELoss are unsafe to autocast: the probabilities arrive rounded to the "
+                "autocast dtype. Use binary_cross_entropy_with_logits or BCEWithLogitsLoss, which take the "
+                "logits and are safe to autocast.");
+  }
   if (!(input.sizes() == target.sizes())) {
     throw Error("Using a target size (" + to_string(target.sizes()) + ") that is different to the input size (" +
                 to_string(input.sizes()) + ") is deprecated. Please ensure they have the same size.");
@@ -163,6 +185,12 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Bin
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& pw) {
+      const auto cast_options = BinaryCrossEntropyWithLogitsFuncOptions(options).weight(w).pos_weight(pw);
+      return binary_cross_entropy_with_logits(x, y, cast_options);
+    }, input, target, options.weight(), options.pos_weight());
+  }
   if (!(input.sizes() == target.sizes())) {
     throw Error("Target size (" + to_string(target.sizes()) + ") must be the same as input size (" +
                 to_string(input.sizes()) + ")");
@@ -203,6 +231,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return kl_div(x, y, options); },
+                                input, target);
+  }
   // As PyTorch 1.13 composes it: target (log target - input), 0 where target is 0.
   const Tensor terms = options.log_target()
                            ? target.exp() * (target - input)
@@ -225,6 +257,10 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
 }
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& y) { return poisson_nll_loss(x, y, options); },
+                                input, target);
+  }
   Tensor terms = options.log_input() ? input.exp() - target * input : input - target * (input + options.eps()).log();
   if (options.full()) {
     // Stirling's approximation of log(target!), for targets above 1.

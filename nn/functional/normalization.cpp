@@ -9,6 +9,7 @@
 #include "autograd/record.h"
 #include "nn/functional/norm_support.h"
 #include "runtime/kernels/norm.h"
+#include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
@@ -115,6 +116,11 @@ namespace detail {
 
 Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return layer_norm(x, normalized_shape, w, b, eps);
+    }, input, weight, bias);
+  }
   const IntArrayRef normalized(normalized_shape);
   if (normalized_shape.empty()) {
     throw Error("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
@@ -151,6 +157,11 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::is_active()) {
+    return autocast::in_float32([&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return group_norm(x, num_groups, w, b, eps);
+    }, input, weight, bias);
+  }
   const int64_t channels = input.size(ember::detail::wrap_dim(1, input.dim()));
   if (num_groups <= 0 || channels % num_groups != 0) {
     throw Error("Expected number of channels in input to be divisible by num_groups, but got input of shape " +

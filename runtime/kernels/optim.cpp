@@ -107,6 +107,9 @@ void OptimStepArgs::check() const {
     }
     if (t.parity != 0 && t.parity != 1) throw Error(which + "parity must be 0 or 1");
   }
+  if (skip_if && (skip_if->dtype != DType::Float32 || skip_if->numel() != 1 || !skip_if->allocation)) {
+    throw Error(op + ": the skip flag must be one float32 element in device memory");
+  }
 }
 
 }  // namespace ember

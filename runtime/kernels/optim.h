@@ -72,6 +72,13 @@ struct OptimStepArgs {
   OptimAlgorithm algorithm = OptimAlgorithm::SGD;
   OptimHyperparameters hyper;
   std::vector<OptimTensor> tensors;  // one device, one floating dtype
+  // A float32 flag of one element on the tensors' device (GradScaler's found_inf). Where it is nonzero the
+  // step is skipped on the device, so that the host never reads it: parameters and state stay as they
+  // are and the step count is carried over unchanged into the other slot. A fresh parameter's state is
+  // written as its initial value (zeros), since the host marks it initialised either way; for SGD with
+  // momentum the next step then starts its buffer from zeros instead of from the gradient, which is the
+  // same unless dampening != 0.
+  std::optional<TensorRef> skip_if;
 
   // Throws Error unless the fields are as described above. Both backends check with it.
   void check() const;

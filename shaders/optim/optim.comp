@@ -13,6 +13,11 @@
 // decayed learning rate (Adagrad) come from the count here, so the host never reads it. Every invocation
 // computes them itself: on llvmpipe a workgroup barrier, to share them, cost more than the arithmetic.
 //
+// With FLAG_SKIPPABLE, binding 7 holds a float32 flag (GradScaler's found_inf): where it is nonzero the
+// launch changes nothing but the step count's other slot, which gets the old count, and the state of a
+// fresh parameter, which gets its initial value; the host flips the parity and marks the state
+// initialised without knowing whether the step ran.
+//
 // An invocation updates ROUNDS runs of ELEMS adjacent elements and looks the table up once for all of
 // them (measured on lavapipe: 4 runs 1.68 ms for the MLP's Adam step, 1 run 1.82, 16 no better than 4).
 // Where the launch allows blocks (FLAG_BLOCKS: windows on 16 bytes) and the segment's offsets are
@@ -44,6 +49,7 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define FLAG_DECOUPLED 32u    // AdamW
 #define FLAG_CENTERED 64u
 #define FLAG_BLOCKS 128u      // every window starts on 16 bytes
+#define FLAG_SKIPPABLE 256u   // binding 7 holds the skip flag
 
 // Flags of a segment.
 #define SEGMENT_FRESH 1u   // the state is PyTorch's initial state, whatever the memory holds
@@ -79,6 +85,7 @@ DECLARE_ROLE(5, s2, )
 DEFINE_STORE(s2, DT)
 DEFINE_STORE4(s2, DT)
 layout(set = 0, binding = 6) buffer Steps { float steps[]; };
+layout(set = 0, binding = 7) readonly buffer SkipIf { float skip_if[]; };
 
 // The options, as compute_t bits (scalar_from_bits). Their meaning per algorithm:
 //   SGD      h0 -lr, h1 momentum, h2 1 - dampening, h3 weight_decay
@@ -90,7 +97,7 @@ layout(push_constant) uniform Params {
   uint first_entry;  // word of this launch's first table entry
   uint entries;
   uint flags;
-  uint unused;
+  uint skip_index;  // the skip flag's element in binding 7 (FLAG_SKIPPABLE)
   uvec2 h[10];
 } pc;
 
@@ -182,6 +189,7 @@ void main() {
   const uint start = (group - entry_word(entry, E_FIRST_GROUP)) * TILE;
   uint base[5];  // param, grad, state 0 to 2
   for (uint r = 0u; r < 5u; ++r) base[r] = entry_word(entry, E_PARAM + r);
+  const bool skip = flag(FLAG_SKIPPABLE) && skip_if[pc.skip_index] != 0.0;
 
   // The step count, and what the algorithm derives from it.
   compute_t step_size = compute_t(0);  // Adam: lr / (1 - beta1^t); Adagrad: -lr / (1 + (t - 1) lr_decay)
@@ -189,7 +197,7 @@ void main() {
   if (ALGO != ALGO_SGD) {
     const uint steps_base = entry_word(entry, E_STEPS);
     const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
-    const float t = (fresh ? 0.0 : steps[steps_base + parity]) + 1.0;
+    const float t = (fresh ? 0.0 : steps[steps_base + parity]) + (skip ? 0.0 : 1.0);
     if (start == 0u && gl_LocalInvocationID.x == 0u) steps[steps_base + (parity ^ 1u)] = t;
     if (ALGO == ALGO_ADAM) {
       // 1 - beta^t as -expm1(t log(beta)), which keeps its digits where beta^t is near 1.
@@ -200,6 +208,9 @@ void main() {
     }
   }
 
+  // A skipped step writes only a fresh parameter's initial state (the zeros st0 to st2 start as;
+  // Adagrad's state is made filled, never fresh here).
+  if (skip && (!fresh || ALGO == ALGO_ADAGRAD)) return;
   const bool read_state = !fresh || ALGO == ALGO_ADAGRAD;
   const bool use0 = uses_state(0u), use1 = uses_state(1u), use2 = uses_state(2u);
   const bool aligned = flag(FLAG_BLOCKS) && base[0] % ELEMS == 0u && base[1] % ELEMS == 0u &&
@@ -217,8 +228,10 @@ void main() {
       if (use0 && read_state) st0 = s0_load4(base[2] / ELEMS + b);
       if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
       if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
-      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
-      param_store4(base[0] / ELEMS + b, p);
+      if (!skip) {
+        update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+        param_store4(base[0] / ELEMS + b, p);
+      }
       if (use0) s0_store4(base[2] / ELEMS + b, st0);
       if (use1) s1_store4(base[3] / ELEMS + b, st1);
       if (use2) s2_store4(base[4] / ELEMS + b, st2);
@@ -230,8 +243,10 @@ void main() {
       if (use0 && read_state) st0 = s0_load(base[2] + i);
       if (use1 && read_state) st1 = s1_load(base[3] + i);
       if (use2 && read_state) st2 = s2_load(base[4] + i);
-      update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
-      param_store(base[0] + i, p);
+      if (!skip) {
+        update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+        param_store(base[0] + i, p);
+      }
       if (use0) s0_store(base[2] + i, st0);
       if (use1) s1_store(base[3] + i, st1);
       if (use2) s2_store(base[4] + i, st2);

@@ -44,21 +44,21 @@ constexpr size_t kCachedTables = 32;
 
 // Flags, as optim.comp defines them.
 constexpr uint32_t kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16,
-                   kDecoupled = 32, kCentered = 64, kBlocks = 128;
+                   kDecoupled = 32, kCentered = 64, kBlocks = 128, kSkippable = 256;
 constexpr uint32_t kSegmentFresh = 1, kSegmentParity = 2;
 
 struct OptimParams {
   uint32_t first_entry;
   uint32_t entries;
   uint32_t flags;
-  uint32_t unused;
+  uint32_t skip_index;
   uint32_t h[10][2];
 };
 static_assert(sizeof(OptimParams) == 96);
 
 const KernelAbiRegistration kAbis{
-    {"optim_f32", 7, sizeof(OptimParams)},
-    {"optim_f64", 7, sizeof(OptimParams)},
+    {"optim_f32", 8, sizeof(OptimParams)},
+    {"optim_f64", 8, sizeof(OptimParams)},
 };
 
 // A byte range of one block: [begin, end) from the start of the block's buffer.
@@ -246,8 +246,18 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   // Windows start on the binding alignment; where that is a multiple of 16 bytes, segments whose offsets
   // are multiples of four elements move blocks of four as whole words.
   if (alignment % 16 == 0) flags |= kBlocks;
+  // The skip flag (GradScaler's found_inf), read by every workgroup; without one the slot sees the table.
+  Binding skip_binding = table_window.binding;
+  uint32_t skip_index = 0;
+  if (args.skip_if) {
+    const Window window = element_window(context, args.skip_if->allocation, args.skip_if->byte_offset, 4, 1, false);
+    skip_binding = window.binding;
+    skip_index = window.first_element;
+    flags |= kSkippable;
+  }
   OptimParams params{};
   params.flags = flags;
+  params.skip_index = skip_index;
   const bool f64 = dtype == DType::Float64;
   for (size_t i = 0; i < h.size(); ++i) {
     if (f64) {
@@ -264,8 +274,9 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   const std::shared_ptr<Stream> owner = stream.shared_from_this();
   for (size_t l = 0; l < launches.size(); ++l) {
     const Launch& launch = launches[l];
-    Binding bindings[1 + kRoles];
+    Binding bindings[2 + kRoles];
     bindings[0] = table_window.binding;
+    bindings[1 + kRoles] = skip_binding;
     for (int r = 0; r < kRoles; ++r) {
       const RoleWindow& w = launch.windows[r];
       if (!w.allocation) {
