@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", options.warmup, "steps of linear warmup before the cosine decay")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--weight-decay", options.weight_decay, "AdamW's weight decay")->capture_default_str();
   app.add_option("--clip", options.clip, "gradient norm clipping")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--autocast", options.autocast, "float16 products under autocast, with a GradScaler");
   app.add_option("--eval-every", options.eval_every, "steps between validations")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--eval-batches", options.eval_batches, "validation batches")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--log-every", options.log_every, "steps between progress lines")->check(CLI::PositiveNumber)->capture_default_str();

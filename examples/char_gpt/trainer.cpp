@@ -64,6 +64,11 @@ TrainResult train(const TrainOptions& options) {
   auto cosine = std::make_shared<optim::CosineAnnealingLR>(optimizer, options.steps - options.warmup, options.lr / 10);
   optim::SequentialLR schedule(optimizer, {warmup, cosine}, {options.warmup});
 
+  if (options.autocast && !device->supports(DType::Float16)) {
+    throw Error("--autocast needs float16, which " + device->info().name + " lacks");
+  }
+  amp::GradScaler scaler(amp::GradScalerOptions().enabled(options.autocast));
+
   std::ofstream curve(options.curve);
   curve << "step,train_loss,validation_loss,lr\n";
   TrainResult result;
@@ -76,11 +81,17 @@ TrainResult train(const TrainOptions& options) {
   Clock::time_point since = Clock::now();
   for (int64_t step = 1; step <= options.steps; ++step) {
     const auto offsets = batch_offsets(options.seed, Split::Train, step - 1, options.batch_size, train_limit);
-    const Tensor loss = loss_of(model, make_batch(corpus.train, offsets, config.context, device));
+    const Batch batch = make_batch(corpus.train, offsets, config.context, device);
+    const Tensor loss = [&] {
+      autocast::AutocastGuard mixed_precision(DType::Float16, options.autocast);
+      return loss_of(model, batch);
+    }();
     optimizer.zero_grad();
-    loss.backward();
+    scaler.scale(loss).backward();
+    scaler.unscale_(optimizer);  // clipping sees the true gradients
     nn::utils::clip_grad_norm_(model->parameters(), options.clip);
-    optimizer.step();
+    scaler.step(optimizer);
+    scaler.update();
     const double lr = schedule.get_last_lr().front();
     schedule.step();
     loss_sum = loss_sum + loss.detach();

@@ -18,6 +18,8 @@ struct TrainOptions {
   int64_t warmup = 60;
   double weight_decay = 0.1;
   double clip = 1.0;
+  // Mixed precision: products in float16 under autocast, the loss scaled by a GradScaler.
+  bool autocast = false;
   int64_t eval_every = 100;
   int64_t eval_batches = 8;
   int64_t log_every = 20;
