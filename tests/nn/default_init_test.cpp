@@ -198,6 +198,25 @@ TEST_P(DefaultInitTest, AttentionAndTransformer) {
   }
 }
 
+TEST_P(DefaultInitTest, RecurrentLayers) {
+  // Every weight and bias: uniform(±1/sqrt(hidden_size)).
+  {
+    nn::LSTM ours(nn::LSTMOptions(16, 32).num_layers(2).bidirectional(true));
+    torch::nn::LSTM theirs(torch::nn::LSTMOptions(16, 32).num_layers(2).bidirectional(true));
+    expect_same_init(*ours, *theirs, inverse_sqrt(32));
+  }
+  {
+    nn::GRU ours(nn::GRUOptions(24, 40));
+    torch::nn::GRU theirs(torch::nn::GRUOptions(24, 40));
+    expect_same_init(*ours, *theirs, inverse_sqrt(40));
+  }
+  {
+    nn::RNNCell ours(nn::RNNCellOptions(20, 50));
+    torch::nn::RNNCell theirs(torch::nn::RNNCellOptions(20, 50));
+    expect_same_init(*ours, *theirs, inverse_sqrt(50));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DefaultInitTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 }  // namespace
