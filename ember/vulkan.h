@@ -1,64 +1,154 @@
 #pragma once
-// ember's Vulkan interop, opt-in: include it beside ember.h to hand ember an application's own Vulkan
-// instance, device and queue, and to learn what that device must enable first.
+// ember's Vulkan interop, opt-in: include it beside ember.h in a graphics application that shares its
+// VkDevice with ember. It hands ember the application's device (adopt_device), its buffers and images as
+// tensors, and synchronises ember's streams with the application's submits through semaphores, GPU to GPU.
+// docs/INTEROP.md says what the application must enable, who owns what, and how one frame goes.
 //
-//   auto extensions = ember::vulkan::required_device_extensions();
-//   auto features = ember::vulkan::required_features(vkGetInstanceProcAddr, instance, physical_device);
-//   // ... vkCreateDevice with features.chain() and the extensions ...
-//   std::shared_ptr<ember::Device> device = ember::vulkan::adopt_device(external);
+//   auto device = ember::vulkan::adopt_device(external);
+//   ember::Tensor vertices = ember::vulkan::from_buffer(device, app_buffer, 0, bytes, ember::kFloat32, {n, 4});
+//   ember::vulkan::wait_semaphore(*device->default_stream(), app_timeline, frame_value);  // app wrote it
+//   vertices.mul_(2);
+//   ember::vulkan::signal_semaphore(*device->default_stream(), app_timeline, frame_value + 1);
+//   // ... the application's draw waits for frame_value + 1 on app_timeline and reads app_buffer ...
 //
-// ember never destroys a handle it adopted; the application keeps them alive while ember objects made
-// on the device exist.
+// Ownership, in one line each: ember never destroys a handle it did not create; a tensor over an
+// application's buffer or image copy keeps nothing of the application's alive, so the application keeps
+// the buffer alive while the tensor (and any work recorded on it) exists; a buffer ember exports stays
+// ember's, alive while the tensor it came from is.
 #include <vulkan/vulkan.h>
 
-#include <functional>
+#include <cstdint>
 #include <memory>
-#include <string>
-#include <vector>
 
-#include "runtime/device.h"
+#include "runtime/stream.h"
+#include "runtime/vulkan/external_device.h"
+#include "tensor/tensor.h"
 
 namespace ember::vulkan {
 
-// What an application hands over. The handles stay the application's.
-struct ExternalDevice {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  uint32_t queue_family = 0;
-  VkQueue queue = VK_NULL_HANDLE;
-  PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
-  // When the application submits to the same queue from other threads, ember takes its lock around
-  // every vkQueueSubmit. Leave empty when ember is the only submitter.
-  std::function<void()> lock_queue;
-  std::function<void()> unlock_queue;
+// ---------------------------------------------------------------------------------------------- buffers
+
+// Usage flags every buffer that ember binds must have. An application buffer handed to from_buffer needs
+// them all; every buffer ember allocates has them, and the graphics ones of graphics_buffer_usage().
+VkBufferUsageFlags tensor_buffer_usage();
+// Usage flags ember adds to its own buffers so that an application can bind a tensor's buffer as a
+// vertex, index or indirect buffer as it is.
+VkBufferUsageFlags graphics_buffer_usage();
+
+// A tensor of `sizes` (and `strides`, contiguous when empty) over bytes [offset, offset + size) of an
+// application's buffer, which must have tensor_buffer_usage(). The tensor does not own the buffer: the
+// application keeps it alive while the tensor and the work recorded on it exist. ember tracks hazards on
+// it as on its own memory; work the application does on the buffer must be ordered with ember's through
+// wait_semaphore/signal_semaphore. `offset` must be a multiple of the element size, and `size` and
+// `offset` multiples of 4.
+Tensor from_buffer(const std::shared_ptr<Device>& device, VkBuffer buffer, VkDeviceSize offset,
+                   VkDeviceSize size, DType dtype, IntArrayRef sizes, IntArrayRef strides = {});
+
+// Where a tensor's elements live: its buffer, the byte window from its first to one past its last
+// element, and the usage flags the buffer was made with. The buffer stays ember's and lives while
+// `tensor`'s storage does; the application must order its reads after ember's writes (signal_semaphore).
+struct BufferView {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize range = 0;
+  VkBufferUsageFlags usage = 0;
+};
+BufferView export_buffer(const Tensor& tensor);
+
+// How graphics_empty allocates.
+struct GraphicsAllocation {
+  VkBufferUsageFlags extra_usage = 0;  // beyond tensor_buffer_usage() | graphics_buffer_usage()
+  bool dedicated = false;              // its own VkDeviceMemory (VkMemoryDedicatedAllocateInfo)
+  bool exportable = false;             // dedicated, and exportable as an opaque fd (export_memory_fd)
+};
+// An uninitialised contiguous tensor in a VkBuffer of its own, as `options` asks, outside ember's
+// caching allocator.
+Tensor graphics_empty(const std::shared_ptr<Device>& device, IntArrayRef sizes, DType dtype,
+                      const GraphicsAllocation& options);
+
+// ----------------------------------------------------------------------------------- external memory
+
+// True when the device can export and import memory as opaque file descriptors
+// (VK_KHR_external_memory_fd, enabled by ember on devices it creates and by the application on adopted
+// ones); the reason is written to `why_not` otherwise.
+bool supports_external_memory(const Device& device, std::string* why_not = nullptr);
+// A new file descriptor for the memory under a tensor from graphics_empty(..., {.exportable = true}).
+// The caller owns the descriptor (an import takes it over). `allocation_size` receives the size of the
+// VkDeviceMemory, which an importer must state.
+int export_memory_fd(const Tensor& tensor, VkDeviceSize* allocation_size);
+// A tensor over memory another device, process or API exported as an opaque fd. On success the tensor's
+// storage owns the descriptor and the imported memory; on failure the caller still owns `fd`.
+Tensor import_memory_fd(const std::shared_ptr<Device>& device, int fd, VkDeviceSize allocation_size,
+                        DType dtype, IntArrayRef sizes);
+
+// ------------------------------------------------------------------------------------------- images
+
+enum class ImageLayout { NCHW, NHWC };
+
+// A region of an application's image. `layout` is the layout the image is in when ember's copy runs;
+// ember moves it to a transfer layout and back to `final_layout` (the same as `layout` when left
+// UNDEFINED). Formats: R8, R8G8B8A8 (UNORM or SRGB, copied as stored), R16 and R16G16B16A16 SFLOAT,
+// R32 and R32G32B32A32 SFLOAT. The image needs TRANSFER_SRC (read) or TRANSFER_DST (write) usage and a
+// queue family shared with ember's queue (or ownership moved with acquire_image/release_image).
+struct ImageRegion {
+  VkImage image = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImageLayout final_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  int32_t x = 0, y = 0;
+  uint32_t width = 0, height = 0;
+  uint32_t mip_level = 0, array_layer = 0;
 };
 
-// Device extensions an application must enable before handing its device to ember.
-std::vector<const char*> required_device_extensions();
+// The region's texels as a new tensor of `dtype`, shaped (1, C, H, W) or (1, H, W, C). UNORM texels
+// become values in [0, 1] for a floating dtype and stay 0..255 for UInt8. Recorded on the device's
+// current stream: the image must be ready for it (wait_semaphore first) and stays untouched until it
+// runs; no host wait.
+Tensor copy_from_image(const std::shared_ptr<Device>& device, const ImageRegion& region,
+                       ImageLayout layout = ImageLayout::NCHW, DType dtype = DType::Float32);
+// Writes `tensor`, shaped (C, H, W), (1, C, H, W) or their NHWC forms, into the region. Floating values
+// go to UNORM texels clamped to [0, 1] and rounded. Recorded on the tensor's device's current stream.
+void copy_to_image(const Tensor& tensor, const ImageRegion& region, ImageLayout layout = ImageLayout::NCHW);
 
-// Feature structs to chain into VkDeviceCreateInfo::pNext (through `chain()`), with what ember needs set
-// and, where the physical device supports them, the optional features ember uses (8/16-bit storage,
-// float16, int8, int64, float64, 64-bit atomics).
-struct RequiredFeatures {
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  const void* chain();  // links the structs and returns &features
+// ----------------------------------------------------------------------------------- synchronisation
+
+// Work recorded on `stream` after this call waits, on the GPU, until the application's timeline
+// `semaphore` reaches `value`. Work recorded before it is submitted now and does not wait. The
+// semaphore must outlive the submit (stream.flush() and a completed value bound it).
+void wait_semaphore(Stream& stream, VkSemaphore semaphore, uint64_t value);
+// Submits everything recorded on `stream` so far, and signals the application's timeline `semaphore`
+// to `value` when it is done. No host wait.
+void signal_semaphore(Stream& stream, VkSemaphore semaphore, uint64_t value);
+// The same for binary semaphores, for applications that present with them: a wait unsignals it again.
+void wait_binary_semaphore(Stream& stream, VkSemaphore semaphore);
+void signal_binary_semaphore(Stream& stream, VkSemaphore semaphore);
+
+// A point on a Vulkan timeline: a render pass that waits for `semaphore` to reach `value` runs after
+// the work that point stands for, without the host.
+struct TimelinePoint {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
 };
-RequiredFeatures required_features(PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance,
-                                   VkPhysicalDevice physical_device);
+// The point of `event`, whose work is submitted first so that the value will be signalled.
+TimelinePoint timeline_point(const Event& event);
+// The point a future waits for; an error when it stands for no stream work (a ready value).
+template <class T>
+TimelinePoint timeline_point(const Future<T>& future) {
+  return timeline_point(Event(future.stream(), future.stream_value()));
+}
+// The point after everything recorded on `stream` so far.
+TimelinePoint timeline_point(Stream& stream);
 
-// Adopts an application's device. Dropping every ember object that came from it leaves the
-// application's handles as they were.
-std::shared_ptr<Device> adopt_device(const ExternalDevice& external);
+// ----------------------------------------------------------------------------- queue-family ownership
 
-// Validation messages (warnings and errors) collected from every instance ember created with validation
-// on, and from any application messenger that forwards to `validation_callback`.
-std::vector<std::string> take_validation_messages();
-VKAPI_ATTR VkBool32 VKAPI_CALL validation_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                   VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                   void* user);
+// When the application's queue family differs from ember's (device->... queue_family()), a buffer or
+// image with exclusive sharing moves between them with a release on one queue and an acquire on the
+// other, with a semaphore in between. These record ember's half on `stream`; the application records
+// the matching other half on its queue.
+uint32_t queue_family(const Device& device);
+void acquire_buffer(Stream& stream, const Tensor& tensor, uint32_t from_family);
+void release_buffer(Stream& stream, const Tensor& tensor, uint32_t to_family);
+void acquire_image(Stream& stream, const ImageRegion& region, uint32_t from_family);
+void release_image(Stream& stream, const ImageRegion& region, uint32_t to_family);
 
 }  // namespace ember::vulkan

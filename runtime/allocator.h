@@ -25,6 +25,8 @@ struct MemoryBlock {
   uint64_t memory = 0;     // VkDeviceMemory, or 0
   void* mapped = nullptr;  // host pointer when the memory is host-visible and mapped
   uint64_t size = 0;
+  uint32_t usage = 0;          // VkBufferUsageFlags of the buffer, where the backend knows them
+  uint64_t export_size = 0;    // bytes of the VkDeviceMemory when it can be exported as an fd, else 0
 };
 
 class BlockSource {
@@ -79,6 +81,7 @@ class Allocation {
   Allocation& operator=(const Allocation&) = delete;
 
   uint64_t handle() const { return block_->handle; }
+  const MemoryBlock& block() const { return *block_; }
   uint64_t offset() const { return chunk_->offset; }  // byte offset within the block's buffer
   uint64_t size() const { return requested_; }
   void* mapped() const;  // host pointer to the first byte, or nullptr when not host-visible

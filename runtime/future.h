@@ -6,6 +6,7 @@
 // Continuations added with then() run exactly once, in the order they were added, on the thread that first
 // observes completion through wait() or ready(). Errors (a lost device, a throwing continuation) are stored
 // and rethrown from wait().
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -17,6 +18,8 @@
 #include <vector>
 
 namespace ember {
+
+class Stream;
 
 template <class T>
 class Future;
@@ -42,6 +45,9 @@ struct FutureState {
   std::function<void()> block;               // waits for the underlying work; may throw
   std::function<Stored<T>()> produce;        // builds the value once the work is done; may throw
   std::vector<std::shared_ptr<const void>> keep_alive;
+  // The stream point whose completion the future waits for, when it stands for stream work.
+  std::shared_ptr<Stream> stream;
+  uint64_t stream_value = 0;
 
   std::recursive_mutex mutex;
   bool completed = false;
@@ -101,6 +107,17 @@ class Future {
     return future;
   }
 
+  // Marks the future as standing for the work on `stream` up to timeline `value`, so that GPU work can
+  // wait for that point (ember/vulkan.h's timeline_point) instead of the host.
+  Future& at_stream_point(std::shared_ptr<Stream> stream, uint64_t value) {
+    state_->stream = std::move(stream);
+    state_->stream_value = value;
+    return *this;
+  }
+  // The stream and value set by at_stream_point (inherited through then()), or null and 0.
+  const std::shared_ptr<Stream>& stream() const { return state_->stream; }
+  uint64_t stream_value() const { return state_->stream_value; }
+
   bool valid() const { return state_ != nullptr; }
 
   // Non-blocking. Completes the future (running continuations) if the work has finished.
@@ -154,6 +171,8 @@ class Future {
     auto child = std::make_shared<detail::FutureState<R>>();
     Future<R> result;
     result.state_ = child;
+    child->stream = parent->stream;
+    child->stream_value = parent->stream_value;
     child->poll = [parent_future = *this] { return parent_future.ready(); };
     child->block = [parent_future = *this] { parent_future.wait(); };
     auto run = [parent, child, f = std::move(f)]() mutable {

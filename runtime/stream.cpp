@@ -19,7 +19,8 @@ Future<void> Stream::completion() {
   auto self = shared_from_this();
   const uint64_t value = pending_value();
   return Future<void>::make([self, value] { return Event(self, value).query(); },
-                            [self, value] { self->wait_value(value); }, nullptr);
+                            [self, value] { self->wait_value(value); }, nullptr)
+      .at_stream_point(self, value);
 }
 
 }  // namespace ember

@@ -67,25 +67,6 @@ std::vector<std::byte> gather_host(const std::byte* base, IntArrayRef sizes, Int
   return out;
 }
 
-// A tensor over memory that the capsule's producer owns; the capsule's deleter runs when it dies.
-Tensor wrap_foreign(const std::shared_ptr<Device>& device, MemoryBlock block, uint64_t storage_bytes,
-                    std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t storage_offset,
-                    DType dtype, DLManagedTensor* capsule) {
-  detail::check_dtype_supported(*device, dtype);
-  block.size = std::max<uint64_t>(storage_bytes, 1);
-  auto storage = std::make_shared<Storage>();
-  storage->device = device;
-  storage->nbytes = storage_bytes;
-  storage->allocation = device->allocator().adopt(
-      block, [capsule] { if (capsule->deleter) capsule->deleter(capsule); }, detail::stream_for(*device));
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::move(storage);
-  impl->sizes = std::move(sizes);
-  impl->strides = std::move(strides);
-  impl->storage_offset = storage_offset;
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
-}
 
 }  // namespace
 
@@ -211,6 +192,10 @@ Tensor from_dlpack(DLManagedTensor* capsule) {
     return extent_bytes(sizes, strides, element);
   };
 
+  // The producer gets its memory back once the last ember tensor over it dies.
+  const auto release_capsule = [capsule] {
+    if (capsule->deleter) capsule->deleter(capsule);
+  };
   switch (dl.device.device_type) {
     case kDLCPU:
     case kDLCUDAHost: {
@@ -225,8 +210,8 @@ Tensor from_dlpack(DLManagedTensor* capsule) {
 #ifdef EMBER_HAVE_CUDA
       MemoryBlock block;
       block.handle = reinterpret_cast<uintptr_t>(dl.data) + dl.byte_offset;
-      return wrap_foreign(get_device("cuda:" + std::to_string(dl.device.device_id)), block,
-                          in_place_extent(), sizes, strides, 0, dtype, capsule);
+      return detail::tensor_over(get_device("cuda:" + std::to_string(dl.device.device_id)), block,
+                                 release_capsule, in_place_extent(), dtype, sizes, strides, 0);
 #else
       throw DeviceUnavailableError("from_dlpack: a kDLCUDA capsule, but ember was built without CUDA");
 #endif
@@ -241,8 +226,8 @@ Tensor from_dlpack(DLManagedTensor* capsule) {
       MemoryBlock block;
       block.handle = reinterpret_cast<uintptr_t>(dl.data);
       const auto offset = static_cast<int64_t>(dl.byte_offset / element);
-      return wrap_foreign(get_device("vulkan:" + std::to_string(dl.device.device_id)), block,
-                          dl.byte_offset + extent, sizes, strides, offset, dtype, capsule);
+      return detail::tensor_over(get_device("vulkan:" + std::to_string(dl.device.device_id)), block,
+                                 release_capsule, dl.byte_offset + extent, dtype, sizes, strides, offset);
     }
     default:
       throw UnsupportedError("from_dlpack: ember cannot use memory of DLPack device type " +

@@ -191,6 +191,24 @@ Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& d
   return Tensor(std::move(impl));
 }
 
+Tensor tensor_over(const std::shared_ptr<Device>& device, MemoryBlock block, std::function<void()> release,
+                   uint64_t storage_bytes, DType dtype, std::vector<int64_t> sizes,
+                   std::vector<int64_t> strides, int64_t storage_offset) {
+  check_dtype_supported(*device, dtype);
+  block.size = std::max<uint64_t>(storage_bytes, 1);
+  auto storage = std::make_shared<Storage>();
+  storage->device = device;
+  storage->nbytes = storage_bytes;
+  storage->allocation = device->allocator().adopt(block, std::move(release), stream_for(*device));
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->storage_offset = storage_offset;
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
 Tensor zeros_as(const Tensor& like, IntArrayRef sizes) {
   return zeros(sizes, TensorOptions().dtype(like.dtype()).device(like.device()));
 }

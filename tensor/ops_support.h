@@ -1,6 +1,7 @@
 #pragma once
 // What every tensor op shares: the stream it records on, checks with PyTorch's messages, output
 // allocation and the shape arithmetic. Internal to tensor/.
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,12 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel);
 
 // A new contiguous tensor on `device`.
 Tensor empty_on(IntArrayRef sizes, DType dtype, const std::shared_ptr<Device>& device);
+// A tensor over memory that ember does not own (DLPack, Vulkan and CUDA interop): `release` runs once,
+// after the GPU work recorded on it, when the last tensor over it dies. `storage_bytes` is what views
+// of it may reach.
+Tensor tensor_over(const std::shared_ptr<Device>& device, MemoryBlock block, std::function<void()> release,
+                   uint64_t storage_bytes, DType dtype, std::vector<int64_t> sizes,
+                   std::vector<int64_t> strides, int64_t storage_offset);
 // Zeros of `sizes` with `like`'s dtype and device.
 Tensor zeros_as(const Tensor& like, IntArrayRef sizes);
 // A tensor that shares `base`'s storage with new geometry.

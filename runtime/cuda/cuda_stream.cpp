@@ -192,7 +192,8 @@ Future<std::vector<std::byte>> CudaStream::copy_to_host(std::shared_ptr<Allocati
         std::memcpy(result.data(), staging.get(), bytes);
         return result;
       },
-      {src, staging});
+      {src, staging})
+      .at_stream_point(self, value);
 }
 
 void CudaStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,

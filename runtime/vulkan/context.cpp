@@ -268,6 +268,10 @@ std::vector<const char*> required_device_extensions() {
   return {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
 }
 
+std::vector<const char*> optional_device_extensions() {
+  return {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+}
+
 const void* RequiredFeatures::chain() {
   features.pNext = &vulkan11;
   vulkan11.pNext = &vulkan12;
@@ -340,6 +344,7 @@ std::shared_ptr<Context> Context::wrap(const ExternalDevice& external) {
                            context->info.api_version);
   }
   context->fn.load_device(external.device);
+  context->note_optional_extensions(external.enabled_extensions);
   context->info.index = -1;
   return context;
 }
@@ -370,6 +375,13 @@ void Context::create_device() {
     extensions.push_back(name);
   }
   if (has_memory_budget) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  std::vector<std::string> optional;
+  for (const char* name : optional_device_extensions()) {
+    if (contains(available, name)) {
+      extensions.push_back(name);
+      optional.emplace_back(name);
+    }
+  }
 
   RequiredFeatures features = required_features(fn, physical_device);
   if (!features.vulkan12.timelineSemaphore) {
@@ -407,7 +419,14 @@ void Context::create_device() {
   }
   owns_device_ = true;
   fn.load_device(device);
+  note_optional_extensions(optional);
   fn.vkGetDeviceQueue(device, queue_family, 0, &queue);
+}
+
+void Context::note_optional_extensions(const std::vector<std::string>& enabled) {
+  external_memory_fd = contains(enabled, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) && fn.vkGetMemoryFdKHR;
+  external_semaphore_fd = contains(enabled, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) &&
+                          fn.vkGetSemaphoreFdKHR && fn.vkImportSemaphoreFdKHR;
 }
 
 Context::~Context() {

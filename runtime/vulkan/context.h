@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/vulkan.h"
+#include "runtime/vulkan/external_device.h"
 #include "runtime/device.h"
 #include "runtime/vulkan/entry_points.h"
 
@@ -39,6 +39,9 @@ class Context {
   bool storage_16bit = false;
   bool float64 = false;
   bool int64_atomics = false;  // shaderBufferInt64Atomics
+  // VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd, enabled on the device.
+  bool external_memory_fd = false;
+  bool external_semaphore_fd = false;
   DeviceInfo info;
 
   // vkQueueSubmit under the application's queue lock. Marks the device lost and throws on failure.
@@ -52,6 +55,7 @@ class Context {
   Context() = default;
   void init_properties();
   void create_device();
+  void note_optional_extensions(const std::vector<std::string>& enabled);
 
   std::shared_ptr<Instance> owned_instance_;  // null when adopted
   bool owns_device_ = false;

@@ -22,6 +22,9 @@ void EntryPoints::load_device(VkDevice device) {
                          " (was VK_KHR_push_descriptor enabled?)");
   EMBER_VK_DEVICE_FUNCTIONS(EMBER_VK_LOAD)
 #undef EMBER_VK_LOAD
+#define EMBER_VK_LOAD_OPTIONAL(name) name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));
+  EMBER_VK_OPTIONAL_DEVICE_FUNCTIONS(EMBER_VK_LOAD_OPTIONAL)
+#undef EMBER_VK_LOAD_OPTIONAL
 }
 
 }  // namespace ember::vulkan

@@ -55,6 +55,8 @@ namespace ember::vulkan {
   X(vkCmdDispatch)                     \
   X(vkCmdPipelineBarrier)              \
   X(vkCmdCopyBuffer)                   \
+  X(vkCmdCopyImageToBuffer)            \
+  X(vkCmdCopyBufferToImage)            \
   X(vkCmdFillBuffer)                   \
   X(vkCreateSemaphore)                 \
   X(vkDestroySemaphore)                \
@@ -62,10 +64,17 @@ namespace ember::vulkan {
   X(vkWaitSemaphores)                  \
   X(vkSignalSemaphore)
 
+// Entry points of optional extensions: null when the device did not enable them.
+#define EMBER_VK_OPTIONAL_DEVICE_FUNCTIONS(X) \
+  X(vkGetMemoryFdKHR)                         \
+  X(vkGetSemaphoreFdKHR)                      \
+  X(vkImportSemaphoreFdKHR)
+
 struct EntryPoints {
 #define EMBER_VK_DECLARE(name) PFN_##name name = nullptr;
   EMBER_VK_INSTANCE_FUNCTIONS(EMBER_VK_DECLARE)
   EMBER_VK_DEVICE_FUNCTIONS(EMBER_VK_DECLARE)
+  EMBER_VK_OPTIONAL_DEVICE_FUNCTIONS(EMBER_VK_DECLARE)
 #undef EMBER_VK_DECLARE
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
 

@@ -8,11 +8,10 @@ namespace ember::vulkan {
 
 namespace {
 
-constexpr VkBufferUsageFlags kBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                            VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kBufferUsage = kBindingUsage | kGraphicsUsage;
 
-// Picks the memory type for `use` among those a storage buffer can live in.
+}  // namespace
+
 uint32_t choose_memory_type(const Context& context, uint32_t allowed, MemoryUse use) {
   const auto& memory = context.memory_properties;
   uint64_t largest_local_heap = 0;
@@ -47,8 +46,6 @@ uint32_t choose_memory_type(const Context& context, uint32_t allowed, MemoryUse 
   if (type < 0) throw UnsupportedError(context.info.name + " has no memory type for storage buffers");
   return static_cast<uint32_t>(type);
 }
-
-}  // namespace
 
 BlockSource::BlockSource(std::shared_ptr<Context> context, MemoryUse use)
     : context_(std::move(context)) {
@@ -111,6 +108,7 @@ std::optional<MemoryBlock> BlockSource::allocate_block(uint64_t bytes) {
   block.handle = reinterpret_cast<uint64_t>(buffer);
   block.memory = reinterpret_cast<uint64_t>(memory);
   block.size = bytes;
+  block.usage = kBufferUsage;
   if (host_visible_) {
     result = fn.vkMapMemory(context_->device, memory, 0, VK_WHOLE_SIZE, 0, &block.mapped);
     if (result != VK_SUCCESS) {

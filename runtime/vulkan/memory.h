@@ -13,6 +13,16 @@ enum class MemoryUse {
   Staging,  // host transfers: host-visible and coherent
 };
 
+// Usage every buffer that ember's kernels and copies bind needs.
+constexpr VkBufferUsageFlags kBindingUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+// Usage ember's buffers also carry, so that an application can draw from a tensor's buffer as it is.
+constexpr VkBufferUsageFlags kGraphicsUsage =
+    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+
+// The memory type for `use` among the `allowed` types (VkMemoryRequirements::memoryTypeBits).
+uint32_t choose_memory_type(const Context& context, uint32_t allowed, MemoryUse use);
+
 class BlockSource final : public ember::BlockSource {
  public:
   BlockSource(std::shared_ptr<Context> context, MemoryUse use);

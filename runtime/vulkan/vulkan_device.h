@@ -22,6 +22,7 @@ class VulkanDevice final : public Device {
   void synchronize() override;
 
   Context& context() { return *context_; }
+  const std::shared_ptr<Context>& shared_context() const { return context_; }
   Pipelines& pipelines() { return *pipelines_; }
   CachingAllocator& staging_allocator() { return *staging_; }
 

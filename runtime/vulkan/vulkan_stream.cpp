@@ -203,6 +203,33 @@ void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, u
   garbage = recycle(completed_.load());
 }
 
+void VulkanStream::record_commands(std::span<const BufferAccess> accesses,
+                                   std::span<Allocation* const> allocations,
+                                   const std::function<void(VkCommandBuffer)>& record) {
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  VkCommandBuffer commands = begin_batch();
+  track(accesses);
+  record(commands);
+  after_record(allocations);
+  garbage = recycle(completed_.load());
+}
+
+void VulkanStream::wait_semaphore(VkSemaphore semaphore, uint64_t value) {
+  std::lock_guard lock(mutex_);
+  flush_locked();
+  batch_waits_.emplace_back(semaphore, value);
+}
+
+void VulkanStream::signal_semaphore(VkSemaphore semaphore, uint64_t value) {
+  std::vector<std::shared_ptr<const void>> garbage;
+  std::lock_guard lock(mutex_);
+  begin_batch();  // a submit even when nothing is recorded, so that the signal happens
+  batch_signals_.emplace_back(semaphore, value);
+  flush_locked();
+  garbage = recycle(completed_.load());
+}
+
 void VulkanStream::flush_locked() {
   if (!recording_) return;
   const EntryPoints& fn = context_->fn;
@@ -226,8 +253,14 @@ void VulkanStream::flush_locked() {
   VkTimelineSemaphoreSubmitInfo timeline_info{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   timeline_info.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
   timeline_info.pWaitSemaphoreValues = wait_values.data();
-  timeline_info.signalSemaphoreValueCount = 1;
-  timeline_info.pSignalSemaphoreValues = &value;
+  std::vector<VkSemaphore> signal_semaphores{timeline_};
+  std::vector<uint64_t> signal_values{value};
+  for (auto [semaphore, signal_value] : batch_signals_) {
+    signal_semaphores.push_back(semaphore);
+    signal_values.push_back(signal_value);
+  }
+  timeline_info.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
+  timeline_info.pSignalSemaphoreValues = signal_values.data();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, &timeline_info};
   submit.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
   submit.pWaitSemaphores = wait_semaphores.data();
@@ -235,11 +268,12 @@ void VulkanStream::flush_locked() {
   VkCommandBuffer commands = recording_;
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &commands;
-  submit.signalSemaphoreCount = 1;
-  submit.pSignalSemaphores = &timeline_;
+  submit.signalSemaphoreCount = static_cast<uint32_t>(signal_semaphores.size());
+  submit.pSignalSemaphores = signal_semaphores.data();
   recording_ = VK_NULL_HANDLE;
   batch_dispatches_ = 0;
   batch_waits_.clear();
+  batch_signals_.clear();
   context_->submit(submit);
   wait_sources_.clear();
   submitted_ = value;
@@ -346,7 +380,8 @@ Future<std::vector<std::byte>> VulkanStream::copy_to_host(std::shared_ptr<Alloca
         const auto* begin = static_cast<const std::byte*>(staging->mapped());
         return std::vector<std::byte>(begin, begin + bytes);
       },
-      {src, staging});
+      {src, staging})
+      .at_stream_point(self, value);
 }
 
 void VulkanStream::keep_alive(std::shared_ptr<const void> object) {

@@ -3,6 +3,7 @@
 // queue, each batch signalling the next value of the stream's timeline semaphore.
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -47,7 +48,18 @@ class VulkanStream final : public Stream {
   void dispatch(const Pipeline& pipeline, std::span<const Binding> bindings, const void* push,
                 uint32_t push_bytes, uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
 
+  // Records commands that `record` writes (copies between buffers and images, ownership barriers), after a
+  // hazard barrier when `accesses` conflict with earlier work. `allocations` are the ember memory they touch.
+  void record_commands(std::span<const BufferAccess> accesses, std::span<Allocation* const> allocations,
+                       const std::function<void(VkCommandBuffer)>& record);
+  // Work recorded after this waits on the GPU for `semaphore` (timeline: reaching `value`; binary: its
+  // signal). Work recorded before is submitted first, so it does not wait.
+  void wait_semaphore(VkSemaphore semaphore, uint64_t value);
+  // Submits the work recorded so far, with `semaphore` signalled (to `value` for a timeline) when it is done.
+  void signal_semaphore(VkSemaphore semaphore, uint64_t value);
+
   VkSemaphore timeline() const { return timeline_; }
+  Context& context() const { return *context_; }
   // Most dispatches one submit holds (EMBER_MAX_DISPATCHES_PER_SUBMIT, default 256): a bound on how
   // long one submit runs, because GPU watchdogs kill long ones.
   uint32_t max_dispatches_per_submit() const { return max_batch_; }
@@ -81,6 +93,7 @@ class VulkanStream final : public Stream {
   uint32_t batch_dispatches_ = 0;
   std::vector<std::shared_ptr<const void>> batch_keep_alive_;
   std::vector<std::pair<VkSemaphore, uint64_t>> batch_waits_;
+  std::vector<std::pair<VkSemaphore, uint64_t>> batch_signals_;  // besides the stream's own timeline
   std::vector<std::shared_ptr<const void>> wait_sources_;  // streams waited on, kept until submit
   HazardTracker hazards_;
   std::deque<InFlight> in_flight_;

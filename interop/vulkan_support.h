@@ -1,0 +1,26 @@
+#pragma once
+// What the Vulkan interop files share: the Vulkan device and stream behind ember's generic ones, and the
+// buffer range a tensor's elements occupy.
+#include <memory>
+
+#include "ember/vulkan.h"
+#include "runtime/vulkan/vulkan_device.h"
+#include "runtime/vulkan/vulkan_stream.h"
+
+namespace ember::vulkan::detail {
+
+// Throws Error naming `what` when `device` is not a Vulkan device.
+VulkanDevice& vulkan_device(const Device& device, const char* what);
+VulkanStream& vulkan_stream(Stream& stream, const char* what);
+// The stream ember records `device`'s work on now (its current stream).
+std::shared_ptr<VulkanStream> current_stream(const Device& device, const char* what);
+
+// Bytes [begin, end) of the tensor's VkBuffer that its elements span.
+struct TensorRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize begin = 0;
+  VkDeviceSize end = 0;
+};
+TensorRange tensor_range(const Tensor& tensor, const char* what);
+
+}  // namespace ember::vulkan::detail
