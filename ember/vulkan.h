@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "runtime/stream.h"
 #include "runtime/vulkan/external_device.h"
@@ -81,6 +82,27 @@ int export_memory_fd(const Tensor& tensor, VkDeviceSize* allocation_size);
 Tensor import_memory_fd(const std::shared_ptr<Device>& device, int fd, VkDeviceSize allocation_size,
                         DType dtype, IntArrayRef sizes);
 
+// A timeline semaphore on `device` that can be exported as an opaque fd (VK_KHR_external_semaphore_fd),
+// for ordering ember's stream with CUDA (cuda::ExternalSemaphore) or another process. ember's streams
+// wait for and signal it with wait_semaphore/signal_semaphore. Destroyed with the object, which must
+// outlive the submits that use it.
+bool supports_external_semaphores(const Device& device, std::string* why_not = nullptr);
+class ExportableTimeline {
+ public:
+  explicit ExportableTimeline(const std::shared_ptr<Device>& device);
+  ~ExportableTimeline();
+  ExportableTimeline(const ExportableTimeline&) = delete;
+  ExportableTimeline& operator=(const ExportableTimeline&) = delete;
+
+  VkSemaphore semaphore() const { return semaphore_; }
+  // A new file descriptor for the semaphore; the caller owns it until an import takes it over.
+  int export_fd() const;
+
+ private:
+  std::shared_ptr<Device> device_;
+  VkSemaphore semaphore_ = VK_NULL_HANDLE;
+};
+
 // ------------------------------------------------------------------------------------------- images
 
 enum class ImageLayout { NCHW, NHWC };
@@ -101,13 +123,13 @@ struct ImageRegion {
 };
 
 // The region's texels as a new tensor of `dtype`, shaped (1, C, H, W) or (1, H, W, C). UNORM texels
-// become values in [0, 1] for a floating dtype and stay 0..255 for UInt8. Recorded on the device's
-// current stream: the image must be ready for it (wait_semaphore first) and stays untouched until it
+// become values in [0, 1] for a floating dtype and stay 0..255 for UInt8. Recorded on the stream that
+// runs the device's tensor ops (its default stream): the image must be ready for it (wait_semaphore first) and stays untouched until it
 // runs; no host wait.
 Tensor copy_from_image(const std::shared_ptr<Device>& device, const ImageRegion& region,
                        ImageLayout layout = ImageLayout::NCHW, DType dtype = DType::Float32);
 // Writes `tensor`, shaped (C, H, W), (1, C, H, W) or their NHWC forms, into the region. Floating values
-// go to UNORM texels clamped to [0, 1] and rounded. Recorded on the tensor's device's current stream.
+// go to UNORM texels clamped to [0, 1] and rounded. Recorded on the tensor's device's default stream.
 void copy_to_image(const Tensor& tensor, const ImageRegion& region, ImageLayout layout = ImageLayout::NCHW);
 
 // ----------------------------------------------------------------------------------- synchronisation

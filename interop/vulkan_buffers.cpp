@@ -198,8 +198,6 @@ bool supports_external_memory(const Device& device, std::string* why_not) {
 int export_memory_fd(const Tensor& tensor, VkDeviceSize* allocation_size) {
   if (!tensor.defined()) throw Error("export_memory_fd: the tensor is undefined");
   VulkanDevice& device = detail::vulkan_device(*tensor.device(), "export_memory_fd");
-  std::string why;
-  if (!supports_external_memory(*tensor.device(), &why)) throw UnsupportedError("export_memory_fd: " + why);
   const MemoryBlock& block = tensor.storage()->allocation->block();
   if (block.export_size == 0) {
     throw Error("export_memory_fd: the tensor's memory is not exportable; make it with "

@@ -52,7 +52,7 @@ VkImageLayout final_layout_of(const ImageRegion& region, const char* what) {
 // Records: the image from `region.layout` into the copy's layout, the copy, and on into the final layout.
 // The barriers wait for and make visible any earlier work on the image, whatever stage did it.
 void record_image_copy(const Tensor& texels, const ImageRegion& region, bool to_image, const char* what) {
-  const std::shared_ptr<VulkanStream> stream = detail::current_stream(*texels.device(), what);
+  const std::shared_ptr<VulkanStream> stream = detail::tensor_stream(*texels.device(), what);
   const EntryPoints& fn = stream->context().fn;
   const VkImageLayout final_layout = final_layout_of(region, what);
   const VkImageLayout copy_layout =

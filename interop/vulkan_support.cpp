@@ -21,7 +21,7 @@ VulkanStream& vulkan_stream(Stream& stream, const char* what) {
   return *vulkan;
 }
 
-std::shared_ptr<VulkanStream> current_stream(const Device& device, const char* what) {
+std::shared_ptr<VulkanStream> tensor_stream(const Device& device, const char* what) {
   vulkan_device(device, what);
   return std::static_pointer_cast<VulkanStream>(ember::detail::stream_for(device));
 }

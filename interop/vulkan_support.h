@@ -12,8 +12,8 @@ namespace ember::vulkan::detail {
 // Throws Error naming `what` when `device` is not a Vulkan device.
 VulkanDevice& vulkan_device(const Device& device, const char* what);
 VulkanStream& vulkan_stream(Stream& stream, const char* what);
-// The stream ember records `device`'s work on now (its current stream).
-std::shared_ptr<VulkanStream> current_stream(const Device& device, const char* what);
+// The stream that runs `device`'s tensor ops.
+std::shared_ptr<VulkanStream> tensor_stream(const Device& device, const char* what);
 
 // Bytes [begin, end) of the tensor's VkBuffer that its elements span.
 struct TensorRange {

@@ -49,6 +49,47 @@ TimelinePoint timeline_point(Stream& stream) {
   return {vulkan.timeline(), vulkan.flush()};
 }
 
+bool supports_external_semaphores(const Device& device, std::string* why_not) {
+  auto* vulkan = dynamic_cast<VulkanDevice*>(const_cast<Device*>(&device));
+  std::string reason;
+  if (!vulkan) {
+    reason = device.info().name + " is not a Vulkan device";
+  } else if (!vulkan->context().external_semaphore_fd) {
+    reason = device.info().name + " has no VK_KHR_external_semaphore_fd enabled" +
+             " (ember enables it where the driver has it; an adopted device lists it in ExternalDevice::enabled_extensions)";
+  }
+  if (why_not) *why_not = reason;
+  return reason.empty();
+}
+
+ExportableTimeline::ExportableTimeline(const std::shared_ptr<Device>& device) : device_(device) {
+  if (!device) throw Error("ExportableTimeline: no device");
+  std::string why;
+  if (!supports_external_semaphores(*device, &why)) throw UnsupportedError("ExportableTimeline: " + why);
+  Context& context = detail::vulkan_device(*device, "ExportableTimeline").context();
+  VkExportSemaphoreCreateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, &export_info};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  context.check(context.fn.vkCreateSemaphore(context.device, &info, nullptr, &semaphore_), "vkCreateSemaphore");
+}
+
+ExportableTimeline::~ExportableTimeline() {
+  Context& context = detail::vulkan_device(*device_, "ExportableTimeline").context();
+  context.fn.vkDestroySemaphore(context.device, semaphore_, nullptr);
+}
+
+int ExportableTimeline::export_fd() const {
+  Context& context = detail::vulkan_device(*device_, "ExportableTimeline::export_fd").context();
+  VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+  info.semaphore = semaphore_;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  context.check(context.fn.vkGetSemaphoreFdKHR(context.device, &info, &fd), "vkGetSemaphoreFdKHR");
+  return fd;
+}
+
 uint32_t queue_family(const Device& device) {
   return detail::vulkan_device(device, "queue_family").context().queue_family;
 }

@@ -4,6 +4,16 @@
 
 namespace ember::test {
 
+void expect_error_containing(const std::function<void()>& call, const std::string& fragment) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one containing: " << fragment;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "the message: " << e.what() << "\nlacks: " << fragment;
+  }
+}
+
 void expect_no_validation_messages() {
   for (const std::string& message : vulkan::take_validation_messages()) {
     ADD_FAILURE() << "Vulkan validation: " << message;

@@ -21,6 +21,8 @@ namespace ember::test {
 
 // Fails the running test when Vulkan validation reported anything since the last check.
 void expect_no_validation_messages();
+// Expects `call` to throw an ember::Error whose message contains `fragment`.
+void expect_error_containing(const std::function<void()>& call, const std::string& fragment);
 
 // Base for tests that use a device: checks validation messages after every test.
 class DeviceTest : public ::testing::Test {

@@ -425,8 +425,7 @@ void Context::create_device() {
 
 void Context::note_optional_extensions(const std::vector<std::string>& enabled) {
   external_memory_fd = contains(enabled, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) && fn.vkGetMemoryFdKHR;
-  external_semaphore_fd = contains(enabled, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) &&
-                          fn.vkGetSemaphoreFdKHR && fn.vkImportSemaphoreFdKHR;
+  external_semaphore_fd = contains(enabled, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) && fn.vkGetSemaphoreFdKHR;
 }
 
 Context::~Context() {

@@ -67,8 +67,7 @@ namespace ember::vulkan {
 // Entry points of optional extensions: null when the device did not enable them.
 #define EMBER_VK_OPTIONAL_DEVICE_FUNCTIONS(X) \
   X(vkGetMemoryFdKHR)                         \
-  X(vkGetSemaphoreFdKHR)                      \
-  X(vkImportSemaphoreFdKHR)
+  X(vkGetSemaphoreFdKHR)
 
 struct EntryPoints {
 #define EMBER_VK_DECLARE(name) PFN_##name name = nullptr;
