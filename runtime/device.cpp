@@ -133,7 +133,23 @@ std::shared_ptr<Device> get_device(std::string_view spec) {
   throw DeviceUnavailableError(reason);
 }
 
+namespace {
+
+std::mutex default_mutex;
+std::shared_ptr<Device> chosen_default;
+
+}  // namespace
+
+void set_default_device(std::shared_ptr<Device> device) {
+  std::lock_guard lock(default_mutex);
+  chosen_default = std::move(device);
+}
+
 std::shared_ptr<Device> default_device() {
+  {
+    std::lock_guard lock(default_mutex);
+    if (chosen_default) return chosen_default;
+  }
   if (const char* spec = std::getenv("EMBER_DEVICE"); spec && *spec) return get_device(spec);
   const std::vector<DeviceInfo> devices = list_devices();
   if (devices.empty()) {

@@ -83,8 +83,13 @@ std::vector<DeviceInfo> list_devices();
 // name, case-insensitive. Throws DeviceUnavailableError naming the reason when nothing matches.
 std::shared_ptr<Device> get_device(std::string_view spec);
 
-// EMBER_DEVICE when set, otherwise the first of list_devices().
+// The device set by set_default_device, else EMBER_DEVICE when set, else the first of list_devices().
 std::shared_ptr<Device> default_device();
+// Makes `device` the one default_device() returns, as torch.set_default_device does: factories and
+// module constructors given no device then use it, for example a device adopted from a graphics
+// application (ember/vulkan.h). ember holds it until set_default_device(nullptr), which an application
+// calls before it destroys the VkDevice that ember adopted.
+void set_default_device(std::shared_ptr<Device> device);
 
 // Registers again the exit handler that closes the devices get_device opened, so that it runs before any
 // exit handler a driver registered since: lavapipe's LLVM registers some while it compiles shaders, and a

@@ -2,6 +2,7 @@
 // application's device keeps working.
 #include <cstring>
 
+#include "ember.h"
 #include "ember/vulkan.h"
 #include "tests/interop/application.h"
 #include "tests/test_support.h"
@@ -37,6 +38,17 @@ TEST_F(InteropTest, AdoptedDeviceRunsWorkAndSurvivesEmberTeardown) {
   std::memcpy(&value, static_cast<char*>(buffer.mapped) + 128, sizeof value);
   EXPECT_EQ(value, 0xdeadbeefu);
   app.destroy(buffer);
+}
+
+TEST_F(InteropTest, AnAdoptedDeviceCanBeTheDefault) {
+  Application app;
+  std::shared_ptr<Device> device = vulkan::adopt_device(app.external());
+  set_default_device(device);
+  EXPECT_EQ(default_device(), device);
+  EXPECT_EQ(zeros({3}).device(), device) << "factories given no device use the default";
+  EXPECT_EQ(nn::Linear(2, 3)->weight.device(), device) << "so do module constructors";
+  set_default_device(nullptr);
+  EXPECT_NE(default_device(), device);
 }
 
 }  // namespace
