@@ -46,7 +46,9 @@ Tensor from_buffer(const std::shared_ptr<Device>& device, VkBuffer buffer, VkDev
                    VkDeviceSize size, DType dtype, IntArrayRef sizes, IntArrayRef strides = {});
 
 // Where a tensor's elements live: its buffer, the byte window from its first to one past its last
-// element, and the usage flags the buffer was made with. The buffer stays ember's and lives while
+// element, and the usage flags the buffer was made with. The offset of a tensor that starts its storage
+// (any factory's result, graphics_empty's) is a multiple of 512 bytes, so it binds as a storage buffer on
+// every device; a view into the middle of a storage may not: bind its clone(). The buffer stays ember's and lives while
 // `tensor`'s storage does; the application must order its reads after ember's writes (signal_semaphore).
 struct BufferView {
   VkBuffer buffer = VK_NULL_HANDLE;

@@ -29,7 +29,8 @@ struct ExternalDevice {
   VkQueue queue = VK_NULL_HANDLE;
   PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
   // When the application submits to the same queue from other threads, ember takes its lock around
-  // every vkQueueSubmit. Leave empty when ember is the only submitter.
+  // every vkQueueSubmit. Leave empty when ember and the application submit from one thread (ember
+  // submits only inside calls the application makes) or ember is the only submitter.
   std::function<void()> lock_queue;
   std::function<void()> unlock_queue;
   // Extensions the application enabled beyond the required ones; ember looks here for the optional ones.
