@@ -104,6 +104,15 @@ VkCommandBuffer VulkanStream::begin_batch() {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   context_->check(context_->fn.vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  // Submits to one queue are not ordered with each other by themselves, and the hazard tracker starts
+  // empty in each batch: this barrier orders the batch after the work of every earlier submit. It is
+  // not counted in StreamStats::barriers, which counts the tracker's.
+  VkMemoryBarrier after_earlier_batches{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  after_earlier_batches.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  after_earlier_batches.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  context_->fn.vkCmdPipelineBarrier(commands, kWorkStages, kWorkStages, 0, 1, &after_earlier_batches, 0, nullptr, 0,
+                                    nullptr);
   recording_ = commands;
   bound_pipeline_ = VK_NULL_HANDLE;
   hazards_.clear();
