@@ -183,14 +183,8 @@ Tensor graphics_empty(const std::shared_ptr<Device>& device, IntArrayRef sizes, 
 }
 
 bool supports_external_memory(const Device& device, std::string* why_not) {
-  auto* vulkan = dynamic_cast<VulkanDevice*>(const_cast<Device*>(&device));
-  std::string reason;
-  if (!vulkan) {
-    reason = device.info().name + " is not a Vulkan device";
-  } else if (!vulkan->context().external_memory_fd) {
-    reason = device.info().name + " has no VK_KHR_external_memory_fd enabled" +
-             " (ember enables it where the driver has it; an adopted device lists it in ExternalDevice::enabled_extensions)";
-  }
+  const std::string reason =
+      detail::missing_extension(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, &Context::external_memory_fd);
   if (why_not) *why_not = reason;
   return reason.empty();
 }

@@ -26,6 +26,15 @@ std::shared_ptr<VulkanStream> tensor_stream(const Device& device, const char* wh
   return std::static_pointer_cast<VulkanStream>(ember::detail::stream_for(device));
 }
 
+std::string missing_extension(const Device& device, const char* extension, bool Context::*enabled) {
+  auto* vulkan = dynamic_cast<VulkanDevice*>(const_cast<Device*>(&device));
+  if (!vulkan) return device.info().name + " is not a Vulkan device";
+  if (vulkan->context().*enabled) return "";
+  return device.info().name + " has no " + extension +
+         " enabled (ember enables it where the driver has it; an adopted device lists it in "
+         "ExternalDevice::enabled_extensions)";
+}
+
 TensorRange tensor_range(const Tensor& tensor, const char* what) {
   if (!tensor.defined()) throw Error(std::string(what) + ": the tensor is undefined");
   vulkan_device(*tensor.device(), what);

@@ -50,14 +50,8 @@ TimelinePoint timeline_point(Stream& stream) {
 }
 
 bool supports_external_semaphores(const Device& device, std::string* why_not) {
-  auto* vulkan = dynamic_cast<VulkanDevice*>(const_cast<Device*>(&device));
-  std::string reason;
-  if (!vulkan) {
-    reason = device.info().name + " is not a Vulkan device";
-  } else if (!vulkan->context().external_semaphore_fd) {
-    reason = device.info().name + " has no VK_KHR_external_semaphore_fd enabled" +
-             " (ember enables it where the driver has it; an adopted device lists it in ExternalDevice::enabled_extensions)";
-  }
+  const std::string reason = detail::missing_extension(device, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME,
+                                                       &Context::external_semaphore_fd);
   if (why_not) *why_not = reason;
   return reason.empty();
 }
