@@ -104,12 +104,9 @@ std::pair<MemoryBlock, std::shared_ptr<OwnedBuffer>> create_buffer(VulkanDevice&
   block.memory = reinterpret_cast<uint64_t>(owned->memory);
   block.usage = usage;
   block.export_size = external ? allocate.allocationSize : 0;
-  const auto flags = context->memory_properties.memoryTypes[allocate.memoryTypeIndex].propertyFlags;
-  const auto host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  if ((flags & host) == host) {
-    context->check(fn.vkMapMemory(context->device, owned->memory, 0, VK_WHOLE_SIZE, 0, &block.mapped),
-                   "vkMapMemory");
-  }
+  // Left unmapped even where it could be mapped: this memory is shared with the application (or
+  // another device), whose use of it ember's idle() cannot see. Host copies then go through staging in
+  // stream order, after any wait_semaphore, instead of writing under the application's draw.
   return {block, owned};
 }
 
