@@ -36,7 +36,7 @@ struct OwnedBuffer {
 };
 
 // A buffer of `bytes` with its own memory: dedicated and exportable, or imported from `import_fd`.
-// Returns the block (handle, memory, mapping, usage) and the object that frees it.
+// Returns the block (handle, memory, usage, export size) and the object that frees it.
 std::pair<MemoryBlock, std::shared_ptr<OwnedBuffer>> create_buffer(VulkanDevice& device, uint64_t bytes,
                                                                    VkBufferUsageFlags usage, bool dedicated,
                                                                    bool external, int import_fd,

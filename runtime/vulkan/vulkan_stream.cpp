@@ -201,15 +201,11 @@ void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, u
   const VkDeviceSize to = dst.offset() + dst_offset;
   const BufferAccess accesses[] = {{buffer_of(src), from, from + bytes, false},
                                    {buffer_of(dst), to, to + bytes, true}};
-  std::vector<std::shared_ptr<const void>> garbage;
-  std::lock_guard lock(mutex_);
-  VkCommandBuffer commands = begin_batch();
-  track(accesses);
   const VkBufferCopy region{from, to, bytes};
-  context_->fn.vkCmdCopyBuffer(commands, buffer_of(src), buffer_of(dst), 1, &region);
   Allocation* const touched[] = {&src, &dst};
-  after_record(touched);
-  garbage = recycle(completed_.load());
+  record_commands(accesses, touched, [&](VkCommandBuffer commands) {
+    context_->fn.vkCmdCopyBuffer(commands, buffer_of(src), buffer_of(dst), 1, &region);
+  });
 }
 
 void VulkanStream::record_commands(std::span<const BufferAccess> accesses,
