@@ -176,7 +176,25 @@ def main():
         w = torch.randn(k, n, device="cuda")
         s = timed(lambda: x @ w)
         print(f"matmul {m}x{k}x{n} f32: {s * 1e3:.3f} ms, {2 * m * k * n / s / 1e9:.1f} GFLOP/s")
+    conv_cuda()
     attention()
+
+
+def conv_cuda():
+    """bench/conv_bench.cpp's shapes and directions through cuDNN, with PyTorch's default settings."""
+    for name, batch, cin, cout, side, kernel, padding, groups in CONV_SHAPES:
+        x = torch.randn(batch, cin, side, side, device="cuda", requires_grad=True)
+        w = torch.randn(cout, cin // groups, kernel, kernel, device="cuda", requires_grad=True)
+        y = torch.nn.functional.conv2d(x, w, padding=padding, groups=groups)
+        grad = torch.randn_like(y)
+        flop = 2.0 * y.numel() * (cin // groups) * kernel * kernel
+        for direction, fn in [
+            ("forward", lambda: torch.nn.functional.conv2d(x, w, padding=padding, groups=groups)),
+            ("input_grad", lambda: torch.nn.grad.conv2d_input(x.shape, w, grad, padding=padding, groups=groups)),
+            ("weight_grad", lambda: torch.nn.grad.conv2d_weight(x, w.shape, grad, padding=padding, groups=groups)),
+        ]:
+            s = timed(fn)
+            print(f"conv {name} {direction}: {s * 1e3:.3f} ms, {flop / s / 1e9:.1f} GFLOP/s")
 
 
 def attention():

@@ -13,13 +13,15 @@ The IDX files are read with gzip and numpy (Debian's python3-torch has no torchv
 """
 import argparse
 import gzip
+import os
 import time
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-ROOT = "/usr/share/datasets/fashion-mnist"
+# FASHION_MNIST names another folder of the IDX files (the GPU machine has no Debian package).
+ROOT = os.environ.get("FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
 
 
 def read_idx(name):

@@ -4,7 +4,7 @@
 # the headers and static libraries the tests compile against there. The tests themselves are compiled
 # there, against that machine's LibTorch, because Debian's LibTorch drags in hundreds of MB of libraries.
 #   scripts/gpu-payload.sh [BUILD_DIR]     (a build with EMBER_HAVE_CUDA; default ./build)
-# Writes .gpu/prebuilt.tar.xz; .gpu/ is git-ignored through .git/info/exclude.
+# Writes .gpu/prebuilt.tar.xz and .gpu/fashion-mnist/; .gpu/ is git-ignored through .git/info/exclude.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="$(realpath "${1:-build}")"
@@ -33,6 +33,8 @@ done
 cp -r "$build/generated/test_shaders" "$build/tests/ported" "$stage/gen/"
 rm -f "$stage"/gen/test_shaders/*.d
 
-mkdir -p .gpu
+mkdir -p .gpu/fashion-mnist
 tar -C "$stage" -cf - . | xz -T0 -6 >.gpu/prebuilt.tar.xz
-ls -la .gpu/prebuilt.tar.xz
+# ember-train's data there, carried as they are (already gzip-compressed).
+cp /usr/share/datasets/fashion-mnist/*.gz .gpu/fashion-mnist/
+ls -la .gpu/prebuilt.tar.xz .gpu/fashion-mnist
