@@ -19,6 +19,10 @@ import time
 import torch
 
 
+def nbytes(t):
+    return t.numel() * t.element_size()  # Tensor.nbytes is a method in 1.13 and a property in 2.x
+
+
 def timed(fn, repeats=20):
     fn()
     torch.cuda.synchronize()
@@ -159,14 +163,14 @@ def main():
     a = torch.rand(side, side, device="cuda")
     b = torch.rand(side, side, device="cuda")
     copy_s = timed(lambda: a.clone())
-    print(f"copy 2048x2048 f32: {copy_s * 1e3:.3f} ms, {2 * a.nbytes() / copy_s / 1e9:.1f} GB/s")
+    print(f"copy 2048x2048 f32: {copy_s * 1e3:.3f} ms, {2 * nbytes(a) / copy_s / 1e9:.1f} GB/s")
     for name, fn, bytes_moved in [
-        ("add", lambda: a + b, 3 * a.nbytes()),
-        ("add transposed", lambda: a.t() + b, 3 * a.nbytes()),
-        ("exp", lambda: a.exp(), 2 * a.nbytes()),
-        ("sum all", lambda: a.sum(), a.nbytes()),
-        ("sum dim 0", lambda: a.sum(0), a.nbytes()),
-        ("sum dim 1", lambda: a.sum(1), a.nbytes()),
+        ("add", lambda: a + b, 3 * nbytes(a)),
+        ("add transposed", lambda: a.t() + b, 3 * nbytes(a)),
+        ("exp", lambda: a.exp(), 2 * nbytes(a)),
+        ("sum all", lambda: a.sum(), nbytes(a)),
+        ("sum dim 0", lambda: a.sum(0), nbytes(a)),
+        ("sum dim 1", lambda: a.sum(1), nbytes(a)),
     ]:
         s = timed(fn)
         print(f"{name}: {s * 1e3:.3f} ms, {bytes_moved / s / 1e9:.1f} GB/s")

@@ -40,16 +40,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
     int64_t offsets[4];
     element_offsets(operands, i, offsets);
-    T value;
+    T result;
     if (op == TernaryOp::Where) {
       // The condition is any dtype's != 0, read without converting it to T (0.5 is true).
       const bool condition = load_as<double>(typed.dtypes[1], operands.data[1], offsets[1]) != 0.0;
-      value = operand_value(operands, typed, condition ? 2 : 3, offsets);
+      result = operand_value(operands, typed, condition ? 2 : 3, offsets);
     } else {
-      value = ternary_value(op, operand_value(operands, typed, 1, offsets), operand_value(operands, typed, 2, offsets),
-                            operand_value(operands, typed, 3, offsets), value);
+      result = ternary_value(op, operand_value(operands, typed, 1, offsets), operand_value(operands, typed, 2, offsets),
+                             operand_value(operands, typed, 3, offsets), value);
     }
-    store_as<T>(typed.dtypes[0], operands.data[0], offsets[0], value);
+    store_as<T>(typed.dtypes[0], operands.data[0], offsets[0], result);
   }
 }
 

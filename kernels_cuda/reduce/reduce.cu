@@ -192,7 +192,7 @@ ReduceGeometry plan_reduction(const TensorRef& in, uint32_t reduce_mask) {
   const int64_t groups = kThreadsPerBlock / geometry.lanes;
   const int64_t blocks = ceil_div(geometry.outputs, groups);
   int64_t splits = 1;
-  if (length > 0 && blocks < kTargetBlocks) {
+  if (length > 0 && blocks > 0 && blocks < kTargetBlocks) {  // no outputs: no blocks to spread
     splits = std::min({ceil_div(kTargetBlocks, blocks), ceil_div(length, geometry.lanes * kMinElementsPerThread),
                        kMaxSplits});
     splits = std::max<int64_t>(splits, 1);
