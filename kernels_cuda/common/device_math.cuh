@@ -52,6 +52,9 @@ EMBER_MATH_BINARY(fmod)
 EMBER_MATH_BINARY(copysign)
 #undef EMBER_MATH_BINARY
 
+__host__ __device__ inline float m_fma(float x, float y, float z) { return ::fmaf(x, y, z); }
+__host__ __device__ inline double m_fma(double x, double y, double z) { return ::fma(x, y, z); }
+
 template <class T>
 __host__ __device__ inline bool is_nan(T x) {
   if constexpr (kIsFloat<T>) {
@@ -228,6 +231,28 @@ __host__ __device__ inline T fmod_value(T a, T b) {
 template <class T>
 __host__ __device__ inline T pow_value(T base, T exponent) {
   if constexpr (kIsFloat<T>) {
+    // CUDA's pow is within 2 ulp, not exact where the power is representable: pow(3.0, 1.0) gives
+    // 2.9999999999999996, which an integer logspace truncates to 2. A positive integer exponent is taken
+    // by squaring where every product is exact (fma leaves no remainder, nothing overflows), which gives
+    // the power itself, as PyTorch's CPU pow does; the library's pow takes every other case.
+    if (exponent >= T(1) && exponent <= T(2048) && m_trunc(exponent) == exponent) {
+      unsigned int k = static_cast<unsigned int>(exponent);
+      T result = T(1), square = base;
+      bool exact = true;
+      for (;;) {
+        if (k & 1u) {
+          const T product = result * square;
+          exact = exact && m_fma(result, square, -product) == T(0) && product - product == T(0);
+          result = product;
+        }
+        k >>= 1u;
+        if (k == 0u || !exact) break;
+        const T next = square * square;
+        exact = exact && m_fma(square, square, -next) == T(0) && next - next == T(0);
+        square = next;
+      }
+      if (exact) return result;
+    }
     return m_pow(base, exponent);
   } else {
     if (exponent < 0) {

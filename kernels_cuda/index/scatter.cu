@@ -4,7 +4,14 @@
 // other case is a compare-and-swap loop on the element, or, for 8- and 16-bit elements, on the 32-bit
 // word that contains it. The combination is computed in the accumulator type A (float for float32,
 // float16 and bfloat16; double; int64_t for integers and bool) and converted once when stored.
+//
+// Assign from a tensor src orders colliding indices as PyTorch's CPU kernels do: the position last along
+// dim wins (colliding positions differ only along dim). Threads of a warp that store to one address in
+// the same instruction would leave any one of them, so a first pass records, for each element written, the
+// largest launch index that writes it, in a hash table keyed by the element; the second pass stores only
+// that position's value. plan_launch keeps the dims in order, so the launch index grows along dim.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "kernels_cuda/common/device_math.cuh"
@@ -121,11 +128,50 @@ struct ScatterLaunch {
   int64_t dim_stride;
 };
 
+// One slot of the table of claims: key is the element offset + 1 (0: a free slot), last the largest
+// launch index + 1 that writes that element. The table starts zeroed.
+struct Claim {
+  unsigned long long key;
+  unsigned long long last;
+};
+
+enum class ClaimPass : int {
+  None,   // every position stores (nothing to order: combining modes, a scalar src, no collisions)
+  Claim,  // record claims, store nothing
+  Store,  // store where this position's claim is the last
+};
+
+struct ClaimTable {
+  Claim* slots = nullptr;
+  unsigned long long mask = 0;  // the slot count (a power of two) - 1
+  int shift = 64;               // 64 - log2(slot count): the hash keeps a product's top bits
+  ClaimPass pass = ClaimPass::None;
+};
+
+// The slot of `key` in an open-addressed table at least twice as large as the positions launched, so a
+// free slot always comes. Claiming inserts the key; looking up finds what the claiming pass inserted
+// (nullptr for a key it never saw, which cannot happen).
+__device__ Claim* claim_slot(const ClaimTable& table, unsigned long long key, bool insert) {
+  unsigned long long slot = (key * 0x9E3779B97F4A7C15ull) >> table.shift;
+  for (;;) {
+    Claim* claim = &table.slots[slot];
+    if (insert) {
+      const unsigned long long seen = atomicCAS(&claim->key, 0ull, key);
+      if (seen == 0ull || seen == key) return claim;
+    } else {
+      const unsigned long long seen = claim->key;
+      if (seen == key) return claim;
+      if (seen == 0ull) return nullptr;
+    }
+    slot = (slot + 1) & table.mask;
+  }
+}
+
 // Operands: index (int64), src (unread when a scalar), out with stride 0 along dim.
 template <class A>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     scatter_kernel(const __grid_constant__ StridedOperands<3> operands, const ScatterLaunch args,
-                   const ScatterMode mode, const A scalar, const A alpha) {
+                   const ScatterMode mode, const A scalar, const A alpha, const ClaimTable claims) {
   const int64_t* index = static_cast<const int64_t*>(operands.data[0]);
   for (int64_t i = first_index(); i < operands.numel; i += index_step()) {
     int64_t offsets[3];
@@ -133,9 +179,20 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     int64_t position = index[offsets[0]];
     if (position < 0) position += args.dim_size;
     if (position < 0 || position >= args.dim_size) continue;  // out of range writes nothing
+    const int64_t target = offsets[2] + position * args.dim_stride;
+    if (claims.pass != ClaimPass::None) {
+      const auto key = static_cast<unsigned long long>(target) + 1ull;
+      const auto mine = static_cast<unsigned long long>(i) + 1ull;
+      Claim* claim = claim_slot(claims, key, claims.pass == ClaimPass::Claim);
+      if (claims.pass == ClaimPass::Claim) {
+        atomicMax(&claim->last, mine);
+        continue;
+      }
+      if (claim != nullptr && claim->last != mine) continue;  // a later position along dim stores
+    }
     A value = args.src_is_scalar ? scalar : load_as<A>(args.src_dtype, operands.data[1], offsets[1]);
     if (mode == ScatterMode::Add) value = wrap_mul(value, alpha);
-    scatter_element(mode, args.out_dtype, operands.data[2], offsets[2] + position * args.dim_stride, value);
+    scatter_element(mode, args.out_dtype, operands.data[2], target, value);
   }
 }
 
@@ -174,14 +231,35 @@ void CudaIndex::scatter(Stream& stream, const ScatterArgs& scatter) {
   const LaunchShape shape = plan_launch({&index, &src_view, &out_view});
   if (shape.numel() == 0) return;
   const auto operands = strided_operands<3>(shape);
+  // Only positions along dim collide, and colliding stores of one scalar need no order.
+  const bool ordered = mode == ScatterMode::Assign && !src.is_scalar() && out.ndim > 0 && index.sizes[dim] > 1;
+  std::shared_ptr<Allocation> table;
+  ClaimTable claims;
+  if (ordered) {
+    int log2_slots = 1;
+    while ((uint64_t{1} << log2_slots) < 2 * static_cast<uint64_t>(shape.numel())) ++log2_slots;
+    const uint64_t bytes = (uint64_t{1} << log2_slots) * sizeof(Claim);
+    table = device_.allocator().allocate(bytes, stream.shared_from_this());
+    claims.slots = static_cast<Claim*>(device_pointer(*table, 0));
+    claims.mask = (1ull << log2_slots) - 1ull;
+    claims.shift = 64 - log2_slots;
+    cuda_stream.context().check(cudaMemsetAsync(claims.slots, 0, bytes, cuda_stream.handle()),
+                                "clearing the scatter's claims");
+  }
   with_accumulator_type(out.dtype, [&](auto zero) {
     using A = decltype(zero);
     const A scalar = src.is_scalar() ? scalar_as<A>(*src.scalar) : A(0);
-    scatter_kernel<A><<<grid_size(operands.numel), kThreadsPerBlock, 0, cuda_stream.handle()>>>(
-        operands, args, mode, scalar, scalar_as<A>(alpha));
+    const auto launch = [&](ClaimPass pass) {
+      claims.pass = pass;
+      scatter_kernel<A><<<grid_size(operands.numel), kThreadsPerBlock, 0, cuda_stream.handle()>>>(
+          operands, args, mode, scalar, scalar_as<A>(alpha), claims);
+    };
+    if (ordered) launch(ClaimPass::Claim);
+    launch(ordered ? ClaimPass::Store : ClaimPass::None);
   });
   check_launch(cuda_stream, "the scatter kernel's launch");
-  cuda_stream.note_dispatch({out.allocation, index.allocation, src.is_scalar() ? nullptr : src.tensor.allocation});
+  cuda_stream.note_dispatch(
+      {out.allocation, index.allocation, src.is_scalar() ? nullptr : src.tensor.allocation, table.get()});
 }
 
 }  // namespace ember::cuda

@@ -1,6 +1,7 @@
 // Integer matmul on CUDA: one thread per element of out, a dot product along K in the compute type
-// (int32_t for int8 to int32, whose low bits are what a narrower result keeps; int64_t for int64) with
-// wraparound. Integer products are rare enough that plain strided loads serve; floats go to cuBLAS.
+// (int32_t for int8 to int32, whose low bits are what a narrower result keeps; int64_t when any operand
+// is int64, as the Vulkan kernel computes) with wraparound. Integer products are rare enough that plain
+// strided loads serve; floats go to cuBLAS.
 #include <cstdint>
 
 #include "kernels_cuda/common/cuda_family.h"
@@ -88,7 +89,10 @@ void integer_matmul(Stream& stream, const MatmulArgs& args) {
 
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
-  const DType compute = args.out.dtype == DType::Int64 ? DType::Int64 : DType::Int32;
+  const bool wide = args.out.dtype == DType::Int64 || (launch.k > 0 && (args.a.dtype == DType::Int64 ||
+                                                                        args.b.dtype == DType::Int64)) ||
+                    (launch.has_bias && args.bias->dtype == DType::Int64);
+  const DType compute = wide ? DType::Int64 : DType::Int32;
   with_compute_type(compute, [&](auto zero) {
     using T = decltype(zero);
     integer_matmul_kernel<T><<<grid_size(launch.batch * launch.m * launch.n), kThreadsPerBlock, 0,

@@ -5,8 +5,9 @@
 
 namespace ember::cuda {
 
-// out, a and b share one integer dtype (checked by the caller); bias, when beta != 0, may be any
-// integer dtype. alpha and beta are truncated toward zero, as PyTorch converts them for integers.
+// out, a and b are integers (checked by the caller), each loaded from its own dtype; bias, when beta != 0,
+// may be any integer dtype. alpha and beta are truncated toward zero, as PyTorch converts them for
+// integers.
 void integer_matmul(Stream& stream, const MatmulArgs& args);
 
 }  // namespace ember::cuda

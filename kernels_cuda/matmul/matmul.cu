@@ -13,6 +13,12 @@
 // float64 in float64. The bias enters as beta * out after a cast of bias into out; beta == 0 ignores
 // the bias entirely, NaN included, because cuBLAS does not read C when beta is 0. Integer products,
 // which cuBLAS lacks, run integer_matmul.cu's kernel.
+//
+// Operands of different floating dtypes (which tensor/ does not send) are what cuBLAS cannot take: a
+// and b are first converted into scratch memory in the compute dtype (float64 when any operand is
+// float64, else float32, into which float16 and bfloat16 widen exactly), the product and its activation
+// run there, and the result is converted into out, as the Vulkan kernel loads each operand from its own
+// dtype and stores once.
 #include <cublas_v2.h>
 
 #include <climits>
@@ -117,6 +123,8 @@ class CudaMatmul final : public MatmulKernels {
  private:
   // The floating product without its activation, which apply_activation runs over out afterwards.
   void product(Stream& stream, const MatmulArgs& args);
+  // A floating product whose operands differ in dtype, through converted copies (see the top).
+  void mixed_product(Stream& stream, const MatmulArgs& args);
   void apply_activation(Stream& stream, MatmulActivation activation, const TensorRef& out);
   ElementwiseKernels& elementwise() const { return device_.kernels().get<ElementwiseKernels>(); }
   // The cuBLAS handle, created on first use; the caller holds blas_mutex_ and has made device
@@ -164,7 +172,17 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   if (out.ndim != 3 || args.a.ndim != 3 || args.b.ndim != 3) {
     throw Error("matmul kernel: out, a and b must each have one batch dim and two matrix dims");
   }
-  if (args.a.dtype != out.dtype || args.b.dtype != out.dtype) throw Error("matmul kernel: operands differ in dtype");
+  // Each operand may have its own dtype, as in the Vulkan kernel; only integers and floats do not mix.
+  // (A bool out goes on to blas_types, which refuses it.)
+  const bool integer = is_integral(out.dtype);
+  const bool floating = is_floating_point(out.dtype);
+  for (const TensorRef* ref : {&args.a, &args.b}) {
+    if ((integer && !is_integral(ref->dtype)) || (floating && !is_floating_point(ref->dtype))) {
+      throw Error("matmul kernel: integer and floating operands do not mix (out is " +
+                  std::string(dtype_name(out.dtype)) + ", an operand is " + std::string(dtype_name(ref->dtype)) +
+                  ")");
+    }
+  }
   const int64_t batch = out.sizes[0];
   const int64_t m = out.sizes[1];
   const int64_t n = out.sizes[2];
@@ -174,7 +192,7 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     throw Error("matmul kernel: operand sizes do not match");
   }
   if (batch == 0 || m == 0 || n == 0) return;
-  if (is_integral(out.dtype)) {
+  if (integer) {
     if (args.activation != MatmulActivation::None) {
       throw Error("matmul kernel: an activation epilogue takes floating operands, not " +
                   std::string(dtype_name(out.dtype)));
@@ -182,8 +200,52 @@ void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     integer_matmul(stream, args);
     return;
   }
+  if (args.a.dtype != out.dtype || args.b.dtype != out.dtype) {
+    mixed_product(stream, args);
+    return;
+  }
   product(stream, args);
   if (args.activation != MatmulActivation::None) apply_activation(stream, args.activation, out);
+}
+
+void CudaMatmul::mixed_product(Stream& stream, const MatmulArgs& args) {
+  const TensorRef& out = args.out;
+  const bool use_bias = args.bias.has_value() && args.beta != 0.0;
+  const bool wide = out.dtype == DType::Float64 || args.a.dtype == DType::Float64 ||
+                    args.b.dtype == DType::Float64 || (use_bias && args.bias->dtype == DType::Float64);
+  const DType compute = wide ? DType::Float64 : DType::Float32;
+  std::vector<std::shared_ptr<Allocation>> scratch;  // released to this stream's cache after the launches
+  // `ref` in the compute dtype: itself, or a contiguous converted copy (a broadcast batch converted once).
+  const auto converted = [&](const TensorRef& ref) {
+    if (ref.dtype == compute) return ref;
+    TensorRef source = ref;
+    if (source.sizes[0] == 1 || source.strides[0] == 0) source.sizes[0] = 1;
+    scratch.push_back(device_.allocator().allocate(static_cast<uint64_t>(source.numel()) * element_size(compute),
+                                                   stream.shared_from_this()));
+    const TensorRef copy =
+        TensorRef::contiguous(*scratch.back(), compute, {source.sizes[0], source.sizes[1], source.sizes[2]});
+    elementwise().unary(stream, {.op = UnaryOp::Cast, .out = copy, .in = source, .compute = compute});
+    return copy;
+  };
+  MatmulArgs inner = args;
+  inner.activation = MatmulActivation::None;
+  if (args.a.sizes[2] > 0) {  // with K == 0, A and B are never read
+    inner.a = converted(args.a);
+    inner.b = converted(args.b);
+  } else {
+    inner.a.dtype = compute;
+    inner.b.dtype = compute;
+  }
+  if (out.dtype != compute) {
+    scratch.push_back(device_.allocator().allocate(static_cast<uint64_t>(out.numel()) * element_size(compute),
+                                                   stream.shared_from_this()));
+    inner.out = TensorRef::contiguous(*scratch.back(), compute, {out.sizes[0], out.sizes[1], out.sizes[2]});
+  }
+  product(stream, inner);
+  if (args.activation != MatmulActivation::None) apply_activation(stream, args.activation, inner.out);
+  if (out.dtype != compute) {
+    elementwise().unary(stream, {.op = UnaryOp::Cast, .out = out, .in = inner.out, .compute = out.dtype});
+  }
 }
 
 void CudaMatmul::apply_activation(Stream& stream, MatmulActivation activation, const TensorRef& out) {
