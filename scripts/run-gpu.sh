@@ -150,7 +150,9 @@ run_tests() {  # name, gtest filter, seconds
   attempt_log="$work/attempt.log"
   for attempt in $(seq 30); do
     [ $((test_deadline - SECONDS)) -gt 5 ] || { echo "out of time for the $1 tests" | tee -a "$log"; return 1; }
-    EMBER_VALIDATION=1 timeout $((test_deadline - SECONDS)) "$work/ember-tests" \
+    # optional_static_tls: the NVIDIA Vulkan driver, loaded after LibTorch and CUDA, needs more static TLS
+    # than glibc keeps spare ("cannot allocate memory in static TLS block" otherwise).
+    GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 EMBER_VALIDATION=1 timeout $((test_deadline - SECONDS)) "$work/ember-tests" \
       --gtest_filter="${positive:-*}${negative:+-$negative}" >"$attempt_log" 2>&1
     rc=$?
     cat "$attempt_log" >>"$log"
