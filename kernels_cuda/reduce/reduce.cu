@@ -229,19 +229,18 @@ template ReduceState<float> reduce_merge<float>(const ReduceParams&, const Reduc
 template float reduce_value<float>(const ReduceParams&, const ReduceState<float>&);
 
 void CudaReduce::reduce(Stream& stream, const ReduceArgs& args) {
+  args.check();
   const ReduceOp op = args.op;
-  const TensorRef* out = args.out ? &*args.out : nullptr;
-  const TensorRef* indices = args.indices ? &*args.indices : nullptr;
+  const bool arg_only = op == ReduceOp::Argmax || op == ReduceOp::Argmin;
+  const bool has_indices = arg_only || op == ReduceOp::Max || op == ReduceOp::Min;
+  // What the op writes: the arg-ops no values, the others but Max and Min no indices.
+  const TensorRef* out = args.out && !arg_only ? &*args.out : nullptr;
+  const TensorRef* indices = args.indices && has_indices ? &*args.indices : nullptr;
   const TensorRef& in = args.in;
   const uint32_t reduce_mask = args.reduce_mask;
   const DType compute = args.compute;
   const double param = op == ReduceOp::Norm ? args.p : args.correction;
-  const bool arg_only = op == ReduceOp::Argmax || op == ReduceOp::Argmin;
-  const bool has_indices = arg_only || op == ReduceOp::Max || op == ReduceOp::Min;
-  if (arg_only && indices == nullptr) throw Error(std::string(reduce_op_name(op)) + " kernel: no indices to write");
-  if (!arg_only && out == nullptr) throw Error(std::string(reduce_op_name(op)) + " kernel: no output to write");
   require_domain(op_domain(op), compute, "reduce", reduce_op_name(op));
-  if (indices != nullptr && indices->dtype != DType::Int64) throw Error("reduce kernel: indices must be int64");
 
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
@@ -253,16 +252,16 @@ void CudaReduce::reduce(Stream& stream, const ReduceArgs& args) {
   if (blocks > INT32_MAX) throw Error("reduce kernel: too many outputs for one launch");
 
   ReduceResults results{};
-  results.out = arg_only ? nullptr : device_pointer(*out->allocation, out->byte_offset);
-  results.out_dtype = arg_only ? dtype_code(DType::Int64) : dtype_code(out->dtype);
-  results.indices = has_indices && indices != nullptr
+  results.out = out != nullptr ? device_pointer(*out->allocation, out->byte_offset) : nullptr;
+  results.out_dtype = out != nullptr ? dtype_code(out->dtype) : dtype_code(DType::Int64);
+  results.indices = indices != nullptr
                         ? static_cast<int64_t*>(device_pointer(*indices->allocation, indices->byte_offset))
                         : nullptr;
   const ReduceParams params = reduce_params(op, param);
   // An empty reduction reads nothing, and its input may have no memory at all.
   const void* input = geometry.length > 0 ? device_pointer(*in.allocation, in.byte_offset) : nullptr;
-  Allocation* const out_allocation = arg_only ? nullptr : out->allocation;
-  Allocation* const indices_allocation = results.indices != nullptr ? indices->allocation : nullptr;
+  Allocation* const out_allocation = out != nullptr ? out->allocation : nullptr;
+  Allocation* const indices_allocation = indices != nullptr ? indices->allocation : nullptr;
   const dim3 grid(static_cast<unsigned int>(blocks), static_cast<unsigned int>(splits));
 
   with_accumulator_type(compute, [&](auto zero) {

@@ -141,16 +141,9 @@ void CudaReduce::scan(Stream& stream, const ScanArgs& args) {
   const TensorRef& in = args.in;
   const int dim = args.dim;
   const DType compute = args.compute;
-  if (in.ndim == 0 ? dim != 0 : (dim < 0 || dim >= in.ndim)) {
-    throw Error("scan kernel: dim " + std::to_string(dim) + " is out of range for " + std::to_string(in.ndim) +
-                " dims");
-  }
-  if (op == ScanOp::LogCumSumExp && !is_floating_point(compute)) {
-    throw UnsupportedError("the cuda backend has no scan " + std::string(scan_op_name(op)) +
-                           " kernel computing in " + std::string(dtype_name(compute)));
-  }
+  args.check();
+  // Only CumMax and CumMin write indices (args.check() requires them there).
   const bool has_indices = indices != nullptr && (op == ScanOp::CumMax || op == ScanOp::CumMin);
-  if (has_indices && indices->dtype != DType::Int64) throw Error("scan kernel: indices must be int64");
 
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());

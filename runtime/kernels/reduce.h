@@ -53,6 +53,12 @@ struct ReduceArgs {
   DType compute = DType::Float32;
   double correction = 1;  // Var, Std: divide by count - correction
   double p = 2;           // Norm
+
+  // Throws Error unless the fields are as described above: a known op, at most 16 dims, a mask within
+  // them, the outputs the op writes (int64 indices) contiguous with one element per output, a
+  // floating-point compute dtype for the floating ops, and, where there are outputs but nothing to
+  // reduce, an op with an identity and no indices. Both backends check with it.
+  void check() const;
 };
 
 // Inclusive scan along `dim`; out has in's sizes (any strides). CumMax and CumMin also write indices.
@@ -63,6 +69,11 @@ struct ScanArgs {
   TensorRef in;
   int dim = 0;
   DType compute = DType::Float32;
+
+  // Throws Error unless the fields are as described above: at most 16 dims, dim within them, out (and
+  // the indices of CumMax and CumMin, int64, required there) with in's sizes, and a floating-point
+  // compute dtype for LogCumSumExp. Both backends check with it.
+  void check() const;
 };
 
 class ReduceKernels : public KernelFamily {

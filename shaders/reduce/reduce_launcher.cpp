@@ -39,11 +39,6 @@ enum class KernelOp : uint32_t {
 #include "shaders/reduce/reduce_kernel_ops.def"
 #undef EMBER_REDUCE_KERNEL_OP
 };
-constexpr OpDomain kKernelOpDomains[] = {
-#define EMBER_REDUCE_KERNEL_OP(Enum, name, domain) OpDomain::domain,
-#include "shaders/reduce/reduce_kernel_ops.def"
-#undef EMBER_REDUCE_KERNEL_OP
-};
 
 constexpr int kReduceMaxDims = 11;  // MAX_DIMS in reduce.comp
 constexpr int64_t kChain = 64;      // elements one invocation merges in sequence, at most, per pass
@@ -136,10 +131,6 @@ bool writes_indices(ReduceOp op) {
   return op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::Argmax || op == ReduceOp::Argmin;
 }
 
-bool needs_floating_compute(KernelOp op) {
-  return kKernelOpDomains[static_cast<size_t>(op)] == OpDomain::Floating;
-}
-
 // What a reduction of no elements gives; nothing for the ops that have no identity.
 std::optional<Scalar> empty_result(KernelOp op) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -173,13 +164,6 @@ uint32_t state_bytes(DType compute) {
   const DType storage = compute_storage(compute);
   const uint32_t value_words = storage == DType::Float64 || storage == DType::Int64 ? 2 : 1;
   return (2 * value_words + 1) * 4;
-}
-
-void require_contiguous_result(const TensorRef& ref, int64_t outputs, const char* what) {
-  if (!ref.is_contiguous() || ref.numel() != outputs) {
-    throw Error(std::string("reduce: ") + what + " must be contiguous with " + std::to_string(outputs) +
-                " elements (the kept dims), got " + std::to_string(ref.numel()));
-  }
 }
 
 // Only float64 modules can load or store float64 (typed_operands.glsl), so a float64 operand needs
@@ -390,10 +374,7 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
   DType compute = args.compute;
   const double param = op == ReduceOp::Norm ? args.p : args.correction;
   const std::string name(reduce_op_name(op));
-  if (in.ndim < 0 || in.ndim > kMaxDims) throw Error("reduce: at most 16 dims");
-  if (in.ndim < 32 && (reduce_mask >> in.ndim) != 0) {
-    throw Error("reduce: the mask names dims that the input does not have");
-  }
+  args.check();
   for (int d = 0; d < in.ndim; ++d) {
     if (in.strides[d] < 0) throw UnsupportedError("reduce: negative strides");
   }
@@ -401,18 +382,8 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
   const bool index_op = writes_indices(op);
   if (op == ReduceOp::Argmax || op == ReduceOp::Argmin) out = nullptr;
   if (!index_op) indices = nullptr;
-  if (!out && !indices) throw Error("reduce " + name + ": no output given");
-  if (!index_op && !out) throw Error("reduce " + name + ": needs an output");
-  if ((op == ReduceOp::Argmax || op == ReduceOp::Argmin) && !indices) {
-    throw Error("reduce " + name + ": needs an indices output");
-  }
-  if (indices && indices->dtype != DType::Int64) throw Error("reduce: indices must be int64");
   // These ops only compare with zero, which the input's own dtype does exactly.
   if (kop == KernelOp::All || kop == KernelOp::Any || kop == KernelOp::CountNonzero) compute = in.dtype;
-  if (needs_floating_compute(kop) && !is_floating_point(compute)) {
-    throw Error("reduce " + name + ": needs a floating-point compute dtype, got " +
-                std::string(dtype_name(compute)));
-  }
   require_dtype(device_, in.dtype, "reduce " + name);
   require_dtype(device_, compute, "reduce " + name);
   if (out) require_dtype(device_, out->dtype, "reduce " + name);
@@ -430,10 +401,9 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
       outputs *= in.sizes[d];
     }
   }
-  if (out) require_contiguous_result(*out, outputs, "out");
-  if (indices) require_contiguous_result(*indices, outputs, "indices");
   if (outputs == 0) return;
   if (reduced == 0) {
+    // args.check() has rejected the ops without an identity, and indices.
     const std::optional<Scalar> value = empty_result(kop);
     if (!value || indices) throw Error("reduce " + name + ": the reduction has no elements");
     device_.kernels().get<MemoryKernels>().fill(stream, {*out, *value});
@@ -604,27 +574,8 @@ void VulkanReduce::scan(Stream& stream, const ScanArgs& args) {
   const DType compute = args.compute;
   const std::string name(scan_op_name(op));
   const bool index_op = op == ScanOp::CumMax || op == ScanOp::CumMin;
-  if (in.ndim < 0 || in.ndim > kMaxDims) throw Error("scan: at most 16 dims");
-  if (dim < 0 || dim >= std::max(in.ndim, 1)) {
-    throw Error("scan " + name + ": dim " + std::to_string(dim) + " is out of range");
-  }
-  auto same_sizes = [&](const TensorRef& ref) {
-    if (ref.ndim != in.ndim) return false;
-    for (int d = 0; d < in.ndim; ++d) {
-      if (ref.sizes[d] != in.sizes[d]) return false;
-    }
-    return true;
-  };
-  if (!same_sizes(out)) throw Error("scan " + name + ": out must have the input's sizes");
+  args.check();
   if (!index_op) indices = nullptr;
-  if (index_op && !indices) throw Error("scan " + name + ": needs an indices output");
-  if (indices && (indices->dtype != DType::Int64 || !same_sizes(*indices))) {
-    throw Error("scan " + name + ": indices must be int64 with the input's sizes");
-  }
-  if (op == ScanOp::LogCumSumExp && !is_floating_point(compute)) {
-    throw Error("scan " + name + ": needs a floating-point compute dtype, got " +
-                std::string(dtype_name(compute)));
-  }
   for (const TensorRef* ref : {&in, &out, indices}) {
     if (!ref) continue;
     for (int d = 0; d < ref->ndim; ++d) {
