@@ -325,6 +325,92 @@ TEST_P(IndexKernelsTest, ScatterNaNWinsAmaxAndZeroDim) {
   EXPECT_EQ(scalar_device.read(*stream, scalar).item<int>(), 7);
 }
 
+// Assign with colliding indices keeps the position last along dim, as LibTorch's CPU kernels do (the
+// Vulkan and CUDA backends order it in two passes): 40 positions along dim onto four targets, negative
+// ones among them, every dtype, dim and layout. On lavapipe, which runs invocations in order, a single
+// pass passes too; OrderedScatterIsAFillAndTwoDispatchesPerRun shows that the ordered path runs.
+TEST_P(IndexKernelsTest, ScatterAssignKeepsTheLastOfCollidingPositions) {
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Assign, empty(DType::Float32), 0, empty(DType::Int64), empty(DType::Float32), 1}));
+  at::manual_seed(11);
+  const std::vector<int64_t> out_sizes = {5, 6, 4};
+  int round = 0;
+  for (DType dtype : kAllDTypes) {
+    if (!supported(dtype)) continue;
+    for (int dim = 0; dim < 3; ++dim) {
+      const int layout = round++ % 3;
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + " dim " + std::to_string(dim) + " layout " +
+                   std::to_string(layout));
+      std::vector<int64_t> index_sizes = {4, 5, 3};
+      index_sizes[dim] = 40;
+      const at::Tensor out = in_layout(random_torch(out_sizes, dtype, 200 + round, -100, 100), layout);
+      const at::Tensor index = in_layout(at::randint(-2, 2, index_sizes, at::kLong), (layout + 1) % 3);
+      const at::Tensor src = in_layout(random_torch(index_sizes, dtype, 300 + round, -100, 100), (layout + 2) % 3);
+      const at::Tensor expected =
+          at::scatter(out, dim, at::where(index < 0, index + out_sizes[dim], index), src);
+      DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
+          src_device(*device, *stream, src);
+      kernels().scatter(*stream, {ScatterMode::Assign, out_device.ref(out), dim, index_device.ref(index),
+                                  src_device.ref(src), dtype == DType::Bool ? Scalar(true) : Scalar(int64_t{1})});
+      expect_tensor_eq(out_device.read(*stream, out), expected, dtype, 0);
+    }
+  }
+}
+
+// Vulkan's ordered Assign is, per run of at most 2^20 positions, a fill of the table of claims and two
+// dispatches (claim, store); every other scatter is one dispatch. A launch of more positions is split
+// into runs along dim, and a later run's stores still come last.
+TEST_P(IndexKernelsTest, OrderedScatterIsAFillAndTwoDispatchesPerRun) {
+  REQUIRE_KERNEL(kernels().scatter(*stream, {ScatterMode::Assign, empty(DType::Float32), 0, empty(DType::Int64), empty(DType::Float32), 1}));
+  if (device->backend() != Backend::Vulkan) GTEST_SKIP() << "counts the Vulkan stream's recorded commands";
+  at::manual_seed(12);
+  const auto commands_of = [&](const ScatterArgs& args) {
+    const StreamStats before = stream->stats();
+    kernels().scatter(*stream, args);
+    const StreamStats after = stream->stats();
+    return std::make_pair(after.dispatches - before.dispatches, after.barriers - before.barriers);
+  };
+  const at::Tensor out = at::randint(-100, 100, {3, 8}, at::kInt);
+  const at::Tensor index = at::randint(0, 8, {3, 50}, at::kLong);
+  const at::Tensor src = at::randint(-100, 100, {3, 50}, at::kInt);
+  {
+    DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, index),
+        src_device(*device, *stream, src);
+    const auto [dispatches, barriers] = commands_of(
+        {ScatterMode::Assign, out_device.ref(out), 1, index_device.ref(index), src_device.ref(src), int64_t{1}});
+    EXPECT_EQ(dispatches, 3u) << "the ordered path is a fill and two dispatches";
+    EXPECT_GE(barriers, 2u) << "the claims are filled before the claiming pass, and claimed before the storing one";
+    expect_tensor_eq(out_device.read(*stream, out), at::scatter(out, 1, index, src), DType::Int32);
+  }
+  // One dispatch each: a combining mode, a scalar src, one position along dim.
+  for (int single = 0; single < 3; ++single) {
+    SCOPED_TRACE("single pass " + std::to_string(single));
+    const at::Tensor narrow_index = single == 2 ? index.narrow(1, 0, 1).contiguous() : index;
+    const at::Tensor narrow_src = single == 2 ? src.narrow(1, 0, 1).contiguous() : src;
+    DeviceStorage out_device(*device, *stream, out), index_device(*device, *stream, narrow_index),
+        src_device(*device, *stream, narrow_src);
+    const ScatterMode mode = single == 0 ? ScatterMode::Add : ScatterMode::Assign;
+    const Operand source = single == 1 ? Operand(Scalar(int64_t{7})) : Operand(src_device.ref(narrow_src));
+    EXPECT_EQ(commands_of({mode, out_device.ref(out), 1, index_device.ref(narrow_index), source, int64_t{1}}).first, 1u);
+    const at::Tensor expected = single == 0   ? at::scatter_add(out, 1, narrow_index, narrow_src)
+                                : single == 1 ? at::scatter(out, 1, narrow_index, at::Scalar(7))
+                                              : at::scatter(out, 1, narrow_index, narrow_src);
+    expect_tensor_eq(out_device.read(*stream, out), expected, DType::Int32);
+  }
+  // 1200 x 1000 positions onto 4 x 1000 elements: two runs of 600 rows each.
+  {
+    const at::Tensor big_out = at::randint(-100, 100, {4, 1000}, at::kInt);
+    const at::Tensor big_index = at::randint(0, 4, {1200, 1000}, at::kLong);
+    const at::Tensor big_src = at::randint(-100000, 100000, {1200, 1000}, at::kInt);
+    DeviceStorage out_device(*device, *stream, big_out), index_device(*device, *stream, big_index),
+        src_device(*device, *stream, big_src);
+    EXPECT_EQ(commands_of({ScatterMode::Assign, out_device.ref(big_out), 0, index_device.ref(big_index),
+                           src_device.ref(big_src), int64_t{1}})
+                  .first,
+              6u);
+    expect_tensor_eq(out_device.read(*stream, big_out), at::scatter(big_out, 0, big_index, big_src), DType::Int32);
+  }
+}
+
 // ---- tril / triu ----
 
 TEST_P(IndexKernelsTest, TriangleMatchesTrilAndTriu) {

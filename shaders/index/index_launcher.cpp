@@ -1,5 +1,6 @@
 // Launchers of the index kernels: gather, scatter, triangle (tril / triu) and nonzero.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -56,6 +57,13 @@ struct ScatterExtra {
   uint32_t alpha_lo, alpha_hi;
 };
 using ScatterParams = StridedParams<3, ScatterExtra, kScatterDims>;
+// scatter_ordered: the same, with the shift of its table of claims (128 bytes in all).
+struct ScatterOrderedExtra {
+  ScatterExtra scatter;
+  uint32_t claim_shift;
+};
+using ScatterOrderedParams = StridedParams<3, ScatterOrderedExtra, kScatterDims>;
+static_assert(sizeof(ScatterOrderedParams) == 128);
 struct ScatterValueExtra {
   uint32_t out_dim_stride;
   uint32_t out_dim_size;
@@ -87,6 +95,10 @@ const KernelAbiRegistration kAbis{
     {"scatter_value_f64", 2, sizeof(ScatterValueParams)},
     {"scatter_value_i32", 2, sizeof(ScatterValueParams)},
     {"scatter_value_i64", 2, sizeof(ScatterValueParams)},
+    {"scatter_ordered_f32", 4, sizeof(ScatterOrderedParams)},
+    {"scatter_ordered_f64", 4, sizeof(ScatterOrderedParams)},
+    {"scatter_ordered_i32", 4, sizeof(ScatterOrderedParams)},
+    {"scatter_ordered_i64", 4, sizeof(ScatterOrderedParams)},
 };
 
 std::string width_suffix(DType dtype) { return std::to_string(element_size(dtype) * 8); }
@@ -110,6 +122,50 @@ void check_dim(int dim, int ndim, const char* op) {
     throw Error(std::string(op) + ": dim " + std::to_string(dim) + " is out of range for " +
                 std::to_string(ndim) + " dims");
   }
+}
+
+// Positions of one run of the ordered scatter: its table of claims has a power-of-two count of slots of
+// 8 bytes, at least twice the positions, so 2^20 positions take at most 16 MiB. A run's launch indices
+// (and so the claims) then fit 32 bits whatever the launch's size: a longer piece is split into runs,
+// never left to the single pass.
+constexpr int64_t kMaxOrderedRun = int64_t{1} << 20;
+constexpr uint32_t kOrderClaim = 0, kOrderStore = 1;  // ORDER_PASS_* in scatter.comp
+
+// log2 of the slots of the table of claims for `positions` positions: at least twice as many, and two.
+uint32_t claim_table_log2(int64_t positions) {
+  uint32_t log2 = 1;
+  while ((int64_t{1} << log2) < 2 * positions) ++log2;
+  return log2;
+}
+
+// Calls `launch` for runs of `piece`'s row-major positions, in order, each of at most `max_positions`:
+// the outermost dim halved, as for_each_window splits a launch.
+void for_each_run(const LaunchShape& piece, int64_t max_positions,
+                  const std::function<void(const LaunchShape&)>& launch) {
+  if (piece.numel() <= max_positions) {
+    launch(piece);
+    return;
+  }
+  if (piece.sizes[0] == 1) {
+    LaunchShape inner = piece;
+    for (int d = 1; d < piece.ndim; ++d) {
+      inner.sizes[d - 1] = piece.sizes[d];
+      for (int i = 0; i < piece.noperands; ++i) inner.operands[i].strides[d - 1] = piece.operands[i].strides[d];
+    }
+    inner.ndim = piece.ndim - 1;
+    for_each_run(inner, max_positions, launch);
+    return;
+  }
+  LaunchShape head = piece;
+  head.sizes[0] = piece.sizes[0] / 2;
+  LaunchShape tail = piece;
+  tail.sizes[0] = piece.sizes[0] - head.sizes[0];
+  for (int i = 0; i < piece.noperands; ++i) {
+    tail.operands[i].byte_offset +=
+        static_cast<uint64_t>(head.sizes[0] * piece.operands[i].strides[0]) * piece.operands[i].element_size;
+  }
+  for_each_run(head, max_positions, launch);
+  for_each_run(tail, max_positions, launch);
 }
 
 class VulkanIndex final : public IndexKernels {
@@ -222,10 +278,47 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
   const uint32_t out_dim_size = to_u32(out.sizes[dim], "scatter's size along dim");
   const size_t element = element_size(out.dtype);
   const std::string suffix(compute_suffix(out.dtype));
-  const Pipeline& pipeline =
-      device_.pipelines().get((src.is_scalar() ? "scatter_value_" : "scatter_") + suffix, specialization);
   const uint64_t value_bits = src.is_scalar() ? src.scalar->bits_as(storage) : 0;
   const TensorRef source = src.is_scalar() ? TensorRef{} : at_least_1d(src.tensor);
+
+  // Assign from a tensor keeps the last of colliding positions along dim, as PyTorch's CPU kernels do,
+  // in runs of a zeroed table, a claiming pass and a storing pass (scatter.comp). Only positions along
+  // dim collide, and colliding stores of one scalar, or combining modes, need no order: every other case
+  // is the single pass.
+  const bool ordered = mode == ScatterMode::Assign && !src.is_scalar() && index.sizes[dim] > 1;
+  const Pipeline* pipeline =
+      ordered ? nullptr
+              : &device_.pipelines().get((src.is_scalar() ? "scatter_value_" : "scatter_") + suffix, specialization);
+  std::shared_ptr<Allocation> claims;  // for the longest run, cleared before each
+  const Pipeline* claim_pipeline = nullptr;
+  const Pipeline* store_pipeline = nullptr;
+  if (ordered) {
+    std::vector<uint32_t> claim_constants = specialization, store_constants = specialization;
+    claim_constants.push_back(kOrderClaim);
+    store_constants.push_back(kOrderStore);
+    claim_pipeline = &device_.pipelines().get("scatter_ordered_" + suffix, claim_constants);
+    store_pipeline = &device_.pipelines().get("scatter_ordered_" + suffix, store_constants);
+    const uint64_t slots = uint64_t{1} << claim_table_log2(std::min(index.numel(), kMaxOrderedRun));
+    claims = device_.allocator().allocate(slots * 2 * sizeof(uint32_t), stream.shared_from_this());
+  }
+  // Clears the table for a run of `positions` and returns its binding, whose first slot is claims[0].
+  auto clear_claims = [&](int64_t positions) {
+    const uint64_t bytes = (uint64_t{1} << claim_table_log2(positions)) * 2 * sizeof(uint32_t);
+    LaunchShape table;
+    table.ndim = 1;
+    table.sizes[0] = static_cast<int64_t>(bytes / sizeof(uint32_t));
+    table.noperands = 1;
+    table.operands[0] = {claims.get(), 0, sizeof(uint32_t), {1}};
+    const Window window = operand_window(context, table, 0, true);
+    if (window.first_element != 0) throw Error("scatter: the table of claims is not aligned");
+    const VkBuffer buffer = reinterpret_cast<VkBuffer>(claims->handle());
+    const BufferAccess access{buffer, window.binding.offset, window.binding.offset + bytes, true};
+    Allocation* const touched[] = {claims.get()};
+    vs.record_commands({&access, 1}, touched, [&](VkCommandBuffer commands) {
+      context.fn.vkCmdFillBuffer(commands, buffer, window.binding.offset, bytes, 0u);
+    });
+    return window.binding;
+  };
   for (const DimSlice& slice : dim_slices(context, out.sizes[dim], out.strides[dim], element)) {
     TensorRef out_slice = out;
     out_slice.byte_offset += static_cast<uint64_t>(slice.first * out.strides[dim]) * element;
@@ -243,7 +336,7 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
       const Window out_window = widened_window(context, piece, last, true, slice.size, out.strides[dim]);
       bindings[last] = out_window.binding;
       params.offsets[last] = out_window.first_element;
-      vs.dispatch(pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.numel()));
+      vs.dispatch(*pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.numel()));
     };
 
     if (src.is_scalar()) {
@@ -261,7 +354,7 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
         const bool writes[] = {false, true};
         launch(piece, params, bindings, writes);
       });
-    } else {
+    } else if (!ordered) {
       for_each_window(plan_launch({&index, &source, &out_view}), kScatterDims, limit, [&](const LaunchShape& piece) {
         ScatterParams params{};
         params.extra = {out_dim_stride, out_dim_size, first, size, static_cast<uint32_t>(alpha_bits),
@@ -269,6 +362,31 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
         Binding bindings[3];
         const bool writes[] = {false, false, true};
         launch(piece, params, bindings, writes);
+      });
+    } else {
+      // Pieces and their runs are runs of row-major positions, recorded in order, and a later run's stores
+      // come after an earlier one's (the hazard barrier on out): the last along dim wins across runs too.
+      const ScatterExtra extra{out_dim_stride, out_dim_size, first, size, static_cast<uint32_t>(alpha_bits),
+                               static_cast<uint32_t>(alpha_bits >> 32)};
+      for_each_window(plan_launch({&index, &source, &out_view}), kScatterDims, limit, [&](const LaunchShape& piece) {
+        for_each_run(piece, kMaxOrderedRun, [&](const LaunchShape& run) {
+          ScatterOrderedParams params{};
+          params.extra = {extra, 32 - claim_table_log2(run.numel())};
+          Binding bindings[4];
+          const bool writes[] = {false, false, true};
+          fill_params(context, run, params, std::span<Binding>(bindings, 3), writes);
+          const Window out_window = widened_window(context, run, 2, true, slice.size, out.strides[dim]);
+          bindings[2] = out_window.binding;
+          params.offsets[2] = out_window.first_element;
+          bindings[3] = clear_claims(run.numel());
+          const uint32_t groups = workgroups_for(context, run.numel());
+          // The claiming pass reads out's binding at most (it stores nothing) and writes the table.
+          bindings[2].write = false;
+          vs.dispatch(*claim_pipeline, bindings, &params, sizeof params, groups);
+          bindings[2].write = true;
+          bindings[3].write = false;
+          vs.dispatch(*store_pipeline, bindings, &params, sizeof params, groups);
+        });
       });
     }
   }

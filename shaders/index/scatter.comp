@@ -6,7 +6,17 @@
 //
 // Combining modes update each element with a compare-and-swap loop on the word that holds it: the
 // 32-bit word for 8-, 16- and 32-bit dtypes, a 64-bit word for 64-bit dtypes, so colliding indices
-// all take effect. Assign stores once; among colliding indices any one value wins, as in PyTorch.
+// all take effect. Assign stores once.
+//
+// ORDERED (Assign from a tensor src, more than one position along dim) keeps, among colliding
+// indices, the position last along dim, as PyTorch's CPU kernels do: invocations that store to one
+// element in the same instruction would leave any one of them (NVIDIA does; lavapipe happens to run
+// them in order). Colliding positions differ only along dim, and the host launches row-major runs of
+// positions in order, so the last along dim is the largest launch index i. Two dispatches over the same
+// run, specialised by ORDER_PASS: CLAIM records in `claims`, an open-addressed table of (key, last)
+// pairs of uints that the host has zeroed, key = the element + 1 and last = the largest i + 1 that
+// writes it (atomicMax); STORE stores where its own i + 1 is that element's last. The table has a
+// power-of-two count of slots, at least twice the run's positions, so a free slot always comes.
 // Negative indices count from the end; an index still out of range writes nothing. Where out along
 // `dim` is wider than a binding, the host launches once per slice [slice_first, slice_first +
 // slice_size) of that dim, binding only the slice; each launch writes the indices that fall in its slice.
@@ -22,6 +32,11 @@ layout(constant_id = 1) const uint MODE = SCATTER_MODE_ASSIGN;
 #ifndef SCALAR_SRC
 layout(constant_id = 2) const uint SRC_DT = DT_F32;
 #endif
+#ifdef ORDERED
+#define ORDER_PASS_CLAIM 0u
+#define ORDER_PASS_STORE 1u
+layout(constant_id = 3) const uint ORDER_PASS = ORDER_PASS_CLAIM;
+#endif
 
 #ifdef SCALAR_SRC
 #define NUM_OPERANDS 2
@@ -33,8 +48,15 @@ layout(constant_id = 2) const uint SRC_DT = DT_F32;
 #define NUM_OPERANDS 3
 #define OUT_BINDING 2
 #define MAX_DIMS 5  // three operands and the extras fit 128 bytes with five dims
+#ifdef ORDERED
+// claim_shift: 32 - log2(the table's slots); the hash keeps a product's top bits. 128 bytes in all.
+#define EXTRA_PARAMS                                                                                    \
+  uint out_dim_stride; uint out_dim_size; uint slice_first; uint slice_size; uint alpha_lo; uint alpha_hi; \
+  uint claim_shift;
+#else
 #define EXTRA_PARAMS                                                                                    \
   uint out_dim_stride; uint out_dim_size; uint slice_first; uint slice_size; uint alpha_lo; uint alpha_hi;
+#endif
 #endif
 #include "strided.glsl"
 
@@ -48,6 +70,31 @@ DEFINE_STORE(out, OUT_DT)
 DEFINE_BIT_CONVERSIONS(out, OUT_DT)
 #if defined(COMPUTE_F64) || defined(COMPUTE_I64)
 layout(set = 0, binding = OUT_BINDING) buffer out_block_atomic64 { uint64_t out_u64[]; };
+#endif
+#ifdef ORDERED
+// Slot s is claims[2 s] (the key: the element + 1, 0 while free) and claims[2 s + 1] (the largest
+// launch index + 1 that writes that element).
+layout(set = 0, binding = 3) buffer Claims { uint claims[]; };
+#define NO_SLOT 0xffffffffu
+
+// The slot of `key`. Claiming inserts the key; looking up finds what the claiming pass inserted
+// (NO_SLOT for a key it never saw, which cannot happen). The probe is bounded by the slot count.
+uint claim_slot(uint key, bool insert) {
+  const uint mask = (1u << (32u - p.claim_shift)) - 1u;
+  uint slot = (key * 0x9E3779B1u) >> p.claim_shift;
+  for (uint probe = 0u; probe <= mask; ++probe) {
+    if (insert) {
+      const uint seen = atomicCompSwap(claims[2u * slot], 0u, key);
+      if (seen == 0u || seen == key) return slot;
+    } else {
+      const uint seen = claims[2u * slot];
+      if (seen == key) return slot;
+      if (seen == 0u) return NO_SLOT;
+    }
+    slot = (slot + 1u) & mask;
+  }
+  return NO_SLOT;
+}
 #endif
 
 compute_t combine(compute_t current, compute_t value) {
@@ -104,6 +151,16 @@ void main() {
     const int64_t local = index - int64_t(p.slice_first);
     if (local < 0 || local >= int64_t(p.slice_size)) continue;  // out of range, or another slice's
     const uint e = offsets[NUM_OPERANDS - 1] + uint(local) * p.out_dim_stride;
+#ifdef ORDERED
+    // e is below the binding's element count, so e + 1 does not wrap; i + 1 neither (runs are short).
+    if (ORDER_PASS == ORDER_PASS_CLAIM) {
+      const uint slot = claim_slot(e + 1u, true);
+      if (slot != NO_SLOT) atomicMax(claims[2u * slot + 1u], i + 1u);
+      continue;
+    }
+    const uint slot = claim_slot(e + 1u, false);
+    if (slot != NO_SLOT && claims[2u * slot + 1u] != i + 1u) continue;  // a later position along dim stores
+#endif
 #ifdef SCALAR_SRC
     compute_t value = scalar_from_bits(uvec2(p.value_lo, p.value_hi));
 #else

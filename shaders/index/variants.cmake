@@ -1,5 +1,6 @@
 # Variants of the index kernels (see variants.cmake). gather, triangle and nonzero move elements by
-# width; scatter computes in out's compute class.
+# width; scatter computes in out's compute class (scatter_ordered: Assign that keeps the last of
+# colliding positions, in two passes).
 list(APPEND EMBER_SHADER_VARIANTS
   "gather_8|gather.comp|ELEM_BITS=8"
   "gather_16|gather.comp|ELEM_BITS=16"
@@ -21,4 +22,8 @@ list(APPEND EMBER_SHADER_VARIANTS
   "scatter_value_f64|scatter.comp|COMPUTE_F64=1,SCALAR_SRC=1"
   "scatter_value_i32|scatter.comp|COMPUTE_I32=1,SCALAR_SRC=1"
   "scatter_value_i64|scatter.comp|COMPUTE_I64=1,SCALAR_SRC=1"
+  "scatter_ordered_f32|scatter.comp|COMPUTE_F32=1,ORDERED=1"
+  "scatter_ordered_f64|scatter.comp|COMPUTE_F64=1,ORDERED=1"
+  "scatter_ordered_i32|scatter.comp|COMPUTE_I32=1,ORDERED=1"
+  "scatter_ordered_i64|scatter.comp|COMPUTE_I64=1,ORDERED=1"
 )
