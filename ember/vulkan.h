@@ -77,7 +77,9 @@ Tensor graphics_empty(const std::shared_ptr<Device>& device, IntArrayRef sizes, 
 bool supports_external_memory(const Device& device, std::string* why_not = nullptr);
 // A new file descriptor for the memory under a tensor from graphics_empty(..., {.exportable = true}).
 // The caller owns the descriptor (an import takes it over). `allocation_size` receives the size of the
-// VkDeviceMemory, which an importer must state.
+// VkDeviceMemory, which an importer must state. The memory is dedicated to its buffer, so an importer binds
+// it to a buffer created as the exporter's was: the same size and usage (export_buffer's range and usage);
+// NVIDIA's driver sizes the memory by the usage, and another usage fails the import's dedicated-size rule.
 int export_memory_fd(const Tensor& tensor, VkDeviceSize* allocation_size);
 // A tensor over memory another device, process or API exported as an opaque fd. On success the tensor's
 // storage owns the descriptor and the imported memory; on failure the caller still owns `fd`.

@@ -138,6 +138,12 @@ TEST_F(AllocatorTest, TensorsLargerThanOneBindingWork) {
   const uint64_t heap = device->allocator().source().device_total();
   if (range * 4 > heap) GTEST_SKIP() << "binding range is most of the heap here; nothing to split";
   const int64_t n = static_cast<int64_t>(range / sizeof(float)) * 3 / 2 + 1001;
+  // NVIDIA's Vulkan driver binds as much as one allocation holds (4 GiB both): no tensor outgrows a
+  // binding there.
+  if (n * sizeof(float) > device->info().max_allocation_size) {
+    GTEST_SKIP() << "one allocation holds at most " << device->info().max_allocation_size << " bytes and one binding "
+                 << range << " here: no tensor is larger than a binding";
+  }
   auto a = device->allocate(n * sizeof(float));
   auto out = device->allocate(n * sizeof(float));
   TensorRef a_ref = TensorRef::contiguous(*a, DType::Float32, {n});

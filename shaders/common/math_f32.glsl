@@ -727,6 +727,9 @@ float mf_erf_q(float x, out float lo) {
 // x + x Q and (1 - x) - x Q for |x| < 0.84375.
 float mf_erf_small(float x) {
   if (x == 0.0) return x;  // keeps the sign of zero
+  // Below 2^-100 erf(x) is x 2/sqrt(pi) to the last bit; the sum below would add x q, a denormal that
+  // a device flushing float32 denormals (NVIDIA's) drops, returning x itself.
+  if (abs(x) < 7.8886091e-31) return x * 1.12837916709551257;
   float q_lo, p, pe, s, e;
   const float q = mf_erf_q(x, q_lo);
   mf_two_prod(x, q, p, pe);

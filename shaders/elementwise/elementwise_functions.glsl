@@ -53,7 +53,8 @@ UNARY(neg) { return -x; }
 UNARY(abs) { return abs(x); }
 UNARY(sign) { return from_bool(x > compute_t(0)) - from_bool(x < compute_t(0)); }
 UNARY(square) { return x * x; }
-UNARY(relu) { return x <= compute_t(0) ? compute_t(0) : x; }
+// NVIDIA's compiler turns the plain select into max(x, 0), which drops NaN; the test keeps it.
+UNARY(relu) { return m_isnan(x) || x > compute_t(0) ? x : compute_t(0); }
 UNARY(isnan) { return from_bool(m_isnan(x)); }
 UNARY(isinf) { return from_bool(m_isinf(x)); }
 UNARY(isposinf) { return from_bool(m_isinf(x) && x > compute_t(0)); }

@@ -79,7 +79,8 @@ void store_result(uint batch, uint m, uint n, compute_t acc) {
   }
 #if COMPUTE_IS_FLOAT
   if (ACTIVATION == ACTIVATION_RELU) {
-    value = value <= compute_t(0) ? compute_t(0) : value;
+    // isnan: NVIDIA's compiler turns the plain select into max(value, 0), which drops NaN.
+    value = isnan(value) || value > compute_t(0) ? value : compute_t(0);
   } else if (ACTIVATION == ACTIVATION_GELU) {
     value = gelu_erf(value);
   } else if (ACTIVATION == ACTIVATION_GELU_TANH) {

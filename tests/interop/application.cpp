@@ -167,14 +167,15 @@ AppBuffer Application::create_buffer(VkDeviceSize size, VkBufferUsageFlags usage
   return result;
 }
 
-AppBuffer Application::import_buffer(int fd, VkDeviceSize allocation_size, VkDeviceSize size) {
+AppBuffer Application::import_buffer(int fd, VkDeviceSize allocation_size, VkDeviceSize size,
+                                     VkBufferUsageFlags usage) {
   AppBuffer result;
   result.size = size;
   VkExternalMemoryBufferCreateInfo external_info{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
   external_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   VkBufferCreateInfo buffer_info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external_info};
   buffer_info.size = size;
-  buffer_info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  buffer_info.usage = usage;
   EXPECT_EQ(vkCreateBuffer(device, &buffer_info, nullptr, &result.buffer), VK_SUCCESS);
   VkMemoryRequirements requirements;
   vkGetBufferMemoryRequirements(device, result.buffer, &requirements);

@@ -43,7 +43,8 @@ class Application {
 
   AppBuffer create_buffer(VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible);
   // A buffer over memory another device exported as an opaque fd (dedicated, as ember exports it).
-  AppBuffer import_buffer(int fd, VkDeviceSize allocation_size, VkDeviceSize size);
+  // A dedicated import, into a buffer made as the exporter's: `size` and `usage` as export_buffer gives them.
+  AppBuffer import_buffer(int fd, VkDeviceSize allocation_size, VkDeviceSize size, VkBufferUsageFlags usage);
   void destroy(AppBuffer& buffer);
   AppImage create_image(VkFormat format, uint32_t width, uint32_t height);
   void destroy(AppImage& image);

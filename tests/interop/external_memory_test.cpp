@@ -43,7 +43,8 @@ TEST_F(InteropExternalMemoryTest, TheApplicationsDeviceReadsWhatEmberExported) {
   const int fd = vulkan::export_memory_fd(tensor, &allocation_size);
   ASSERT_GE(fd, 0);
   EXPECT_GE(allocation_size, static_cast<VkDeviceSize>(n * 4));
-  AppBuffer imported = app.import_buffer(fd, allocation_size, n * 4);  // takes the fd
+  const vulkan::BufferView exported = vulkan::export_buffer(tensor);
+  AppBuffer imported = app.import_buffer(fd, allocation_size, exported.range, exported.usage);  // takes the fd
   AppBuffer readback = app.create_buffer(n * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
   app.submit([&](VkCommandBuffer commands) {
     const VkBufferCopy region{0, 0, n * 4};
@@ -136,8 +137,9 @@ TEST_F(InteropExternalSemaphoreTest, VulkanAndCudaOrderEachOtherThroughAnExporte
   constexpr int64_t n = 1024;
   Tensor shared = vulkan::graphics_empty(vulkan_device, {n}, kFloat32, {.exportable = true});
   VkDeviceSize allocation_size = 0;
-  Tensor same = cuda::import_memory_fd(cuda_device, vulkan::export_memory_fd(shared, &allocation_size),
-                                       allocation_size, kFloat32, {n});
+  // Apart: the export writes allocation_size, which one call's arguments could read first.
+  const int fd = vulkan::export_memory_fd(shared, &allocation_size);
+  Tensor same = cuda::import_memory_fd(cuda_device, fd, allocation_size, kFloat32, {n});
   vulkan::ExportableTimeline timeline(vulkan_device);
   cuda::ExternalSemaphore cuda_timeline(cuda_device, timeline.export_fd());
   Stream& vulkan_stream = *vulkan_device->default_stream();
