@@ -71,12 +71,10 @@ LaunchShape plan_launch(std::initializer_list<const TensorRef*> operands) {
   return shape;
 }
 
-void for_each_window(const LaunchShape& shape, int max_dims, uint64_t max_window_bytes,
-                     const std::function<void(const LaunchShape&)>& launch) {
+void for_each_piece(const LaunchShape& shape, const std::function<bool(const LaunchShape&)>& fits,
+                    const std::function<void(const LaunchShape&)>& launch) {
   if (shape.numel() == 0) return;
-  bool fits = shape.ndim <= max_dims;
-  for (int i = 0; fits && i < shape.noperands; ++i) fits = shape.extent_bytes(i) <= max_window_bytes;
-  if (fits) {
+  if (fits(shape)) {
     launch(shape);
     return;
   }
@@ -90,7 +88,7 @@ void for_each_window(const LaunchShape& shape, int max_dims, uint64_t max_window
       }
     }
     inner.ndim = shape.ndim - 1;
-    for_each_window(inner, max_dims, max_window_bytes, launch);
+    for_each_piece(inner, fits, launch);
     return;
   }
   // Halve the outermost dim: the pieces stay regular, and the recursion is logarithmic in its size.
@@ -102,8 +100,18 @@ void for_each_window(const LaunchShape& shape, int max_dims, uint64_t max_window
     tail.operands[i].byte_offset += static_cast<uint64_t>(head.sizes[0] * shape.operands[i].strides[0]) *
                                     shape.operands[i].element_size;
   }
-  for_each_window(head, max_dims, max_window_bytes, launch);
-  for_each_window(tail, max_dims, max_window_bytes, launch);
+  for_each_piece(head, fits, launch);
+  for_each_piece(tail, fits, launch);
+}
+
+void for_each_window(const LaunchShape& shape, int max_dims, uint64_t max_window_bytes,
+                     const std::function<void(const LaunchShape&)>& launch) {
+  const auto fits = [&](const LaunchShape& piece) {
+    bool fits = piece.ndim <= max_dims;
+    for (int i = 0; fits && i < piece.noperands; ++i) fits = piece.extent_bytes(i) <= max_window_bytes;
+    return fits;
+  };
+  for_each_piece(shape, fits, launch);
 }
 
 }  // namespace ember

@@ -34,6 +34,12 @@ struct LaunchShape {
 // All operands must have the first operand's sizes. Throws Error when they differ.
 LaunchShape plan_launch(std::initializer_list<const TensorRef*> operands);
 
+// Calls `launch` for pieces that together cover `shape` once, in row-major order, each one that `fits`
+// accepts: a size-1 outermost dim is dropped, otherwise the outermost dim is halved, until it fits. An
+// empty shape gives no pieces; one element that does not fit is an Error.
+void for_each_piece(const LaunchShape& shape, const std::function<bool(const LaunchShape&)>& fits,
+                    const std::function<void(const LaunchShape&)>& launch);
+
 // Calls `launch` for pieces that together cover `shape` once, each with at most `max_dims` dims and each
 // operand's extent at most `max_window_bytes`. An empty shape gives no pieces.
 void for_each_window(const LaunchShape& shape, int max_dims, uint64_t max_window_bytes,

@@ -138,35 +138,6 @@ uint32_t claim_table_log2(int64_t positions) {
   return log2;
 }
 
-// Calls `launch` for runs of `piece`'s row-major positions, in order, each of at most `max_positions`:
-// the outermost dim halved, as for_each_window splits a launch.
-void for_each_run(const LaunchShape& piece, int64_t max_positions,
-                  const std::function<void(const LaunchShape&)>& launch) {
-  if (piece.numel() <= max_positions) {
-    launch(piece);
-    return;
-  }
-  if (piece.sizes[0] == 1) {
-    LaunchShape inner = piece;
-    for (int d = 1; d < piece.ndim; ++d) {
-      inner.sizes[d - 1] = piece.sizes[d];
-      for (int i = 0; i < piece.noperands; ++i) inner.operands[i].strides[d - 1] = piece.operands[i].strides[d];
-    }
-    inner.ndim = piece.ndim - 1;
-    for_each_run(inner, max_positions, launch);
-    return;
-  }
-  LaunchShape head = piece;
-  head.sizes[0] = piece.sizes[0] / 2;
-  LaunchShape tail = piece;
-  tail.sizes[0] = piece.sizes[0] - head.sizes[0];
-  for (int i = 0; i < piece.noperands; ++i) {
-    tail.operands[i].byte_offset +=
-        static_cast<uint64_t>(head.sizes[0] * piece.operands[i].strides[0]) * piece.operands[i].element_size;
-  }
-  for_each_run(head, max_positions, launch);
-  for_each_run(tail, max_positions, launch);
-}
 
 class VulkanIndex final : public IndexKernels {
  public:
@@ -369,7 +340,8 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
       const ScatterExtra extra{out_dim_stride, out_dim_size, first, size, static_cast<uint32_t>(alpha_bits),
                                static_cast<uint32_t>(alpha_bits >> 32)};
       for_each_window(plan_launch({&index, &source, &out_view}), kScatterDims, limit, [&](const LaunchShape& piece) {
-        for_each_run(piece, kMaxOrderedRun, [&](const LaunchShape& run) {
+        const auto short_enough = [](const LaunchShape& run) { return run.numel() <= kMaxOrderedRun; };
+        for_each_piece(piece, short_enough, [&](const LaunchShape& run) {
           ScatterOrderedParams params{};
           params.extra = {extra, 32 - claim_table_log2(run.numel())};
           Binding bindings[4];
