@@ -138,7 +138,6 @@ uint32_t claim_table_log2(int64_t positions) {
   return log2;
 }
 
-
 class VulkanIndex final : public IndexKernels {
  public:
   explicit VulkanIndex(VulkanDevice& device) : device_(device) {}
