@@ -1,5 +1,7 @@
 #include "tests/fuzz_support.h"
 
+#include <torch/version.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -32,10 +34,21 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 constexpr int64_t kLargestCompared = int64_t{1} << 24;
 
 // Drops LibTorch's warnings (deprecated writes to expanded tensors), which the fuzzer provokes by design.
+// PyTorch 2 changed the handler's signature and moved its guard (the GPU machine compiles the tests
+// against its own LibTorch 2.x; CI's is 1.13).
 class SilentWarnings : public c10::WarningHandler {
  public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning&) override {}
+#else
   void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+#endif
 };
+#if TORCH_VERSION_MAJOR >= 2
+using WarningHandlerGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using WarningHandlerGuard = c10::Warning::WarningHandlerGuard;
+#endif
 
 // t converted to `type`, or for a tensor too large to copy a stand-in with its sizes.
 at::Tensor as_type(const at::Tensor& t, at::ScalarType type) {
@@ -529,7 +542,7 @@ Iteration::TorchRun Iteration::run_torch(const TorchCall& call, bool widen) cons
   }
   std::vector<at::Tensor> arguments = run.inputs;  // the call may rebind its copies of the handles
   SilentWarnings silent;
-  const c10::Warning::WarningHandlerGuard quiet(&silent);
+  const WarningHandlerGuard quiet(&silent);
   try {
     run.results = call(arguments, side);
   } catch (const c10::Error& e) {

@@ -5,6 +5,7 @@
 
 #include "optim/adam.h"
 #include "runtime/kernels/optim.h"
+#include "tests/optim/optim_oracle.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -30,7 +31,7 @@ TEST_P(OptimKernelsTest, StepCountComesFromTheDevice) {
   state->step(9);
   state->exp_avg(m0.clone());
   state->exp_avg_sq(v0.clone());
-  adam.state()[c10::guts::to_string(tp.unsafeGetTensorImpl())] = std::move(state);
+  adam.state()[torch_state_key(tp)] = std::move(state);
   adam.step();
 
   Tensor p = from_torch(p0, device), grad = from_torch(g, device), m = from_torch(m0, device), v = from_torch(v0, device);

@@ -12,6 +12,16 @@
 
 namespace ember::test {
 
+// The key of `param` in torch::optim's per-parameter state: its TensorImpl, written as a string in
+// LibTorch 1.13 (CI's), the pointer itself in 2.x (the GPU machine's).
+inline auto torch_state_key(const at::Tensor& param) {
+#if TORCH_VERSION_MAJOR >= 2
+  return static_cast<void*>(param.unsafeGetTensorImpl());
+#else
+  return c10::guts::to_string(param.unsafeGetTensorImpl());
+#endif
+}
+
 using EmberOptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(const std::vector<Tensor>&)>;
 using TorchOptimizerFactory =
     std::function<std::unique_ptr<torch::optim::Optimizer>(const std::vector<at::Tensor>&)>;

@@ -71,7 +71,7 @@ TEST_P(OptimizerStateDictTest, StateEqualsLibTorchs) {
       [](const std::vector<at::Tensor>& p) { return std::make_unique<to::Adam>(p, to::AdamOptions(1e-2).amsgrad(true)); }, 5);
   for (size_t i = 0; i < t.torch_params.size(); ++i) {
     const auto& state = static_cast<const to::AdamParamState&>(
-        *t.torch->state().at(c10::guts::to_string(t.torch_params[i].unsafeGetTensorImpl())));
+        *t.torch->state().at(torch_state_key(t.torch_params[i])));
     const OrderedDict<std::string, Tensor> ours = t.ember->state(t.ember_params[i]);
     std::vector<std::string> keys;
     for (const auto& item : ours) keys.push_back(item.key());
