@@ -1,6 +1,8 @@
 // The convolution family on CUDA, through cuDNN: cudnnConvolutionForward, BackwardData and
 // BackwardFilter with the heuristics' algorithm and its workspace from the caching allocator, the bias
-// added by cudnnAddTensor. A 1-d convolution runs as a 2-d one of height 1. float16 and bfloat16 compute
+// added by cudnnAddTensor. The descriptors and the algorithm are kept per problem (DnnPlan): cuDNN 9's v7
+// heuristics query costs a few hundred microseconds of host time, more than the GPU spends on the
+// convolutions of a small training step. A 1-d convolution runs as a 2-d one of height 1. float16 and bfloat16 compute
 // in float32 (tensor cores allowed); float32 in float32 without TF32 (CUDNN_FMA_MATH), as the kernel
 // interface promises; float64 in float64. Errors carry cuDNN's status text.
 //
@@ -12,6 +14,7 @@
 
 #include <array>
 #include <climits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -154,6 +157,73 @@ struct DnnCall {
   }
 };
 
+enum class Direction { Forward, InputGrad, WeightGrad };
+
+// One direction of one problem, ready to run: its descriptors, the heuristics' first algorithm (as an
+// int, the three directions' enums differ) and that algorithm's workspace.
+struct DnnPlan {
+  DnnCall call;
+  int algo = 0;
+  size_t workspace_bytes = 0;
+
+  DnnPlan(cudnnHandle_t h, Direction direction, const DnnProblem& p, const DnnTypes& types) : call(p, types) {
+    int found = 0;
+    switch (direction) {
+      case Direction::Forward: {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        check_dnn(cudnnGetConvolutionForwardAlgorithm_v7(h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(),
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
+                  "cudnnGetConvolutionForwardAlgorithm_v7");
+        algo = perf[0].algo;
+        check_dnn(cudnnGetConvolutionForwardWorkspaceSize(h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(),
+                                                          perf[0].algo, &workspace_bytes),
+                  "cudnnGetConvolutionForwardWorkspaceSize");
+        break;
+      }
+      case Direction::InputGrad: {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        check_dnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, call.w.get(), call.y.get(), call.conv.get(),
+                                                              call.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                              &found, perf),
+                  "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+        algo = perf[0].algo;
+        check_dnn(cudnnGetConvolutionBackwardDataWorkspaceSize(h, call.w.get(), call.y.get(), call.conv.get(),
+                                                               call.x.get(), perf[0].algo, &workspace_bytes),
+                  "cudnnGetConvolutionBackwardDataWorkspaceSize");
+        break;
+      }
+      case Direction::WeightGrad: {
+        cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+        check_dnn(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, call.x.get(), call.y.get(), call.conv.get(),
+                                                                call.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                                &found, perf),
+                  "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+        algo = perf[0].algo;
+        check_dnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, call.x.get(), call.y.get(), call.conv.get(),
+                                                                 call.w.get(), perf[0].algo, &workspace_bytes),
+                  "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+        break;
+      }
+    }
+  }
+};
+
+// Everything that tells two plans apart.
+using DnnPlanKey = std::array<int64_t, 25>;
+
+DnnPlanKey plan_key(Direction direction, DType dtype, const DnnProblem& p) {
+  DnnPlanKey key{static_cast<int64_t>(direction), static_cast<int64_t>(dtype), p.dims, p.batch, p.in_channels,
+                 p.out_channels, p.groups};
+  size_t at = 7;
+  for (int d = 0; d < 3; ++d) {
+    for (int64_t value : {p.in[d], p.out[d], p.kernel[d], int64_t{p.stride[d]}, int64_t{p.padding[d]},
+                          int64_t{p.dilation[d]}}) {
+      key[at++] = value;
+    }
+  }
+  return key;
+}
+
 // A contiguous view of `ref`'s elements placed inside a larger zeroed tensor of `sizes`, at spatial offset
 // `offset` (the copy between them is made by the caller).
 TensorRef window_of(const TensorRef& big, const TensorRef& small, const std::array<int64_t, 3>& offset, int spatial) {
@@ -177,7 +247,6 @@ class CudaConv final : public ConvKernels {
   void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
 
  private:
-  enum class Direction { Forward, InputGrad, WeightGrad };
   // Runs one cuDNN call on contiguous operands whose sizes are cuDNN's: y from (x, w), x from (y, w), or
   // w from (x, y), then adds `bias` (per channel of the result) where given.
   void run(Stream& stream, Direction direction, const DnnProblem& p, const TensorRef& x, const TensorRef& y,
@@ -190,11 +259,13 @@ class CudaConv final : public ConvKernels {
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
   MemoryKernels& memory() const { return device_.kernels().get<MemoryKernels>(); }
   cudnnHandle_t handle(int device_index);
+  const DnnPlan& plan(cudnnHandle_t h, Direction direction, const DnnProblem& p, DType dtype);
 
   CudaDevice& device_;
   std::mutex mutex_;  // a cuDNN handle is bound to one stream at a time
   cudnnHandle_t handle_ = nullptr;
   int handle_device_ = -1;
+  std::map<DnnPlanKey, std::unique_ptr<DnnPlan>> plans_;
 };
 
 CudaConv::~CudaConv() {
@@ -214,6 +285,12 @@ cudnnHandle_t CudaConv::handle(int device_index) {
   return handle_;
 }
 
+const DnnPlan& CudaConv::plan(cudnnHandle_t h, Direction direction, const DnnProblem& p, DType dtype) {
+  std::unique_ptr<DnnPlan>& planned = plans_[plan_key(direction, dtype, p)];
+  if (!planned) planned = std::make_unique<DnnPlan>(h, direction, p, dnn_types(dtype));
+  return *planned;
+}
+
 void CudaConv::run(Stream& stream, Direction direction, const DnnProblem& p, const TensorRef& x, const TensorRef& y,
                    const TensorRef& w, const std::optional<TensorRef>& bias) {
   const DnnTypes types = dnn_types(x.dtype);
@@ -222,7 +299,6 @@ void CudaConv::run(Stream& stream, Direction direction, const DnnProblem& p, con
   }
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice scoped(cuda_stream.context());
-  const DnnCall call(p, types);
   void* x_data = device_pointer(*x.allocation, x.byte_offset);
   void* y_data = device_pointer(*y.allocation, y.byte_offset);
   void* w_data = device_pointer(*w.allocation, w.byte_offset);
@@ -239,56 +315,29 @@ void CudaConv::run(Stream& stream, Direction direction, const DnnProblem& p, con
     workspace = device_.allocator().allocate(bytes, stream.shared_from_this());
     return device_pointer(*workspace, 0);
   };
-  int found = 0;
-  size_t bytes = 0;
+  const DnnPlan& planned = plan(h, direction, p, x.dtype);
+  const DnnCall& call = planned.call;
+  const size_t bytes = planned.workspace_bytes;
+  void* space = make_workspace(bytes);
   switch (direction) {
-    case Direction::Forward: {
-      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      check_dnn(cudnnGetConvolutionForwardAlgorithm_v7(h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(),
-                                                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
-                "cudnnGetConvolutionForwardAlgorithm_v7");
-      const cudnnConvolutionFwdAlgo_t algo = perf[0].algo;
-      check_dnn(cudnnGetConvolutionForwardWorkspaceSize(h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(),
-                                                        algo, &bytes),
-                "cudnnGetConvolutionForwardWorkspaceSize");
-      void* space = make_workspace(bytes);
-      check_dnn(cudnnConvolutionForward(h, one, call.x.get(), x_data, call.w.get(), w_data, call.conv.get(), algo,
-                                        space, bytes, zero, call.y.get(), y_data),
+    case Direction::Forward:
+      check_dnn(cudnnConvolutionForward(h, one, call.x.get(), x_data, call.w.get(), w_data, call.conv.get(),
+                                        static_cast<cudnnConvolutionFwdAlgo_t>(planned.algo), space, bytes, zero,
+                                        call.y.get(), y_data),
                 "cudnnConvolutionForward");
       break;
-    }
-    case Direction::InputGrad: {
-      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      check_dnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, call.w.get(), call.y.get(), call.conv.get(),
-                                                            call.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found,
-                                                            perf),
-                "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-      const cudnnConvolutionBwdDataAlgo_t algo = perf[0].algo;
-      check_dnn(cudnnGetConvolutionBackwardDataWorkspaceSize(h, call.w.get(), call.y.get(), call.conv.get(),
-                                                             call.x.get(), algo, &bytes),
-                "cudnnGetConvolutionBackwardDataWorkspaceSize");
-      void* space = make_workspace(bytes);
-      check_dnn(cudnnConvolutionBackwardData(h, one, call.w.get(), w_data, call.y.get(), y_data, call.conv.get(), algo,
-                                             space, bytes, zero, call.x.get(), x_data),
+    case Direction::InputGrad:
+      check_dnn(cudnnConvolutionBackwardData(h, one, call.w.get(), w_data, call.y.get(), y_data, call.conv.get(),
+                                             static_cast<cudnnConvolutionBwdDataAlgo_t>(planned.algo), space, bytes,
+                                             zero, call.x.get(), x_data),
                 "cudnnConvolutionBackwardData");
       break;
-    }
-    case Direction::WeightGrad: {
-      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-      check_dnn(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, call.x.get(), call.y.get(), call.conv.get(),
-                                                              call.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                                                              &found, perf),
-                "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-      const cudnnConvolutionBwdFilterAlgo_t algo = perf[0].algo;
-      check_dnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, call.x.get(), call.y.get(), call.conv.get(),
-                                                               call.w.get(), algo, &bytes),
-                "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-      void* space = make_workspace(bytes);
+    case Direction::WeightGrad:
       check_dnn(cudnnConvolutionBackwardFilter(h, one, call.x.get(), x_data, call.y.get(), y_data, call.conv.get(),
-                                               algo, space, bytes, zero, call.w.get(), w_data),
+                                               static_cast<cudnnConvolutionBwdFilterAlgo_t>(planned.algo), space,
+                                               bytes, zero, call.w.get(), w_data),
                 "cudnnConvolutionBackwardFilter");
       break;
-    }
   }
   if (bias) {
     // The result's channels: y's for the forward, x's for the input gradient.
