@@ -12,6 +12,7 @@
 # The Fashion-MNIST IDX files travel in .gpu/fashion-mnist (scripts/gpu-payload.sh copies them there).
 # Everything is planned to end within GPU_SECONDS (default 560): what runs out of time is skipped and named.
 # To rerun a part: CUDA_FILTER='*Attention*/cuda' VULKAN_FILTER='*Attention*:-*/cuda' SKIP_BENCH=1 scripts/run-gpu.sh
+# (also BENCH_FILTER, a regex of ember-bench names; TRAIN_RUNS, e.g. "cnn:cuda:0"; SKIP_TRAIN=1).
 # (EMBER_GPU_PYTHON names a python3 with torch where the first on PATH lacks it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -99,7 +100,7 @@ step() {  # seconds, command...: runs it if the time left allows, keeping 250 s 
 if [ -z "${SKIP_BENCH:-}" ]; then
   for device in cuda:0 vulkan:0; do
     EMBER_DEVICE=$device step 60 "$work/bin/ember-bench" --benchmark_min_time=0.05 \
-      --benchmark_filter='BM_Matmul|BM_CopyKernel|BM_AddKernel/|BM_TensorExp|BM_TensorSum|BM_Attention/kernels/fwd/E64|BM_TrainStep|BM_AdamStep|BM_LayerNorm|BM_CrossEntropy|BM_Conv/auto|BM_ConvFashionMnistLayers/auto' \
+      --benchmark_filter="${BENCH_FILTER:-BM_Matmul|BM_CopyKernel|BM_AddKernel/|BM_TensorExp|BM_TensorSum|BM_Attention/kernels/fwd/E64|BM_TrainStep|BM_AdamStep|BM_LayerNorm|BM_CrossEntropy|BM_Conv/auto|BM_ConvFashionMnistLayers/auto}" \
       --benchmark_format=json --benchmark_out="$out/bench-${device%:0}.json" >/dev/null 2>&1 ||
       echo "ember-bench on $device: exit $?"
   done
@@ -114,10 +115,12 @@ if [ -z "${SKIP_TRAIN:-}" ]; then
   {
     for model in mlp cnn; do
       for device in cuda:0 vulkan:0; do
+        [[ " ${TRAIN_RUNS:-mlp:cuda:0 mlp:vulkan:0 cnn:cuda:0 cnn:vulkan:0} " == *" $model:$device "* ]] || continue
         echo "== ember-train --model $model --device $device, one epoch"
         train 40 --model $model --epochs 1 --device $device --out "$runs/$model-${device%:0}"
         cat "$runs/$model-${device%:0}/metrics.csv" 2>/dev/null
       done
+      [ -n "${TRAIN_RUNS:-}" ] && continue  # a chosen few: no PyTorch reference or checkpoint checks
       echo "== PyTorch, $model on cuda, one epoch"
       step 30 $python bench/train_torch_reference.py --model $model --device cuda
       if [ $model = mlp ]; then
@@ -125,13 +128,15 @@ if [ -z "${SKIP_TRAIN:-}" ]; then
         step 30 $python scripts/check_safetensors.py read "$runs/mlp-cuda"
       fi
     done
-    echo "== Python's safetensors package writes a checkpoint that ember resumes from"
-    short=(--model mlp --max-batches 40 --device cuda:0)
-    train 30 "${short[@]}" --epochs 1 --out "$runs/short-ember" &&
-      step 20 $python scripts/check_safetensors.py rewrite "$runs/short-ember" "$runs/short-python" &&
-      train 30 "${short[@]}" --epochs 2 --resume --out "$runs/short-ember" &&
-      train 30 "${short[@]}" --epochs 2 --resume --out "$runs/short-python" &&
-      step 20 $python scripts/check_safetensors.py same-epoch "$runs/short-ember" "$runs/short-python" 2
+    if [ -z "${TRAIN_RUNS:-}" ]; then
+      echo "== Python's safetensors package writes a checkpoint that ember resumes from"
+      short=(--model mlp --max-batches 40 --device cuda:0)
+      train 30 "${short[@]}" --epochs 1 --out "$runs/short-ember" &&
+        step 20 $python scripts/check_safetensors.py rewrite "$runs/short-ember" "$runs/short-python" &&
+        train 30 "${short[@]}" --epochs 2 --resume --out "$runs/short-ember" &&
+        train 30 "${short[@]}" --epochs 2 --resume --out "$runs/short-python" &&
+        step 20 $python scripts/check_safetensors.py same-epoch "$runs/short-ember" "$runs/short-python" 2
+    fi
   } >"$out/train.txt" 2>&1
   cat "$out/train.txt"
 fi
