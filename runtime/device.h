@@ -45,6 +45,7 @@ struct DeviceInfo {
   bool int64 = false;
   bool float64 = false;
   std::string cooperative_matrix;  // the extensions or units the device reports, or "none"
+  std::string float_controls;      // Vulkan: the float controls ember's shaders get (FloatControls::describe)
 
   std::string spec() const;  // "vulkan:0", "cuda:1"
 };

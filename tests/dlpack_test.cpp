@@ -55,8 +55,15 @@ Tensor sample(DType dtype, IntArrayRef sizes) {
 class DlpackTest : public DeviceTest {
  protected:
   // Vulkan's: the expectations below are Vulkan's (kDLVulkan, a VkBuffer and its offset), and a machine
-  // with CUDA makes CUDA the default.
-  void SetUp() override { device = get_device("vulkan"); }
+  // with CUDA makes CUDA the default, so the factories here are pointed at Vulkan.
+  void SetUp() override {
+    device = get_device("vulkan");
+    set_default_device(device);
+  }
+  void TearDown() override {
+    set_default_device(nullptr);
+    DeviceTest::TearDown();
+  }
   bool mapped(const Tensor& t) const { return t.storage()->allocation->mapped() != nullptr; }
   std::shared_ptr<Device> device;
 };

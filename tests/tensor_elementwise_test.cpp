@@ -1,5 +1,6 @@
 // Elementwise behaviour beyond the op registry's rows: masks that broadcast self, in-place writes
 // through views, and PyTorch's error messages.
+#include <cmath>
 #include <functional>
 
 #include "tests/oracle.h"
@@ -72,6 +73,24 @@ TEST_P(ElementwiseTest, ErrorsUsePyTorchMessages) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "where expected condition to be a boolean tensor, but got a tensor with dtype Float");
   }
+}
+
+// float32 quotients are IEEE's, rounded once, as PyTorch's are: Vulkan allows OpFDiv 2.5 ulp of error,
+// and NVIDIA's driver takes it (an R8 texel's 64 / 255 came back off by one bit).
+TEST_P(ElementwiseTest, Float32QuotientsAreRoundedOnce) {
+  at::manual_seed(3);
+  const at::Tensor bytes = at::arange(256, at::kFloat);
+  EXPECT_TENSOR_EQ(from_torch(bytes, device).div(255), bytes.div(255), 0, 0);
+  const int64_t n = 1 << 16;
+  const at::Tensor a = at::randn({n}) * at::exp(at::randn({n}) * 12);
+  at::Tensor b = at::randn({n}) * at::exp(at::randn({n}) * 12);
+  // The edges, where the correction stands aside: zeros, infinities, NaN, denormals and the largest floats.
+  const at::Tensor edges = at::tensor({0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, 1e-40f, 3e38f, -3e38f, 1e-30f});
+  b.slice(0, 0, edges.numel()).copy_(edges);
+  const Tensor ea = from_torch(a, device), eb = from_torch(b, device);
+  EXPECT_TENSOR_EQ(ea.div(eb), a.div(b), 0, 0);
+  EXPECT_TENSOR_EQ(eb.div(ea), b.div(a), 0, 0);
+  EXPECT_TENSOR_EQ(ea.addcdiv(ea, eb, 0.5), a.addcdiv(a, b, 0.5), 0, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -37,6 +37,7 @@ void print(const ember::DeviceInfo& info) {
   std::printf("  float16 %s  bfloat16 %s  int8 %s  int64 %s  float64 %s\n", yes_no(info.float16),
               yes_no(info.bfloat16), yes_no(info.int8), yes_no(info.int64), yes_no(info.float64));
   std::printf("  cooperative matrix %s\n", info.cooperative_matrix.c_str());
+  if (!info.float_controls.empty()) std::printf("  float controls     %s\n", info.float_controls.c_str());
 }
 
 }  // namespace

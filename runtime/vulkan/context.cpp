@@ -151,6 +151,7 @@ DeviceInfo describe(const EntryPoints& fn, VkPhysicalDevice physical, int index)
     if (contains(extensions, name)) cooperative += (cooperative.empty() ? "" : ", ") + std::string(name);
   }
   info.cooperative_matrix = cooperative.empty() ? "none" : cooperative;
+  info.float_controls = FloatControls::query(fn, physical).describe();
   return info;
 }
 
@@ -359,6 +360,7 @@ void Context::init_properties() {
   storage_16bit = info.bfloat16;
   float64 = info.float64;
   int64_atomics = required_features(fn, physical_device).vulkan12.shaderBufferInt64Atomics;
+  float_controls = FloatControls::query(fn, physical_device);
 }
 
 void Context::create_device() {

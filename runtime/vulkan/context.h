@@ -11,6 +11,7 @@
 #include "runtime/vulkan/external_device.h"
 #include "runtime/device.h"
 #include "runtime/vulkan/entry_points.h"
+#include "runtime/vulkan/float_controls.h"
 
 namespace ember::vulkan {
 
@@ -39,6 +40,7 @@ class Context {
   bool storage_16bit = false;
   bool float64 = false;
   bool int64_atomics = false;  // shaderBufferInt64Atomics
+  FloatControls float_controls;  // what every shader is given before it is compiled
   // VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd, enabled on the device.
   bool external_memory_fd = false;
   bool external_semaphore_fd = false;

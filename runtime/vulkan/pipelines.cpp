@@ -147,9 +147,10 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
   context_->check(fn.vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline->layout),
                   "vkCreatePipelineLayout");
 
+  const std::vector<uint32_t> spirv = with_float_controls(shader.spirv, context_->float_controls);
   VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  module_info.codeSize = shader.spirv.size_bytes();
-  module_info.pCode = shader.spirv.data();
+  module_info.codeSize = spirv.size() * sizeof(uint32_t);
+  module_info.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   context_->check(fn.vkCreateShaderModule(device, &module_info, nullptr, &module),
                   "vkCreateShaderModule");

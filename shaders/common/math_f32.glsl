@@ -440,6 +440,23 @@ float m_log1p(float x) {
   return hi;
 }
 
+// ---- division -----------------------------------------------------------------------------------
+
+// a / b rounded once, as IEEE division and PyTorch give it. Vulkan lets OpFDiv be 2.5 ulp off, and
+// NVIDIA's is (64 / 255 came back a bit low), so the quotient is corrected once by its exact residual
+// a - q b (Dekker's product): correctly rounded but for quotients within about 2^-23 ulp of a midpoint.
+// Outside the ranges where the residual's pieces stay normal the quotient is kept as the device gives it.
+float m_div(float a, float b) {
+  precise float q = a / b;
+  const float aa = abs(a), ab = abs(b), aq = abs(q);
+  if (!(aa > 1.0e-20 && aa < 1.0e37 && ab > 1.0e-30 && ab < 1.0e30 && aq > 1.0e-30 && aq < 1.0e30)) return q;
+  float p, e;
+  mf_two_prod(q, b, p, e);
+  precise float r = (a - p) - e;
+  precise float corrected = q + r / b;
+  return corrected;
+}
+
 // ---- pow ----------------------------------------------------------------------------------------
 
 float m_pow(float x, float y) {
@@ -450,7 +467,8 @@ float m_pow(float x, float y) {
     if (ax == 1.0) return 1.0;
     return (ax > 1.0) == (y > 0.0) ? mf_inf() : 0.0;
   }
-  const bool y_integer = floor(y) == y;
+  // A denormal y (nonzero here) is never a whole number, whatever a device that flushes it makes of floor.
+  const bool y_integer = (floatBitsToUint(y) & 0x7f800000u) != 0u && floor(y) == y;
   const bool y_odd = y_integer && abs(y) < 16777216.0 && floor(0.5 * y) * 2.0 != y;
   const float sign = (mf_signbit(x) && y_odd) ? -1.0 : 1.0;
   if (mf_iszero(ax) || mf_isinf(ax)) {

@@ -497,6 +497,12 @@ double m_log1p(double x) {
   return hi;
 }
 
+// ---- division -----------------------------------------------------------------------------------
+
+// a / b. Drivers build float64 division from Newton steps that end correctly rounded, unlike float32's
+// (see math_f32.glsl's m_div).
+double m_div(double a, double b) { return a / b; }
+
 // ---- pow ----------------------------------------------------------------------------------------
 
 // C's pow special cases (PyTorch follows them): pow(x, +-0) = 1 and pow(1, y) = 1 even for NaN, a

@@ -167,7 +167,7 @@ BINARY(logical_or) { return from_bool(truthy(a) || truthy(b)); }
 BINARY(logical_xor) { return from_bool(truthy(a) != truthy(b)); }
 
 #if COMPUTE_IS_FLOAT
-BINARY(div) { return a / b; }
+BINARY(div) { return m_div(a, b); }
 BINARY(div_trunc) { return trunc(a / b); }
 // PyTorch's floor division for floats: exact for representable quotients near integers.
 BINARY(floor_divide) {
@@ -268,7 +268,7 @@ TERNARY(clamp) { return nan_min(nan_max(a, b), c); }
 #if COMPUTE_IS_FLOAT
 // PyTorch's form: exact at both ends.
 TERNARY(lerp) { return abs(c) < compute_t(0.5) ? a + c * (b - a) : b - (b - a) * (compute_t(1) - c); }
-TERNARY(addcdiv) { return a + value * (b / c); }
+TERNARY(addcdiv) { return a + value * m_div(b, c); }
 #endif
 
 #undef TERNARY
