@@ -29,7 +29,7 @@ compute_t nan_min(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b
 
 #if COMPUTE_IS_FLOAT
 // C's fmod: the result has a's sign.
-compute_t c_fmod(compute_t a, compute_t b) { return a - b * trunc(a / b); }
+compute_t c_fmod(compute_t a, compute_t b) { return a - b * trunc(m_div(a, b)); }
 bool sign_bit(compute_t x) {
 #if defined(COMPUTE_F64)
   return (unpackDouble2x32(x).y >> 31) != 0u;
@@ -168,12 +168,12 @@ BINARY(logical_xor) { return from_bool(truthy(a) != truthy(b)); }
 
 #if COMPUTE_IS_FLOAT
 BINARY(div) { return m_div(a, b); }
-BINARY(div_trunc) { return trunc(a / b); }
+BINARY(div_trunc) { return trunc(m_div(a, b)); }
 // PyTorch's floor division for floats: exact for representable quotients near integers.
 BINARY(floor_divide) {
   if (b == compute_t(0)) return a / b;
   const compute_t mod = c_fmod(a, b);
-  compute_t div = (a - mod) / b;
+  compute_t div = m_div(a - mod, b);
   if (mod != compute_t(0) && (b < compute_t(0)) != (mod < compute_t(0))) div -= compute_t(1);
   if (div == compute_t(0)) return sign_bit(a / b) ? -compute_t(0) : compute_t(0);
   compute_t floored = floor(div);
