@@ -339,7 +339,7 @@ std::vector<int64_t> Iteration::factory_sizes() {
     case 3: return {int64_t{1} << 61, 4};
     case 4: return {3037000500, 3037000500};
     case 5: return {std::numeric_limits<int64_t>::max()};
-    case 6: return {int64_t{1} << 42};  // no overflow, but no device or host has that memory
+    case 6: return {kNoHostHasThisMany};  // no overflow, but no device or host has that memory
     case 7: return pick(std::vector<std::vector<int64_t>>{{big32, 0, big32}, {big32, big32, 0}, {0, int64_t{1} << 62}});
     default: return shape();
   }

@@ -19,6 +19,11 @@
 
 namespace ember::test::fuzz {
 
+// An element count that no host can allocate, even one byte each: 2^50 bytes is past the 2^47 a process
+// can map, so LibTorch's allocation fails where the kernel overcommits memory too. (2^42 did not: on a
+// host with overcommit on, LibTorch got the memory, began to fill it and was killed.)
+constexpr int64_t kNoHostHasThisMany = int64_t{1} << 50;
+
 // A scalar argument as the C++ value both APIs take.
 using ScalarValue = std::variant<int64_t, double, bool>;
 std::string describe(const ScalarValue& value);

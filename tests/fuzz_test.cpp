@@ -908,7 +908,7 @@ std::vector<Row> factory_rows() {
          const auto real = [](const ScalarValue& v) { return std::visit([](auto x) { return double(x); }, v); };
          ScalarValue start, end, step;
          // Redrawn while the count is one LibTorch could allocate but not fill in a test's time (over
-         // 10^5 elements, under 10^13); above, both refuse.
+         // 10^5 elements, under 2^50, kNoHostHasThisMany); above, both refuse.
          double count = 0;
          do {
            start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : it.scalar();
@@ -925,7 +925,7 @@ std::vector<Row> factory_rows() {
              }
            }
            count = std::abs((real(end) - real(start)) / real(step));
-         } while (count > 1e5 && count < 1e13);
+         } while (count > 1e5 && count < static_cast<double>(kNoHostHasThisMany));
          const std::optional<DType> dtype = dtype_or_default(it);
          it.arg("start", start);
          it.arg("end", end);
@@ -942,7 +942,7 @@ std::vector<Row> factory_rows() {
          };
          const ScalarValue start = it.chance(0.7) ? ScalarValue(it.integer(-5, 5)) : bound(it.scalar());
          const ScalarValue end = it.chance(0.7) ? ScalarValue(it.integer(-20, 40) / 2.0) : bound(it.scalar());
-         const int64_t steps = it.chance(0.9) ? it.integer(0, 40) : it.pick(Sizes{-1, int64_t{1} << 42});
+         const int64_t steps = it.chance(0.9) ? it.integer(0, 40) : it.pick(Sizes{-1, kNoHostHasThisMany});
          // Floating dtypes: LibTorch 1.13's CPU linspace into an integer dtype mixes a vectorised and a
          // scalar formula, giving [-5, -4, -4, -3, ..., -1, 0, 0, ...] for (-5, 7.5, 36), which no rule
          // reproduces (ember truncates start + i * step).
@@ -956,7 +956,7 @@ std::vector<Row> factory_rows() {
          it.check([start, end, steps, dtype](auto&, const auto& s) { return s.linspace(start, end, steps, dtype); });
        }},
       {"eye", Category::Factory, [dtype_or_default](Iteration& it) {
-         const int64_t n = it.integer(-1, 6), m = it.chance(0.8) ? it.integer(-1, 6) : int64_t{1} << 42;
+         const int64_t n = it.integer(-1, 6), m = it.chance(0.8) ? it.integer(-1, 6) : kNoHostHasThisMany;
          const std::optional<DType> dtype = dtype_or_default(it);
          it.arg("n", n);
          it.arg("m", m);
