@@ -7,6 +7,7 @@
 # the tests are compiled against that machine's LibTorch (the oracle), with a precompiled header, and
 # linked with the libember.so from the payload. Results go to $OUT (the device tool's output folder) or
 # ./gpu-results: info.txt, compile-errors.log, tests-{cuda,vulkan}.log, bench-{cuda,vulkan}.json,
+# pipeline-cache.bin.xz (for the next call),
 # torch-reference.txt, train.txt (ember-train and PyTorch's epoch on Fashion-MNIST on each device, and the
 # checkpoint checked with Python's safetensors package both ways).
 # The Fashion-MNIST IDX files travel in .gpu/fashion-mnist (scripts/gpu-payload.sh copies them there).
@@ -33,6 +34,9 @@ site="$(dirname "$torch_dir")"
 export LD_LIBRARY_PATH="$work/lib:$torch_dir/lib:$(ls -d "$site"/nvidia/*/lib 2>/dev/null | tr '\n' ':')/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VK_LAYER_PATH="$work/layers"
 export EMBER_PIPELINE_CACHE="$work/pipeline-cache.bin"
+# The driver's compiled pipelines from the last call (copy $OUT's pipeline-cache.bin.xz to .gpu/ and carry
+# it): compiling them is most of what the Vulkan tests spend on a fresh machine.
+[ -f .gpu/pipeline-cache.bin.xz ] && [ ! -f "$EMBER_PIPELINE_CACHE" ] && xz -dc .gpu/pipeline-cache.bin.xz >"$EMBER_PIPELINE_CACHE"
 export EMBER_PYTHON=true  # ember-bench's CPU references; PyTorch's GPU timings come from torch_reference.py
 # The NVIDIA Vulkan driver there needs the GL dispatch libraries (scripts/gpu-payload.sh fetches them);
 # without them vkCreateInstance finds no driver.
@@ -176,6 +180,7 @@ status=0
 cuda_seconds=$(( ($(left) - 10) * 40 / 100 ))
 run_tests cuda "${CUDA_FILTER:-*/cuda:*/cuda_*}" "${CUDA_TEST_SECONDS:-$cuda_seconds}" || status=1
 run_tests vulkan "${VULKAN_FILTER:--*/cuda:*/cuda_*}" "${VULKAN_TEST_SECONDS:-$(( $(left) - 10 ))}" || status=1
+[ -f "$EMBER_PIPELINE_CACHE" ] && xz -T0 -c "$EMBER_PIPELINE_CACHE" >"$out/pipeline-cache.bin.xz"
 for log in "$out"/tests-*.log; do
   echo "== $log"; grep -E '^\[  FAILED  \]|^\[  PASSED  \]|tests ran|ended with status' "$log" | sort -u | head -80; tail -2 "$log"
 done
