@@ -310,15 +310,11 @@ void CudaConv::run(Stream& stream, Direction direction, const DnnProblem& p, con
   std::lock_guard lock(mutex_);
   cudnnHandle_t h = handle(cuda_stream.context().index());
   check_dnn(cudnnSetStream(h, cuda_stream.handle()), "cudnnSetStream");
-  auto make_workspace = [&](size_t bytes) -> void* {
-    if (bytes == 0) return nullptr;
-    workspace = device_.allocator().allocate(bytes, stream.shared_from_this());
-    return device_pointer(*workspace, 0);
-  };
   const DnnPlan& planned = plan(h, direction, p, x.dtype);
   const DnnCall& call = planned.call;
   const size_t bytes = planned.workspace_bytes;
-  void* space = make_workspace(bytes);
+  if (bytes > 0) workspace = device_.allocator().allocate(bytes, stream.shared_from_this());
+  void* space = workspace ? device_pointer(*workspace, 0) : nullptr;
   switch (direction) {
     case Direction::Forward:
       check_dnn(cudnnConvolutionForward(h, one, call.x.get(), x_data, call.w.get(), w_data, call.conv.get(),

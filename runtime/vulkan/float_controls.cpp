@@ -126,15 +126,12 @@ std::vector<uint32_t> with_float_controls(std::span<const uint32_t> spirv, const
   }
   if (modes.empty()) return module;
 
-  auto has = [&](uint32_t capability) {
-    return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
-  };
   std::vector<uint32_t> new_capabilities;
-  for (uint32_t capability : {kCapabilitySignedZeroInfNanPreserve, kCapabilityDenormPreserve}) {
-    const uint32_t mode =
-        capability == kCapabilityDenormPreserve ? kModeDenormPreserve : kModeSignedZeroInfNanPreserve;
+  for (const auto& [capability, mode] : {std::pair{kCapabilitySignedZeroInfNanPreserve, kModeSignedZeroInfNanPreserve},
+                                        std::pair{kCapabilityDenormPreserve, kModeDenormPreserve}}) {
     const bool used = std::any_of(modes.begin(), modes.end(), [&](const auto& m) { return m.first == mode; });
-    if (used && !has(capability)) new_capabilities.insert(new_capabilities.end(), {instruction(kOpCapability, 2), capability});
+    const bool declared_already = std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+    if (used && !declared_already) new_capabilities.insert(new_capabilities.end(), {instruction(kOpCapability, 2), capability});
   }
   // Before SPIR-V 1.4 the modes come from an extension (Vulkan 1.2 devices accept it).
   std::vector<uint32_t> extension;
