@@ -20,9 +20,14 @@ namespace {
 constexpr double kFlopsPerRound = 1e9;
 constexpr int kMaxOpsPerRound = 64;
 
+// How a shape's operands lie: a plain row-major product; a Linear layer's forward (B is W^T, strides 1
+// and K, and a bias row is added); a Linear layer's weight gradient, grad_out^T @ x (A is the transpose
+// of a row-major batch × M grad_out, so its elements are adjacent along M, not K).
+enum class Layout { Plain, Linear, WeightGrad };
+
 struct Shape {
   int64_t M, K, N;
-  bool linear;  // B is W^T (strides 1, K) and a bias row is added
+  Layout layout;
 };
 
 ember::TensorRef matrix(ember::Allocation& allocation, int64_t rows, int64_t cols, int64_t row_stride,
@@ -36,7 +41,8 @@ void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
   ember::vulkan::ScopedMatmulVariant scoped(variant);
   ember::Device& device = *bench_device();
   auto stream = device.default_stream();
-  const auto [M, K, N, linear] = shape;
+  const auto [M, K, N, layout] = shape;
+  const bool linear = layout == Layout::Linear;
   // Ones: no denormals or NaN, and every result is exactly K.
   auto a = ones_buffer(device, M * K * sizeof(float));
   auto b = ones_buffer(device, K * N * sizeof(float));
@@ -45,7 +51,7 @@ void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
 
   ember::MatmulArgs args;
   args.out = matrix(*out, M, N, N, 1);
-  args.a = matrix(*a, M, K, K, 1);
+  args.a = layout == Layout::WeightGrad ? matrix(*a, M, K, 1, M) : matrix(*a, M, K, K, 1);
   args.b = linear ? matrix(*b, K, N, 1, K) : matrix(*b, K, N, N, 1);
   if (linear) {
     args.bias = matrix(*bias, M, N, 0, 1);
@@ -74,16 +80,25 @@ void BM_Matmul(benchmark::State& state, const char* variant, Shape shape) {
 }
 
 const Shape kShapes[] = {
-    {256, 256, 256, false},   {512, 512, 512, false}, {1024, 1024, 1024, false},
-    {2048, 2048, 2048, false},
-    // Fashion-MNIST MLP, batch 64 and 256: 784 → 256 → 10, and 784 → 128.
-    {64, 784, 256, true},     {64, 256, 10, true},    {256, 784, 128, true},
+    {256, 256, 256, Layout::Plain},
+    {512, 512, 512, Layout::Plain},
+    {1024, 1024, 1024, Layout::Plain},
+    {2048, 2048, 2048, Layout::Plain},
+    // Fashion-MNIST MLP, batch 64 and 256: 784 → 256 → 10, and 784 → 128; the first layer's weight
+    // gradient at batch 64.
+    {64, 784, 256, Layout::Linear},
+    {64, 256, 10, Layout::Linear},
+    {256, 784, 128, Layout::Linear},
+    {256, 64, 784, Layout::WeightGrad},
 };
 
 [[maybe_unused]] const bool registered = [] {
-  for (const char* variant : {"register", "tiled"}) {
+  for (const char* variant : {"register", "register-private", "tiled"}) {
     for (const Shape& shape : kShapes) {
-      const std::string name = std::string(shape.linear ? "BM_MatmulLinear/" : "BM_Matmul/") + variant +
+      const char* family = shape.layout == Layout::Linear       ? "BM_MatmulLinear/"
+                           : shape.layout == Layout::WeightGrad ? "BM_MatmulWeightGrad/"
+                                                                : "BM_Matmul/";
+      const std::string name = std::string(family) + variant +
                                "/" + std::to_string(shape.M) + "x" + std::to_string(shape.K) + "x" +
                                std::to_string(shape.N);
       benchmark::RegisterBenchmark(name.c_str(), BM_Matmul, variant, shape)

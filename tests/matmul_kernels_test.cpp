@@ -1,6 +1,6 @@
 // Kernels::matmul against LibTorch's baddbmm on the same host data: edge sizes, transposed and broadcast
 // operands, bias broadcast along rows, alpha and beta, the activation epilogue, every float dtype, launch
-// windows, and both Vulkan kernels (forced through EMBER_MATMUL_VARIANT) on every device.
+// windows, and every Vulkan kernel (forced through EMBER_MATMUL_VARIANT) on every device.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "runtime/error.h"
+#include "runtime/vulkan/vulkan_device.h"
 #include "shaders/matmul/matmul_variant.h"
 #include "tests/oracle.h"
 
@@ -31,9 +32,11 @@ class MatmulKernelsTest : public BackendTest {
     }
   }
 
-  // The kernels to run every case with: both Vulkan variants, or the backend's own.
+  // The kernels to run every case with: every Vulkan kernel (register blocks that share A within a
+  // subgroup where the device has them, register blocks that do not, shared-memory tiles), or the
+  // backend's own.
   std::vector<std::string> variants() const {
-    if (device->backend() == Backend::Vulkan) return {"register", "tiled"};
+    if (device->backend() == Backend::Vulkan) return {"register-shared", "register-private", "tiled"};
     return {""};
   }
 };
@@ -451,6 +454,16 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
   }
 }
 
+// "register-shared" must reach the shared blocks where they exist, or the cases above would test the
+// private ones twice: lavapipe has the subgroups they need.
+TEST_P(MatmulKernelsTest, LavapipeRunsTheBlocksThatShareA) {
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device == nullptr || device->info().driver.find("llvmpipe") == std::string::npos) {
+    GTEST_SKIP() << "the check is for lavapipe; other devices share A when their subgroups allow it";
+  }
+  EXPECT_TRUE(vulkan::register_blocks_can_share_a(*vulkan_device));
+}
+
 // Mixed operand dtypes: each operand loads from its own dtype (tensor/ does not send these today).
 TEST_P(MatmulKernelsTest, OperandsLoadFromTheirOwnDtypes) {
   if (!device->supports(DType::Float16) || !device->supports(DType::BFloat16)) {
@@ -734,6 +747,14 @@ TEST(MatmulVariant, ChosenPerDeviceClassAndOverridden) {
   {
     vulkan::ScopedMatmulVariant forced("register");
     EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::Register);
+  }
+  {
+    vulkan::ScopedMatmulVariant forced("register-shared");
+    EXPECT_EQ(vulkan::matmul_variant(gpu), vulkan::MatmulVariant::RegisterShared);
+  }
+  {
+    vulkan::ScopedMatmulVariant forced("register-private");
+    EXPECT_EQ(vulkan::matmul_variant(cpu), vulkan::MatmulVariant::RegisterPrivate);
   }
   {
     vulkan::ScopedMatmulVariant wrong("fastest");

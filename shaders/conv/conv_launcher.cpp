@@ -418,7 +418,7 @@ ConvVariant conv_variant(const DeviceInfo& info) {
       throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform, tiled or depthwise");
     }
   }
-  return matmul_variant(info) == MatmulVariant::Register ? ConvVariant::Automatic : ConvVariant::Tiled;
+  return matmul_variant(info) == MatmulVariant::Tiled ? ConvVariant::Tiled : ConvVariant::Automatic;
 }
 
 bool conv_depthwise_allowed() {

@@ -10,8 +10,11 @@
 #include "typed_operands.glsl"
 #include "activations.glsl"
 
+// 256 invocations, unless the including shader sizes its workgroups itself (REGISTER_WORKGROUP).
+#ifndef REGISTER_WORKGROUP
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
+#endif
 
 layout(constant_id = 0) const uint OUT_DT = DT_F32;
 layout(constant_id = 1) const uint A_DT = DT_F32;

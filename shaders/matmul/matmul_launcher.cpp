@@ -129,6 +129,8 @@ struct Tiles {
   int64_t tile_m = 0;
   int64_t tile_n = 0;
   uint32_t lanes_n = 0;  // the register kernel's push constant
+  bool shares_a = false;  // the register kernel's SHARE_A
+  uint32_t workgroup = 256;
 };
 
 // matmul_register.comp's A_PAIRS and B_PAIRS.
@@ -150,32 +152,44 @@ bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compu
          context.properties.limits.minStorageBufferOffsetAlignment % (2 * size) == 0;
 }
 
-// Register blocks per invocation with their speed, measured on lavapipe at 1024³ float32 with paired
-// loads, in GFLOP per CPU-second (docs/PERFORMANCE.md, "Matmul"): each load costs as much as several FMAs
-// there, and a TM×TN block makes TM + TN loads per TM·TN FMAs. 16×8 and 16×16 ran no faster than 8×8
-// beyond the noise, and llvmpipe took 2.7 and 6.6 CPU-seconds to compile them (8×8: 1.3), so they are
-// left out.
+// Register blocks per invocation with their speed on lavapipe in GFLOP per CPU-second (docs/PERFORMANCE.md,
+// "Matmul"). Private blocks load all of their A: each load costs as much as several FMAs there, and a
+// TM×TN block makes TM + TN loads per TM·TN FMAs. 16×8 and 16×16 private blocks ran no faster than 8×8
+// beyond the noise and took 2.7 and 6.6 CPU-seconds to compile (8×8: 1.3), so they are left out.
+// A shared block (SHARE_A) takes A from the lane of its subgroup that loaded it: it needs subgroups of 8
+// with shuffles, 8 lanes along N per subgroup, and float32 compute; its workgroups hold 64 invocations,
+// so that small products still spread over every thread. 32×8 shared ran 15-30% faster than 16×8 but
+// took 6.7 CPU-seconds to compile against 2.4.
 struct RegisterBlock {
   uint32_t tm, tn;
+  bool shares_a;
+  uint32_t workgroup;
   double speed;
 };
-constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 7.8}, {4, 4, 4.8}};
-constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};  // invocations along N, dividing 256
+constexpr RegisterBlock kRegisterBlocks[] = {
+    {16, 8, true, 64, 15.0}, {8, 8, false, 256, 7.8}, {4, 4, false, 256, 4.8}};
+constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};  // invocations along N
 
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups (lavapipe runs
-// one workgroup per CPU thread), each round as long as one tile, padding included.
-Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+// one workgroup per CPU thread), each round as long as one tile, padding columns included; padding rows
+// cost nothing past the block holding the last row, since invocations wholly past M return at once.
+Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_t N, int64_t workers,
+                     bool may_share_a, bool must_share_a) {
   Tiles best;
   double best_cost = 0;
   for (const RegisterBlock& block : kRegisterBlocks) {
+    if (block.shares_a ? !may_share_a : must_share_a) continue;
     for (uint32_t lanes : kLaneCounts) {
-      const int64_t tile_m = int64_t{256 / lanes} * block.tm;
+      if (lanes > block.workgroup || (block.shares_a && lanes % 8 != 0)) continue;
+      const int64_t tile_m = int64_t{block.workgroup / lanes} * block.tm;
       const int64_t tile_n = int64_t{lanes} * block.tn;
       const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
       const int64_t rounds = (groups + workers - 1) / workers;
-      const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
+      const int64_t rows_run = std::min(tile_m, (M + block.tm - 1) / block.tm * block.tm);
+      const double cost = static_cast<double>(rounds) * static_cast<double>(rows_run * tile_n) / block.speed;
       if (best.shader.empty() || cost < best_cost) {
-        best = {"matmul_register_" + suffix, {block.tm, block.tn}, tile_m, tile_n, lanes};
+        best = {"matmul_register_" + suffix, {block.tm, block.tn}, tile_m, tile_n, lanes, block.shares_a,
+                block.workgroup};
         best_cost = cost;
       }
     }
@@ -183,15 +197,19 @@ Tiles register_tiles(const std::string& suffix, int64_t batch, int64_t M, int64_
   return best;
 }
 
-Tiles choose_tiles(MatmulVariant variant, const Context& context, const MatmulArgs& args, DType compute) {
+Tiles choose_tiles(MatmulVariant variant, const Context& context, bool subgroups_share, const MatmulArgs& args,
+                   DType compute) {
   const DeviceInfo& info = context.info;
   const std::string suffix(compute_suffix(compute));
-  if (variant == MatmulVariant::Register) {
+  if (variant != MatmulVariant::Tiled) {
     // A CPU runs a workgroup per thread; a GPU (only when forced) runs many at once, which favours the
     // small tiles it needs anyway.
     const int64_t workers =
         info.kind == "CPU" ? std::max<int64_t>(1, std::thread::hardware_concurrency()) : 4096;
-    Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers);
+    const bool may_share_a =
+        variant != MatmulVariant::RegisterPrivate && subgroups_share && compute == DType::Float32;
+    Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers,
+                                 may_share_a, may_share_a && variant == MatmulVariant::RegisterShared);
     const uint32_t a_pairs = can_pair(context, args.a, 2, compute)   ? kPairsAlongK
                              : can_pair(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
                                                                      : kPairsNone;
@@ -230,9 +248,19 @@ DType compute_dtype(const MatmulArgs& args, bool has_bias) {
   return compute;
 }
 
+// register_blocks_can_share_a, from the context (SHARE_A's chunks are 8 lanes wide).
+bool subgroups_share_a(const Context& context) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  context.fn.vkGetPhysicalDeviceProperties2(context.physical_device, &properties);
+  return subgroup.subgroupSize == 8 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+}
+
 class VulkanMatmul final : public MatmulKernels {
  public:
-  explicit VulkanMatmul(VulkanDevice& device) : device_(device) {}
+  explicit VulkanMatmul(VulkanDevice& device)
+      : device_(device), subgroups_share_a_(subgroups_share_a(device.context())) {}
   void matmul(Stream& stream, const MatmulArgs& args) override;
 
  private:
@@ -242,6 +270,7 @@ class VulkanMatmul final : public MatmulKernels {
   void split_along_k(Stream& stream, const MatmulArgs& args);
 
   VulkanDevice& device_;
+  const bool subgroups_share_a_;
 };
 
 // The halves go along K (out = alpha A1 B1 + beta bias, then out = alpha A2 B2 + out) or along N (the
@@ -290,12 +319,17 @@ void VulkanMatmul::split_along_k(Stream& stream, const MatmulArgs& args) {
 
 }  // namespace
 
+bool register_blocks_can_share_a(VulkanDevice& device) { return subgroups_share_a(device.context()); }
+
 MatmulVariant matmul_variant(const DeviceInfo& info) {
   if (const char* forced = std::getenv("EMBER_MATMUL_VARIANT"); forced && *forced) {
     const std::string value(forced);
     if (value == "register") return MatmulVariant::Register;
+    if (value == "register-shared") return MatmulVariant::RegisterShared;
+    if (value == "register-private") return MatmulVariant::RegisterPrivate;
     if (value == "tiled") return MatmulVariant::Tiled;
-    throw Error("EMBER_MATMUL_VARIANT is '" + value + "'; it takes register or tiled");
+    throw Error("EMBER_MATMUL_VARIANT is '" + value +
+                "'; it takes register, register-shared, register-private or tiled");
   }
   return info.kind == "CPU" ? MatmulVariant::Register : MatmulVariant::Tiled;
 }
@@ -330,7 +364,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     split_along_k(stream, args);
     return;
   }
-  const Tiles tiles = choose_tiles(matmul_variant(info), context, args, compute);
+  const Tiles tiles = choose_tiles(matmul_variant(info), context, subgroups_share_a_, args, compute);
   std::vector<uint32_t> specialization = {
       static_cast<uint32_t>(args.out.dtype), static_cast<uint32_t>(args.a.dtype),
       static_cast<uint32_t>(args.b.dtype),
@@ -339,6 +373,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   // ACTIVATION, after each shader's tile constants (MatmulActivation's values are the GLSL's); the
   // integer variants have none.
   if (is_float(args.out.dtype)) specialization.push_back(static_cast<uint32_t>(args.activation));
+  if (tiles.shares_a) specialization.insert(specialization.end(), {1u, tiles.workgroup});  // SHARE_A, its size
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
 
   // Launch windows: as many whole matrices as every operand's binding can reach, else one matrix at a

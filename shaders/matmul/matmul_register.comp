@@ -1,4 +1,5 @@
 #version 450
+#extension GL_KHR_shader_subgroup_shuffle : enable
 // Batched matmul without shared memory, for CPU drivers (lavapipe): each invocation keeps a TM×TN block
 // of out in registers and reads A and B straight from memory.
 //
@@ -12,6 +13,11 @@
 // A_PAIRS / B_PAIRS say along which dim. Pairs along K step k by two; the host only asks for pairs when
 // the paired dim has an even size.
 //
+// Shared A (SHARE_A): the 8 invocations of a subgroup work on the same rows, so each loads an eighth of a
+// chunk of A's k and takes the rest from its neighbours with shuffles, which llvmpipe does in registers.
+// The A loads per k drop from TM to TM / 8, and the block can be tall. Measured on lavapipe: 16×8 shared
+// blocks ran 1.3-3× faster than 8×8 private ones (docs/PERFORMANCE.md, "Matmul").
+//
 // Invocation (r, c) owns rows r·TM + i and the columns 2·(c + lanes_n·jp) + e for j = 2·jp + e: pairs of
 // adjacent columns, and on a GPU, if the variant is forced there, neighbouring invocations read
 // neighbouring pairs of a row-major B.
@@ -20,12 +26,18 @@
 // lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
 // once per invocation, and as a specialization constant it would multiply the pipelines to compile.
 layout(constant_id = 8) const uint ACTIVATION = 0;  // matmul_common.glsl's store_result
+// Invocations per workgroup (specialization constant 10), a multiple of lanes_n: the shared blocks run
+// 64, so that small products still split into a workgroup per CPU thread.
+layout(local_size_x = 256, local_size_x_id = 10) in;
+#define REGISTER_WORKGROUP
+#define WORKGROUP_SIZE gl_WorkGroupSize.x
 #include "matmul_common.glsl"
 
 layout(constant_id = 4) const uint TM = 8;       // even
 layout(constant_id = 5) const uint TN = 8;       // even
 layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_ROWS (M)
 layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_COLS (N)
+layout(constant_id = 9) const uint SHARE_A = 0;  // 1: the subgroup shares A (float32 compute only)
 #define PAIRS_NONE 0u
 #define PAIRS_ALONG_K 1u
 #define PAIRS_ALONG_ROWS 2u
@@ -59,11 +71,32 @@ layout(set = 0, binding = 2) readonly buffer b_pairs_block { uint64_t b_data_pai
 DEFINE_PAIR_LOAD(a_data, A_DT)
 DEFINE_PAIR_LOAD(b_data, B_DT)
 
+// B's rows k .. k + KSTEP - 1 at this invocation's columns.
+void load_b(uint b_index[TN], uint k, uint b_step, out compute_t b[KSTEP][TN]) {
+  if (B_PAIRS == PAIRS_ALONG_K) {
+    for (uint j = 0; j < TN; ++j) b_data_load_pair(b_index[j] + k, b[0][j], b[KSTEP - 1u][j]);
+  } else {
+    for (uint s = 0; s < KSTEP; ++s) {
+      for (uint j = 0; j < TN; ++j) {
+        if (B_PAIRS == PAIRS_ALONG_COLS) {
+          if (j % 2u == 0u) b_data_load_pair(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u]);
+        } else {
+          b[s][j] = b_data_load(b_index[j] + (k + s) * b_step);
+        }
+      }
+    }
+  }
+}
+
 void main() {
   const uint batch = gl_WorkGroupID.z;
   const uint lanes = p.lanes_n;
-  const uint lane = gl_LocalInvocationIndex % lanes;
-  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
+  // Shared A needs each subgroup (8 invocations, the host checks) on the same rows: lanes_n is a multiple
+  // of 8 then, and invocations are numbered subgroup by subgroup.
+  const uint invocation =
+      SHARE_A != 0u ? gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID : gl_LocalInvocationIndex;
+  const uint lane = invocation % lanes;
+  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + invocation / lanes * TM;
   const uint tile_n0 = gl_WorkGroupID.x * (lanes * TN);
   if (m0 >= p.M) return;  // the whole block is past the edge
 
@@ -92,7 +125,46 @@ void main() {
 
   const uint a_step = p.col_strides[OP_A];
   const uint b_step = p.row_strides[OP_B];
-  for (uint k = 0; k < p.K; k += KSTEP) {
+  uint k = 0;
+#if defined(COMPUTE_F32)
+  if (SHARE_A != 0u) {
+    // Chunks of 8·KSTEP k: each lane loads its eighth of the chunk's A, and the FMAs take every value
+    // from the lane that loaded it.
+    const uint sub = gl_SubgroupInvocationID;
+    for (; k + 8u * KSTEP <= p.K; k += 8u * KSTEP) {
+      compute_t a_part[2][TM];
+      for (uint i = 0; i < TM; ++i) {
+        if (A_PAIRS == PAIRS_ALONG_K) {
+          a_data_load_pair(a_index[i] + k + 2u * sub, a_part[0][i], a_part[1][i]);
+        } else {
+          for (uint t = 0; t < KSTEP; ++t) {
+            const uint a_at = a_index[i] + (k + 8u * t + sub) * a_step;
+            if (A_PAIRS == PAIRS_ALONG_ROWS) {
+              if (i % 2u == 0u) a_data_load_pair(a_at, a_part[t][i], a_part[t][i + 1u]);
+            } else {
+              a_part[t][i] = a_data_load(a_at);
+            }
+          }
+        }
+      }
+      for (uint step = 0; step < min(8u, (p.K - k) / KSTEP); ++step) {
+        compute_t b[KSTEP][TN];
+        load_b(b_index, k + KSTEP * step, b_step, b);
+        for (uint t = 0; t < KSTEP; ++t) {
+          // A's element (row i, k + f) sits in lane f / 2, slot f % 2 for pairs along K, else in lane
+          // f % 8, slot f / 8.
+          const uint f = KSTEP * step + t;
+          for (uint i = 0; i < TM; ++i) {
+            const compute_t a = A_PAIRS == PAIRS_ALONG_K ? subgroupShuffle(a_part[f % 2u][i], f / 2u)
+                                                         : subgroupShuffle(a_part[f / 8u][i], f % 8u);
+            for (uint j = 0; j < TN; ++j) acc[i][j] = MULTIPLY_ADD(a, b[t][j], acc[i][j]);
+          }
+        }
+      }
+    }
+  }
+#endif
+  for (; k < p.K; k += KSTEP) {
     compute_t a[KSTEP][TM];
     if (A_PAIRS == PAIRS_ALONG_K) {
       for (uint i = 0; i < TM; ++i) a_data_load_pair(a_index[i] + k, a[0][i], a[KSTEP - 1u][i]);
@@ -108,19 +180,7 @@ void main() {
       }
     }
     compute_t b[KSTEP][TN];
-    if (B_PAIRS == PAIRS_ALONG_K) {
-      for (uint j = 0; j < TN; ++j) b_data_load_pair(b_index[j] + k, b[0][j], b[KSTEP - 1u][j]);
-    } else {
-      for (uint s = 0; s < KSTEP; ++s) {
-        for (uint j = 0; j < TN; ++j) {
-          if (B_PAIRS == PAIRS_ALONG_COLS) {
-            if (j % 2u == 0u) b_data_load_pair(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u]);
-          } else {
-            b[s][j] = b_data_load(b_index[j] + (k + s) * b_step);
-          }
-        }
-      }
-    }
+    load_b(b_index, k, b_step, b);
     for (uint s = 0; s < KSTEP; ++s) {
       for (uint i = 0; i < TM; ++i) {
         for (uint j = 0; j < TN; ++j) acc[i][j] = MULTIPLY_ADD(a[s][i], b[s][j], acc[i][j]);
