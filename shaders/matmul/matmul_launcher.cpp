@@ -206,8 +206,12 @@ Tiles choose_tiles(MatmulVariant variant, const Context& context, bool subgroups
     // small tiles it needs anyway.
     const int64_t workers =
         info.kind == "CPU" ? std::max<int64_t>(1, std::thread::hardware_concurrency()) : 4096;
-    const bool may_share_a =
-        variant != MatmulVariant::RegisterPrivate && subgroups_share && compute == DType::Float32;
+    // GELU's epilogue, inlined for each of a shared block's 128 results, made its pipelines take about
+    // 3 s each to create on lavapipe, even with Mesa's shader cache warm.
+    const bool cheap_epilogue =
+        args.activation == MatmulActivation::None || args.activation == MatmulActivation::Relu;
+    const bool may_share_a = variant != MatmulVariant::RegisterPrivate && subgroups_share &&
+                             compute == DType::Float32 && cheap_epilogue;
     Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers,
                                  may_share_a, may_share_a && variant == MatmulVariant::RegisterShared);
     const uint32_t a_pairs = can_pair(context, args.a, 2, compute)   ? kPairsAlongK

@@ -129,16 +129,17 @@ void main() {
 #if defined(COMPUTE_F32)
   if (SHARE_A != 0u) {
     // Chunks of 8·KSTEP k: each lane loads its eighth of the chunk's A, and the FMAs take every value
-    // from the lane that loaded it.
+    // from the lane that loaded it. In the last chunk, lanes past K load the last element (pair) again,
+    // which no step uses.
     const uint sub = gl_SubgroupInvocationID;
-    for (; k + 8u * KSTEP <= p.K; k += 8u * KSTEP) {
+    for (; k < p.K; k += 8u * KSTEP) {
       compute_t a_part[2][TM];
       for (uint i = 0; i < TM; ++i) {
         if (A_PAIRS == PAIRS_ALONG_K) {
-          a_data_load_pair(a_index[i] + k + 2u * sub, a_part[0][i], a_part[1][i]);
+          a_data_load_pair(a_index[i] + min(k + 2u * sub, p.K - 2u), a_part[0][i], a_part[1][i]);
         } else {
           for (uint t = 0; t < KSTEP; ++t) {
-            const uint a_at = a_index[i] + (k + 8u * t + sub) * a_step;
+            const uint a_at = a_index[i] + min(k + 8u * t + sub, p.K - 1u) * a_step;
             if (A_PAIRS == PAIRS_ALONG_ROWS) {
               if (i % 2u == 0u) a_data_load_pair(a_at, a_part[t][i], a_part[t][i + 1u]);
             } else {
@@ -147,7 +148,10 @@ void main() {
           }
         }
       }
-      for (uint step = 0; step < min(8u, (p.K - k) / KSTEP); ++step) {
+      // A bound llvmpipe's compiler cannot see through: unrolled (with constant lanes), the loop compiled
+      // slower and ran slower. subgroupBroadcast from the same lanes ran 1.7× slower than the shuffles.
+      const uint steps = min(8u, (p.K - k) / KSTEP);
+      for (uint step = 0; step < steps; ++step) {
         compute_t b[KSTEP][TN];
         load_b(b_index, k + KSTEP * step, b_step, b);
         for (uint t = 0; t < KSTEP; ++t) {
@@ -164,7 +168,8 @@ void main() {
     }
   }
 #endif
-  for (; k < p.K; k += KSTEP) {
+  // The private blocks' k loop (a pipeline has either this or the shared one).
+  for (; SHARE_A == 0u && k < p.K; k += KSTEP) {
     compute_t a[KSTEP][TM];
     if (A_PAIRS == PAIRS_ALONG_K) {
       for (uint i = 0; i < TM; ++i) a_data_load_pair(a_index[i] + k, a[0][i], a[KSTEP - 1u][i]);
