@@ -16,7 +16,7 @@
 // Shared A (SHARE_A): the 8 invocations of a subgroup work on the same rows, so each loads an eighth of a
 // chunk of A's k and takes the rest from its neighbours with shuffles, which llvmpipe does in registers.
 // The A loads per k drop from TM to TM / 8, and the block can be tall. Measured on lavapipe: 16×8 shared
-// blocks ran 1.3-3× faster than 8×8 private ones (docs/PERFORMANCE.md, "Matmul").
+// blocks ran 1.6-2.2× faster than the private ones (docs/PERFORMANCE.md, "Matmul").
 //
 // Invocation (r, c) owns rows r·TM + i and the columns 2·(c + lanes_n·jp) + e for j = 2·jp + e: pairs of
 // adjacent columns, and on a GPU, if the variant is forced there, neighbouring invocations read
