@@ -104,7 +104,7 @@ step() {  # seconds, command...: runs it if the time left allows, keeping 250 s 
 if [ -z "${SKIP_BENCH:-}" ]; then
   for device in cuda:0 vulkan:0; do
     EMBER_DEVICE=$device step 60 "$work/bin/ember-bench" --benchmark_min_time=0.05 \
-      --benchmark_filter="${BENCH_FILTER:-BM_Matmul|BM_CopyKernel|BM_AddKernel/|BM_TensorExp|BM_TensorSum|BM_Attention/kernels/fwd/E64|BM_TrainStep|BM_AdamStep|BM_LayerNorm|BM_CrossEntropy|BM_Conv/auto|BM_ConvFashionMnistLayers/auto}" \
+      --benchmark_filter="${BENCH_FILTER:-BM_Matmul[A-Za-z]*/(register|tiled)/|BM_CopyKernel|BM_AddKernel/|BM_TensorExp|BM_TensorSum|BM_Attention/kernels/fwd/E64|BM_TrainStep|BM_AdamStep|BM_LayerNorm|BM_CrossEntropy|BM_Conv/auto|BM_ConvFashionMnistLayers/auto}" \
       --benchmark_format=json --benchmark_out="$out/bench-${device%:0}.json" >/dev/null 2>&1 ||
       echo "ember-bench on $device: exit $?"
   done
