@@ -18,6 +18,16 @@
 
 namespace ember::vulkan {
 
+// SHARE_A's chunks are 8 lanes wide, and DeviceInfo has the subgroup size but not the operations.
+bool register_blocks_can_share_a(VulkanDevice& device) {
+  const Context& context = device.context();
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  context.fn.vkGetPhysicalDeviceProperties2(context.physical_device, &properties);
+  return subgroup.subgroupSize == 8 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+}
+
 namespace {
 
 // Mirrors the push-constant block of matmul_common.glsl.
@@ -252,19 +262,10 @@ DType compute_dtype(const MatmulArgs& args, bool has_bias) {
   return compute;
 }
 
-// register_blocks_can_share_a, from the context (SHARE_A's chunks are 8 lanes wide).
-bool subgroups_share_a(const Context& context) {
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
-  context.fn.vkGetPhysicalDeviceProperties2(context.physical_device, &properties);
-  return subgroup.subgroupSize == 8 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
-         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
-}
-
 class VulkanMatmul final : public MatmulKernels {
  public:
   explicit VulkanMatmul(VulkanDevice& device)
-      : device_(device), subgroups_share_a_(subgroups_share_a(device.context())) {}
+      : device_(device), subgroups_share_a_(register_blocks_can_share_a(device)) {}
   void matmul(Stream& stream, const MatmulArgs& args) override;
 
  private:
@@ -323,7 +324,6 @@ void VulkanMatmul::split_along_k(Stream& stream, const MatmulArgs& args) {
 
 }  // namespace
 
-bool register_blocks_can_share_a(VulkanDevice& device) { return subgroups_share_a(device.context()); }
 
 MatmulVariant matmul_variant(const DeviceInfo& info) {
   if (const char* forced = std::getenv("EMBER_MATMUL_VARIANT"); forced && *forced) {
