@@ -13,7 +13,10 @@
 # The Fashion-MNIST IDX files travel in .gpu/fashion-mnist (scripts/gpu-payload.sh copies them there).
 # Everything is planned to end within GPU_SECONDS (default 560): what runs out of time is skipped and named.
 # To rerun a part: CUDA_FILTER='*Attention*/cuda' VULKAN_FILTER='*Attention*:-*/cuda' SKIP_BENCH=1 scripts/run-gpu.sh
-# (also BENCH_FILTER, a regex of ember-bench names; TRAIN_RUNS, e.g. "cnn:cuda:0"; SKIP_TRAIN=1).
+# (also BENCH_FILTER, a regex of ember-bench names; TRAIN_RUNS, e.g. "cnn:cuda:0"; SKIP_TRAIN=1;
+# REUSE_TESTS=1 runs the ember-tests a call before built on a machine still warm, without compiling).
+# The CUDA and Vulkan tests run at the same time, each in TEST_SHARDS processes (default 5): most of a
+# test's time is the host's (LibTorch's oracle, pipeline creation), so one process leaves the GPU idle.
 # (EMBER_GPU_PYTHON names a python3 with torch where the first on PATH lacks it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -90,8 +93,14 @@ compile_tests() {
   link || { echo "linking again with unresolved symbols allowed"; link -Wl,--unresolved-symbols=ignore-all; }
 }
 start=$SECONDS
-compile_tests >"$out/compile-errors.log" 2>&1 &
-compiling=$!
+compile_log="$work/compile-errors.log"
+if [ -n "${REUSE_TESTS:-}" ] && [ -x "$work/ember-tests" ]; then
+  : >"$compile_log"; compiling=""
+else
+  rm -f "$work/ember-tests"
+  compile_tests >"$compile_log" 2>&1 &
+  compiling=$!
+fi
 
 # Benchmarks and training run while the tests compile (the compiler is niced).
 step() {  # seconds, command...: runs it if the time left allows, keeping 250 s for the tests
@@ -144,21 +153,21 @@ if [ -z "${SKIP_TRAIN:-}" ]; then
   } >"$out/train.txt" 2>&1
   cat "$out/train.txt"
 fi
-wait $compiling
+[ -n "$compiling" ] && wait $compiling
 echo "tests compiled in $((SECONDS - start)) s"
-for log in "$work"/err/*.log; do [ -s "$log" ] && { echo "== $log"; head -30 "$log"; }; done >>"$out/compile-errors.log"
-grep -h "does not compile" "$out/compile-errors.log"
-[ -x "$work/ember-tests" ] || { tail -40 "$out/compile-errors.log"; exit 1; }
+for log in "$work"/err/*.log; do [ -s "$log" ] && { echo "== $log"; head -30 "$log"; }; done >>"$compile_log"
+{ echo "== compiling the tests"; cat "$compile_log"; } >>"$out/info.txt"
+grep -h "does not compile" "$compile_log"
+[ -x "$work/ember-tests" ] || { tail -40 "$compile_log"; exit 1; }
 
 # A test that crashes the process is named and left out, and the run goes on without the suites that
 # had finished (gtest runs a suite's tests together), up to thirty times.
-run_tests() {  # name, gtest filter, seconds
-  local log="$out/tests-$1.log" positive="${2%%-*}" negative="" test_deadline=$((SECONDS + $3)) rc crashed attempt_log
+run_shard() {  # log, gtest filter, deadline
+  local log="$1" positive="${2%%-*}" negative="" test_deadline=$3 rc crashed attempt_log="$1.attempt"
   [[ "$2" == *-* ]] && negative="${2#*-}"
   : >"$log"
-  attempt_log="$work/attempt.log"
   for attempt in $(seq 30); do
-    [ $((test_deadline - SECONDS)) -gt 5 ] || { echo "out of time for the $1 tests" | tee -a "$log"; return 1; }
+    [ $((test_deadline - SECONDS)) -gt 5 ] || { echo "out of time for $(basename "$log")" | tee -a "$log"; return 1; }
     # optional_static_tls: the NVIDIA Vulkan driver, loaded after LibTorch and CUDA, needs more static TLS
     # than glibc keeps spare ("cannot allocate memory in static TLS block" otherwise).
     GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 EMBER_VALIDATION=1 timeout $((test_deadline - SECONDS)) "$work/ember-tests" \
@@ -176,12 +185,42 @@ run_tests() {  # name, gtest filter, seconds
   done
   return 1
 }
+# Splits a filter's tests by whole suites into TEST_SHARDS groups of about equal counts and runs them at
+# once, then runs what failed again in one process, alone, to tell a test that fails from one that only
+# failed beside others.
+run_tests() {  # name, gtest filter, seconds
+  local shards=${TEST_SHARDS:-5} k status=0 pids=() failed deadline=$((SECONDS + $3))
+  rm -f "$work/tests-$1-"*
+  # One line per suite (its test count, then its tests' full names joined by ':'), largest first, dealt
+  # to the shard with the fewest tests so far.
+  "$work/ember-tests" --gtest_list_tests --gtest_filter="$2" 2>/dev/null |
+    awk '/^[^ ]/ { suite = $1 } /^  / { count[suite]++; names[suite] = names[suite] (count[suite] > 1 ? ":" : "") suite $1 }
+         END { for (s in count) print count[s], names[s] }' | sort -rn |
+    awk -v n="$shards" '{ best = 0; for (k = 1; k < n; k++) if (load[k] < load[best]) best = k
+                          load[best] += $1; group[best] = group[best] (group[best] ? ":" : "") $2 }
+                        END { for (k = 0; k < n; k++) if (group[k]) print group[k] }' >"$work/shards-$1"
+  k=0
+  while read -r tests; do
+    run_shard "$work/tests-$1-$k.log" "$tests" $((SECONDS + $3 * 4 / 5)) &
+    pids+=($!); k=$((k + 1))
+  done <"$work/shards-$1"
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  failed="$(cat "$work/tests-$1-"*.log | grep -E '^\[  FAILED  \] [^ ]+\.' | awk '{ sub(/,$/, "", $4); print $4 }' | sort -u | paste -sd:)"
+  [ -n "$failed" ] && run_shard "$work/tests-$1-rerun" "$failed" $deadline
+  for log in "$work/tests-$1-"*; do
+    [[ "$log" == *.attempt ]] || { echo "=== $(basename "$log")"; cat "$log"; }
+  done >"$out/tests-$1.log"
+  return $status
+}
 status=0
-cuda_seconds=$(( ($(left) - 10) * 40 / 100 ))
-run_tests cuda "${CUDA_FILTER:-*/cuda:*/cuda_*}" "${CUDA_TEST_SECONDS:-$cuda_seconds}" || status=1
-run_tests vulkan "${VULKAN_FILTER:--*/cuda:*/cuda_*}" "${VULKAN_TEST_SECONDS:-$(( $(left) - 10 ))}" || status=1
+test_seconds=$(( $(left) - 10 ))
+run_tests cuda "${CUDA_FILTER:-*/cuda:*/cuda_*}" "${CUDA_TEST_SECONDS:-$test_seconds}" & cuda_tests=$!
+run_tests vulkan "${VULKAN_FILTER:--*/cuda:*/cuda_*}" "${VULKAN_TEST_SECONDS:-$test_seconds}" || status=1
+wait $cuda_tests || status=1
 [ -f "$EMBER_PIPELINE_CACHE" ] && xz -T0 -c "$EMBER_PIPELINE_CACHE" >"$out/pipeline-cache.bin.xz"
 for log in "$out"/tests-*.log; do
-  echo "== $log"; grep -E '^\[  FAILED  \]|^\[  PASSED  \]|tests ran|ended with status' "$log" | sort -u | head -80; tail -2 "$log"
+  echo "== $log"
+  awk '/^===/ { print; delete seen } /^\[  PASSED  \]|ended with status|out of time/ { print "  " $0 }
+       /^\[  FAILED  \] [^ ]+\./ { name = $4; sub(/,$/, "", name); if (!seen[name]++) print "  failed: " name }' "$log"
 done
 exit $status
