@@ -445,16 +445,24 @@ float m_log1p(float x) {
 // a / b rounded once, as IEEE division and PyTorch give it. Vulkan lets OpFDiv be 2.5 ulp off, and
 // NVIDIA's is (64 / 255 came back a bit low), so the quotient is corrected once by its exact residual
 // a - q b (Dekker's product): correctly rounded but for quotients within about 2^-23 ulp of a midpoint.
-// Outside the ranges where the residual's pieces stay normal the quotient is kept as the device gives it.
+// The correction works on a and b scaled to [0.5, 1), so that the residual's pieces stay normal whatever
+// the operands' exponents; scaling the quotient back is exact while it is normal. Zero, denormal,
+// infinite and NaN operands or quotients are kept as the device gives them.
 float m_div(float a, float b) {
   precise float q = a / b;
-  const float aa = abs(a), ab = abs(b), aq = abs(q);
-  if (!(aa > 1.0e-20 && aa < 1.0e37 && ab > 1.0e-30 && ab < 1.0e30 && aq > 1.0e-30 && aq < 1.0e30)) return q;
+  const float smallest_normal_above_the_edge = 2.3509887e-38;  // 2^-125: a quotient rounded up onto 2^-126 stays out
+  if (!(abs(a) >= smallest_normal_above_the_edge && abs(b) >= smallest_normal_above_the_edge &&
+        abs(q) >= smallest_normal_above_the_edge && abs(q) < 1.0e38)) {
+    return q;
+  }
+  int a_exponent, b_exponent;
+  const float a_scaled = frexp(a, a_exponent), b_scaled = frexp(b, b_exponent);
+  precise float q_scaled = a_scaled / b_scaled;
   float p, e;
-  mf_two_prod(q, b, p, e);
-  precise float r = (a - p) - e;
-  precise float corrected = q + r / b;
-  return corrected;
+  mf_two_prod(q_scaled, b_scaled, p, e);
+  precise float r = (a_scaled - p) - e;
+  precise float corrected = q_scaled + r / b_scaled;
+  return ldexp(corrected, a_exponent - b_exponent);
 }
 
 // ---- pow ----------------------------------------------------------------------------------------
