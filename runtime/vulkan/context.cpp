@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <thread>
 
 #include "runtime/error.h"
 
@@ -17,6 +19,17 @@ std::vector<std::string> validation_messages;
 bool validation_requested() {
   const char* value = std::getenv("EMBER_VALIDATION");
   return value && std::string_view(value) != "0" && std::string_view(value) != "";
+}
+
+// lavapipe runs a dispatch's workgroups on LP_NUM_THREADS threads, one per CPU by default. ember's host
+// thread shares those CPUs, and a worker it displaces holds up the whole dispatch; with two workers per CPU
+// the others take up the slack. Measured on 2 CPUs (docs/PERFORMANCE.md, "lavapipe's worker threads"): the
+// MLP's train step 8.1 -> 6.0 ms, its epoch 7.2-7.5 -> 6.2 s; 8 and 16 workers did worse. Only llvmpipe reads
+// the variable, before the instance exists; a value the user set stays.
+void oversubscribe_lavapipe_workers() {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  if (cpus == 0) return;
+  setenv("LP_NUM_THREADS", std::to_string(2 * cpus).c_str(), /*overwrite=*/0);
 }
 
 std::string result_name(VkResult result) {
@@ -222,6 +235,7 @@ class Instance {
     create.ppEnabledLayerNames = layers.data();
     create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
     create.ppEnabledExtensionNames = extensions.data();
+    oversubscribe_lavapipe_workers();
     VkResult result = vkCreateInstance(&create, nullptr, &handle);
     if (result == VK_ERROR_LAYER_NOT_PRESENT) {
       throw DeviceUnavailableError(
