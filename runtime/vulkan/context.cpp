@@ -24,7 +24,7 @@ bool validation_requested() {
 // lavapipe runs a dispatch's workgroups on LP_NUM_THREADS threads, one per CPU by default. ember's host
 // thread shares those CPUs, and a worker it displaces holds up the whole dispatch; with two workers per CPU
 // the others take up the slack. Measured on 2 CPUs (docs/PERFORMANCE.md, "lavapipe's worker threads"): the
-// MLP's train step 8.1 -> 6.0 ms, its epoch 7.2-7.5 -> 6.2 s; 8 and 16 workers did worse. Only llvmpipe reads
+// MLP's train step 8.1 -> 5.9 ms, its epoch 7.2-7.5 -> 5.7-5.9 s; 8 and 16 workers did worse. Only llvmpipe reads
 // the variable, before the instance exists; a value the user set stays.
 void oversubscribe_lavapipe_workers() {
   const unsigned cpus = std::thread::hardware_concurrency();
