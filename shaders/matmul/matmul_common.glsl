@@ -73,13 +73,11 @@ uint element_index(uint op, uint batch, uint row, uint col) {
 #define MULTIPLY_ADD(a, b, acc) ((acc) + (a) * (b))
 #endif
 
-// out[batch, m, n] = act(alpha * acc + beta * bias[batch, m, n]); with no bias the bias term is absent, so
-// a NaN there never reaches out (PyTorch's addmm with beta == 0). relu keeps NaN, as torch.relu does.
-void store_result(uint batch, uint m, uint n, compute_t acc) {
+// act(alpha * acc + beta * bias[bias_index]); with no bias the bias term is absent, so a NaN there never
+// reaches out (PyTorch's addmm with beta == 0). relu keeps NaN, as torch.relu does.
+compute_t epilogue(compute_t acc, uint bias_index) {
   compute_t value = scalar_from_bits(p.alpha) * acc;
-  if ((p.flags & MATMUL_HAS_BIAS) != 0u) {
-    value += scalar_from_bits(p.beta) * bias_data_load(element_index(OP_BIAS, batch, m, n));
-  }
+  if ((p.flags & MATMUL_HAS_BIAS) != 0u) value += scalar_from_bits(p.beta) * bias_data_load(bias_index);
 #if COMPUTE_IS_FLOAT
   if (ACTIVATION == ACTIVATION_RELU) {
     // isnan: NVIDIA's compiler turns the plain select into max(value, 0), which drops NaN.
@@ -90,7 +88,12 @@ void store_result(uint batch, uint m, uint n, compute_t acc) {
     value = gelu_tanh_approximation(value);
   }
 #endif
-  out_data_store(element_index(OP_OUT, batch, m, n), value);
+  return value;
+}
+
+// out[batch, m, n] = epilogue(acc, bias[batch, m, n]).
+void store_result(uint batch, uint m, uint n, compute_t acc) {
+  out_data_store(element_index(OP_OUT, batch, m, n), epilogue(acc, element_index(OP_BIAS, batch, m, n)));
 }
 
 #endif

@@ -193,12 +193,27 @@ void main() {
     }
   }
 
+  // The epilogue, its index arithmetic hoisted out of the TM×TN results: out's and bias's element
+  // (m0 + i, cols[j]) sit at a row base plus a column offset, and a block wholly inside out skips the edge
+  // tests. Measured on lavapipe: the weight gradient 256×64×784, whose short K makes the epilogue weigh,
+  // went from 14.3-14.7 to 16.0-17.3 GFLOP/s; the other shapes stayed within the noise.
+  uint cols[TN], out_cols[TN], bias_cols[TN];
+  for (uint j = 0; j < TN; ++j) {
+    cols[j] = tile_n0 + 2u * (lane + lanes * (j / 2u)) + j % 2u;
+    out_cols[j] = cols[j] * p.col_strides[OP_OUT];
+    bias_cols[j] = cols[j] * p.col_strides[OP_BIAS];
+  }
+  const uint out_rows = p.row_strides[OP_OUT], bias_rows = p.row_strides[OP_BIAS];
+  const uint out_base = p.offsets[OP_OUT] + batch * p.batch_strides[OP_OUT] + m0 * out_rows;
+  const uint bias_base = p.offsets[OP_BIAS] + batch * p.batch_strides[OP_BIAS] + m0 * bias_rows;
+  const bool whole = m0 + TM <= p.M && cols[TN - 1u] < p.N;  // cols[TN - 1] is the block's last column
   for (uint i = 0; i < TM; ++i) {
-    const uint m = m0 + i;
-    if (m >= p.M) break;
+    if (!whole && m0 + i >= p.M) break;
     for (uint j = 0; j < TN; ++j) {
-      const uint n = tile_n0 + 2u * (lane + lanes * (j / 2u)) + j % 2u;
-      if (n < p.N) store_result(batch, m, n, acc[i][j]);
+      if (whole || cols[j] < p.N) {
+        const compute_t value = epilogue(acc[i][j], bias_base + i * bias_rows + bias_cols[j]);
+        out_data_store(out_base + i * out_rows + out_cols[j], value);
+      }
     }
   }
 }
