@@ -167,7 +167,8 @@ UniformPlan plan_uniform(const Context& context, Direction direction, const Conv
   // worker, while the storage-buffer kernel splits its k over workgroups (conv_launcher.cpp). The cost
   // model below misses that: the Fashion-MNIST CNN's first weight gradient (32 × 9 results, k = 50176)
   // took 23 ms here against 9.5 ms there.
-  const int64_t busy = (n + best.block_n - 1) / best.block_n * ((best.rows + best.block_m - 1) / best.block_m) * s.groups;
+  const int64_t busy =
+      (n + best.block_n - 1) / best.block_n * ((best.rows + best.block_m - 1) / best.block_m) * s.groups;
   if (direction == Direction::WeightGrad && busy < 8 * workers) return {};
   // Against the storage-buffer kernel's 8×8 blocks (32 invocations along n) in chunks of kMaxKPerInvocation.
   const int64_t chunks = (total_k + kMaxKPerInvocation - 1) / kMaxKPerInvocation;
