@@ -25,7 +25,7 @@
 // Workgroup tile: (WORKGROUP_SIZE / lanes_n)·TM rows × lanes_n·TN columns; workgroup z is the batch.
 // lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
 // once per invocation, and as a specialization constant it would multiply the pipelines to compile.
-layout(constant_id = 8) const uint ACTIVATION = 0;  // matmul_common.glsl's store_result
+layout(constant_id = 8) const uint ACTIVATION = 0;  // matmul_common.glsl's epilogue
 // Invocations per workgroup (specialization constant 10), a multiple of lanes_n: the shared blocks run
 // 64, so that small products still split into a workgroup per CPU thread.
 layout(local_size_x = 256, local_size_x_id = 10) in;
