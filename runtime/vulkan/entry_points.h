@@ -32,6 +32,8 @@ namespace ember::vulkan {
   X(vkGetBufferMemoryRequirements)     \
   X(vkBindBufferMemory)                \
   X(vkCreateShaderModule)              \
+  X(vkCreateBufferView)                \
+  X(vkDestroyBufferView)               \
   X(vkDestroyShaderModule)             \
   X(vkCreatePipelineCache)             \
   X(vkDestroyPipelineCache)            \

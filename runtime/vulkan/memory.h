@@ -15,6 +15,7 @@ enum class MemoryUse {
 
 // Usage every buffer that ember's kernels and copies bind needs.
 constexpr VkBufferUsageFlags kBindingUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 // Usage ember's buffers also carry, so that an application can draw from a tensor's buffer as it is.
 constexpr VkBufferUsageFlags kGraphicsUsage =

@@ -112,6 +112,15 @@ void Pipelines::save() const {
   if (error) std::filesystem::remove(temporary, error);
 }
 
+VkDescriptorType descriptor_type(BindingKind kind) {
+  switch (kind) {
+    case BindingKind::Uniform: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case BindingKind::Texel: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    case BindingKind::Storage: break;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
 const Pipeline& Pipelines::get(std::string_view shader_name,
                                const std::vector<uint32_t>& specialization) {
   std::lock_guard lock(mutex_);
@@ -127,8 +136,7 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (size_t i = 0; i < pipeline->shader.storage_buffer_bindings.size(); ++i) {
     bindings.push_back({pipeline->shader.storage_buffer_bindings[i],
-                        pipeline->shader.uniform_buffer[i] ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                           : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                        descriptor_type(pipeline->shader.kinds[i]),
                         1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   }
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};

@@ -16,6 +16,9 @@
 
 namespace ember::vulkan {
 
+// The descriptor type of a binding the shader sees as `kind`.
+VkDescriptorType descriptor_type(BindingKind kind);
+
 struct Pipeline {
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;

@@ -88,23 +88,38 @@ ShaderLayout reflect(std::span<const uint32_t> spirv) {
   ShaderLayout layout;
   const spvc_reflected_resource* list = nullptr;
   size_t count = 0;
-  std::vector<std::pair<uint32_t, bool>> buffers;
+  std::vector<std::pair<uint32_t, BindingKind>> buffers;
+  auto add = [&](const spvc_reflected_resource& resource, BindingKind kind) {
+    if (spvc_compiler_get_decoration(compiler, resource.id, SpvDecorationDescriptorSet) != 0) {
+      throw Error("embedded shaders bind buffers in descriptor set 0 only");
+    }
+    buffers.emplace_back(spvc_compiler_get_decoration(compiler, resource.id, SpvDecorationBinding), kind);
+  };
   for (auto type : {SPVC_RESOURCE_TYPE_STORAGE_BUFFER, SPVC_RESOURCE_TYPE_UNIFORM_BUFFER}) {
     spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
     for (size_t i = 0; i < count; ++i) {
-      if (spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet) != 0) {
-        throw Error("embedded shaders bind buffers in descriptor set 0 only");
-      }
-      buffers.emplace_back(spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding),
-                           type == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER);
+      add(list[i], type == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER ? BindingKind::Uniform : BindingKind::Storage);
     }
+  }
+  // Texel buffers: the runtime makes every view R32G32B32A32_UINT, so the shader must read uvec4 texels.
+  spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, &list, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const spvc_type type = spvc_compiler_get_type_handle(compiler, list[i].type_id);
+    const spvc_type sampled = spvc_compiler_get_type_handle(compiler, spvc_type_get_image_sampled_type(type));
+    if (spvc_type_get_image_dimension(type) != SpvDimBuffer || spvc_type_get_basetype(sampled) != SPVC_BASETYPE_UINT32) {
+      throw Error("embedded shaders read images only as utextureBuffer");
+    }
+    add(list[i], BindingKind::Texel);
   }
   // Shaders alias one binding with several element types (typed_operands.glsl); it is one binding.
   std::sort(buffers.begin(), buffers.end());
   buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
-  for (const auto& [binding, uniform] : buffers) {
+  for (size_t i = 1; i < buffers.size(); ++i) {
+    if (buffers[i].first == buffers[i - 1].first) throw Error("a binding is declared as two kinds of buffer");
+  }
+  for (const auto& [binding, kind] : buffers) {
     layout.storage_buffer_bindings.push_back(binding);
-    layout.uniform_buffer.push_back(uniform);
+    layout.kinds.push_back(kind);
   }
   for (auto type : {SPVC_RESOURCE_TYPE_STORAGE_IMAGE, SPVC_RESOURCE_TYPE_SAMPLED_IMAGE}) {
     spvc_resources_get_resource_list_for_type(resources, type, &list, &count);

@@ -31,9 +31,16 @@ std::vector<EmbeddedShader> embedded_shaders();
 // Throws Error when no variant has that name.
 const EmbeddedShader& find_shader(std::string_view name);
 
+// How a shader sees one binding's buffer.
+enum class BindingKind : uint8_t {
+  Storage,
+  Uniform,
+  Texel,  // a uniform texel buffer of uvec4 texels (`utextureBuffer`): 16 raw bytes per texelFetch
+};
+
 struct ShaderLayout {
   std::vector<uint32_t> storage_buffer_bindings;  // set 0, in binding order: every buffer binding
-  std::vector<bool> uniform_buffer;                // per entry above: a uniform buffer, not a storage one
+  std::vector<BindingKind> kinds;                  // per entry above
   uint32_t push_constant_bytes = 0;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   uint32_t specialization_constants = 0;

@@ -141,6 +141,36 @@ void VulkanStream::after_record(std::span<Allocation* const> allocations) {
   if (batch_dispatches_ >= max_batch_) flush_locked();
 }
 
+std::shared_ptr<const void> VulkanStream::texel_view(const Allocation& allocation, VkDeviceSize offset,
+                                                     VkDeviceSize range, VkBufferView& view) {
+  constexpr VkDeviceSize kTexelBytes = 16;  // R32G32B32A32_UINT, what BindingKind::Texel promises
+  const VkPhysicalDeviceLimits& limits = context_->properties.limits;
+  const MemoryBlock& block = allocation.block();
+  const VkDeviceSize bytes = (range + kTexelBytes - 1) / kTexelBytes * kTexelBytes;
+  if (!(block.usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)) {
+    throw Error("a texel binding needs a buffer made with VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT");
+  }
+  if (offset % limits.minTexelBufferOffsetAlignment != 0 || offset % kTexelBytes != 0) {
+    throw Error("a texel binding starts at byte " + std::to_string(offset) + ", not on the device's " +
+                std::to_string(limits.minTexelBufferOffsetAlignment) + "-byte texel alignment");
+  }
+  if (offset + bytes > block.size || bytes / kTexelBytes > limits.maxTexelBufferElements) {
+    throw Error("a texel binding of " + std::to_string(bytes) + " bytes at byte " + std::to_string(offset) +
+                " reaches past its buffer or the device's " + std::to_string(limits.maxTexelBufferElements) +
+                " texels");
+  }
+  VkBufferViewCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+  info.buffer = buffer_of(allocation);
+  info.format = VK_FORMAT_R32G32B32A32_UINT;
+  info.offset = offset;
+  info.range = bytes;
+  context_->check(context_->fn.vkCreateBufferView(context_->device, &info, nullptr, &view), "vkCreateBufferView");
+  // Destroyed when the batch that uses it has finished.
+  return std::shared_ptr<const void>(view, [context = context_](const void* handle) {
+    context->fn.vkDestroyBufferView(context->device, static_cast<VkBufferView>(const_cast<void*>(handle)), nullptr);
+  });
+}
+
 void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> bindings,
                             const void* push, uint32_t push_bytes, uint32_t groups_x,
                             uint32_t groups_y, uint32_t groups_z) {
@@ -158,24 +188,34 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
   if (bindings.size() > kMaxBindings) throw Error("too many buffers for one dispatch");
   BufferAccess accesses[kMaxBindings];
   VkDescriptorBufferInfo infos[kMaxBindings];
+  VkBufferView views[kMaxBindings];
+  std::shared_ptr<const void> view_owners[kMaxBindings];
   VkWriteDescriptorSet writes[kMaxBindings];
   Allocation* allocations[kMaxBindings];
   for (size_t i = 0; i < bindings.size(); ++i) {
     const Binding& b = bindings[i];
     const VkBuffer buffer = buffer_of(*b.allocation);
+    const BindingKind kind = pipeline.shader.kinds[i];
     accesses[i] = {buffer, b.offset, b.offset + b.range, b.write};
     infos[i] = {buffer, b.offset, b.range};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstBinding = pipeline.shader.storage_buffer_bindings[i];
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = pipeline.shader.uniform_buffer[i] ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    writes[i].descriptorType = descriptor_type(kind);
+    if (kind == BindingKind::Texel) {
+      view_owners[i] = texel_view(*b.allocation, b.offset, b.range, views[i]);
+      writes[i].pTexelBufferView = &views[i];
+    } else {
+      writes[i].pBufferInfo = &infos[i];
+    }
     allocations[i] = b.allocation;
   }
   std::vector<std::shared_ptr<const void>> garbage;
   std::lock_guard lock(mutex_);
   VkCommandBuffer commands = begin_batch();
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (view_owners[i]) keep_alive(std::move(view_owners[i]));
+  }
   track({accesses, bindings.size()});
   const EntryPoints& fn = context_->fn;
   if (bound_pipeline_ != pipeline.pipeline) {

@@ -72,6 +72,10 @@ class VulkanStream final : public Stream {
   };
 
   VkCommandBuffer begin_batch();
+  // A uvec4 view of `range` bytes (rounded up to whole texels) at `offset` of the allocation's buffer, in
+  // `view`; the returned owner destroys it. Throws Error when the buffer or the device cannot have it.
+  std::shared_ptr<const void> texel_view(const Allocation& allocation, VkDeviceSize offset, VkDeviceSize range,
+                                         VkBufferView& view);
   // Records accesses into the batch, with a barrier first when they conflict with earlier ones.
   void track(std::span<const BufferAccess> accesses);
   void after_record(std::span<Allocation* const> allocations);

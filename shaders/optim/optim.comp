@@ -1,4 +1,7 @@
 #version 450
+#ifdef TEXEL_READS
+#extension GL_EXT_samplerless_texture_functions : require
+#endif
 // One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop
 // and Adagrad (torch/optim/<name>.py), each operation in compute_t and in PyTorch's order.
 //
@@ -65,23 +68,46 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define E_STATE0 5u  // E_STATE0 + slot
 #define E_STEPS 8u
 
+#ifdef TEXEL_READS
+layout(set = 0, binding = 0) uniform utextureBuffer table;
+#else
 layout(set = 0, binding = 0) readonly buffer Table { uint table[]; };
-#define DECLARE_ROLE(BINDING, NAME, QUALIFIER)   \
-  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)     \
-  DECLARE_BLOCK_VIEWS(BINDING, NAME, QUALIFIER) \
-  DEFINE_LOAD(NAME, DT)                         \
+#endif
+#ifdef TEXEL_READS
+// Float32 only: the roles are read through uniform texel buffers, uvec4 views of the same memory at
+// bindings 8 to 12, and written through their storage buffers. llvmpipe fetches a texel for all lanes
+// at once, where it loads a storage buffer lane by lane (docs/PERFORMANCE.md, "The Adam step").
+// The gradients are only read, so binding 2 is not declared.
+#define DECLARE_READS(TEXELS, NAME)                                                                  \
+  layout(set = 0, binding = TEXELS) uniform utextureBuffer NAME##_texels;                            \
+  compute_t NAME##_load(uint i) { return uintBitsToFloat(texelFetch(NAME##_texels, int(i >> 2))[i & 3u]); } \
+  compute4_t NAME##_load4(uint block) { return uintBitsToFloat(texelFetch(NAME##_texels, int(block))); }
+#define DECLARE_ROLE(BINDING, TEXELS, NAME, QUALIFIER) \
+  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)           \
+  DECLARE_BLOCK_VIEWS(BINDING, NAME, QUALIFIER)       \
+  DECLARE_READS(TEXELS, NAME)
+#else
+#define DECLARE_ROLE(BINDING, TEXELS, NAME, QUALIFIER) \
+  DECLARE_OPERAND(BINDING, NAME, QUALIFIER)           \
+  DECLARE_BLOCK_VIEWS(BINDING, NAME, QUALIFIER)       \
+  DEFINE_LOAD(NAME, DT)                               \
   DEFINE_LOAD4(NAME, DT)
-DECLARE_ROLE(1, param, )
+#endif
+DECLARE_ROLE(1, 8, param, )
 DEFINE_STORE(param, DT)
 DEFINE_STORE4(param, DT)
-DECLARE_ROLE(2, grad, readonly)
-DECLARE_ROLE(3, s0, )
+#ifdef TEXEL_READS
+DECLARE_READS(9, grad)
+#else
+DECLARE_ROLE(2, 9, grad, readonly)
+#endif
+DECLARE_ROLE(3, 10, s0, )
 DEFINE_STORE(s0, DT)
 DEFINE_STORE4(s0, DT)
-DECLARE_ROLE(4, s1, )
+DECLARE_ROLE(4, 11, s1, )
 DEFINE_STORE(s1, DT)
 DEFINE_STORE4(s1, DT)
-DECLARE_ROLE(5, s2, )
+DECLARE_ROLE(5, 12, s2, )
 DEFINE_STORE(s2, DT)
 DEFINE_STORE4(s2, DT)
 layout(set = 0, binding = 6) buffer Steps { float steps[]; };
@@ -103,7 +129,15 @@ layout(push_constant) uniform Params {
 
 compute_t hyper(uint i) { return scalar_from_bits(pc.h[i]); }
 bool flag(uint f) { return (pc.flags & f) != 0u; }
-uint entry_word(uint entry, uint word) { return table[pc.first_entry + entry * ENTRY_WORDS + word]; }
+// Words 4 quad to 4 quad + 3 of a table entry (first_entry is a multiple of 4 with TEXEL_READS).
+uvec4 entry_quad(uint entry, uint quad) {
+#ifdef TEXEL_READS
+  return texelFetch(table, int(pc.first_entry / 4u + entry * (ENTRY_WORDS / 4u) + quad));
+#else
+  const uint w = pc.first_entry + entry * ENTRY_WORDS + 4u * quad;
+  return uvec4(table[w], table[w + 1u], table[w + 2u], table[w + 3u]);
+#endif
+}
 
 // Which state slots the algorithm keeps under this launch's flags.
 bool uses_state(uint slot) {
@@ -180,22 +214,23 @@ void main() {
   uint lo = 0u, hi = pc.entries - 1u;
   while (lo < hi) {
     const uint mid = (lo + hi + 1u) >> 1;
-    if (entry_word(mid, E_FIRST_GROUP) <= group) lo = mid; else hi = mid - 1u;
+    if (entry_quad(mid, 0u)[E_FIRST_GROUP] <= group) lo = mid; else hi = mid - 1u;
   }
   const uint entry = lo;
-  const uint count = entry_word(entry, E_COUNT);
-  const uint segment_flags = entry_word(entry, E_FLAGS);
+  const uvec4 words0 = entry_quad(entry, 0u), words1 = entry_quad(entry, 1u);
+  const uint count = words0[E_COUNT];
+  const uint segment_flags = words0[E_FLAGS];
   const bool fresh = (segment_flags & SEGMENT_FRESH) != 0u;
-  const uint start = (group - entry_word(entry, E_FIRST_GROUP)) * TILE;
-  uint base[5];  // param, grad, state 0 to 2
-  for (uint r = 0u; r < 5u; ++r) base[r] = entry_word(entry, E_PARAM + r);
+  const uint start = (group - words0[E_FIRST_GROUP]) * TILE;
+  const uint base[5] = {words0[E_PARAM], words1[E_GRAD - 4u], words1[E_STATE0 - 4u], words1[E_STATE0 + 1u - 4u],
+                        words1[E_STATE0 + 2u - 4u]};  // param, grad, state 0 to 2
   const bool skip = flag(FLAG_SKIPPABLE) && skip_if[pc.skip_index] != 0.0;
 
   // The step count, and what the algorithm derives from it.
   compute_t step_size = compute_t(0);  // Adam: lr / (1 - beta1^t); Adagrad: -lr / (1 + (t - 1) lr_decay)
   compute_t bc2_sqrt = compute_t(1);   // Adam: sqrt(1 - beta2^t)
   if (ALGO != ALGO_SGD) {
-    const uint steps_base = entry_word(entry, E_STEPS);
+    const uint steps_base = entry_quad(entry, E_STEPS / 4u)[E_STEPS % 4u];
     const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
     const float t = (fresh ? 0.0 : steps[steps_base + parity]) + (skip ? 0.0 : 1.0);
     if (start == 0u && gl_LocalInvocationID.x == 0u) steps[steps_base + (parity ^ 1u)] = t;

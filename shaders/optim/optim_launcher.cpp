@@ -40,6 +40,8 @@ constexpr uint32_t kEntryWords = 16;          // ENTRY_WORDS in optim.comp
 constexpr int64_t kSegmentElements = 1 << 22;  // a segment stays well inside a window
 constexpr int kRoles = 6;                      // param, grad, state 0 to 2, steps
 constexpr int kStepsRole = 5;
+constexpr int kTexelRoles = 5;  // optim_f32_texel reads param, grad and state 0 to 2 through texel views
+constexpr uint64_t kTexelBytes = 16;
 constexpr size_t kCachedTables = 32;
 
 // Flags, as optim.comp defines them.
@@ -59,6 +61,7 @@ static_assert(sizeof(OptimParams) == 96);
 const KernelAbiRegistration kAbis{
     {"optim_f32", 8, sizeof(OptimParams)},
     {"optim_f64", 8, sizeof(OptimParams)},
+    {"optim_f32_texel", 7 + kTexelRoles, sizeof(OptimParams)},
 };
 
 // A byte range of one block: [begin, end) from the start of the block's buffer.
@@ -112,6 +115,23 @@ void widen(RoleWindow& window, const Range& range) {
   window.end = std::max(window.end, range.end);
 }
 
+// Whether optim_f32_texel can read every role of `launch` through texel views of its windows.
+bool texel_reads(const Context& context, const Launch& launch, uint64_t alignment) {
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  for (int r = 0; r < kTexelRoles; ++r) {
+    const RoleWindow& w = launch.windows[r];
+    if (!w.allocation) continue;
+    const MemoryBlock& block = w.allocation->block();
+    const uint64_t begin = align_down(w.begin, alignment);
+    const uint64_t bytes = ceil_div(w.end - begin, kTexelBytes) * kTexelBytes;
+    if (!(block.usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) || begin % limits.minTexelBufferOffsetAlignment != 0 ||
+        begin + bytes > block.size || bytes / kTexelBytes > limits.maxTexelBufferElements) {
+      return false;
+    }
+  }
+  return true;
+}
+
 uint32_t word(uint64_t value, const char* what) {
   if (value > UINT32_MAX) throw Error(std::string("optimizer step: ") + what + " does not fit 32 bits");
   return static_cast<uint32_t>(value);
@@ -158,7 +178,10 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   const DType dtype = args.tensors.front().param.dtype;
   require_dtype(device_, dtype, "optimizer step");
   const Context& context = device_.context();
-  const uint64_t alignment = context.properties.limits.minStorageBufferOffsetAlignment;
+  // Float32 windows start where both a storage binding and a texel view may (both powers of two).
+  const bool f32 = dtype == DType::Float32;
+  const uint64_t alignment = std::max<uint64_t>(context.properties.limits.minStorageBufferOffsetAlignment,
+                                                f32 ? context.properties.limits.minTexelBufferOffsetAlignment : 1);
   const uint64_t limit = max_window_bytes(context);
   const uint32_t max_groups = context.properties.limits.maxComputeWorkGroupCount[0];
   const uint64_t element = element_size(dtype);
@@ -269,8 +292,8 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   }
 
   VulkanStream& vs = vulkan_stream(stream);
-  const Pipeline& pipeline = device_.pipelines().get(
-      f64 ? "optim_f64" : "optim_f32", {static_cast<uint32_t>(dtype), static_cast<uint32_t>(args.algorithm)});
+  const std::vector<uint32_t> specialization{static_cast<uint32_t>(dtype), static_cast<uint32_t>(args.algorithm)};
+  const Pipeline& pipeline = device_.pipelines().get(f64 ? "optim_f64" : "optim_f32", specialization);
   const std::shared_ptr<Stream> owner = stream.shared_from_this();
   for (size_t l = 0; l < launches.size(); ++l) {
     const Launch& launch = launches[l];
@@ -289,7 +312,26 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
     }
     params.first_entry = table_window.first_element + first_words[l];
     params.entries = static_cast<uint32_t>(launch.segments.size());
-    vs.dispatch(pipeline, bindings, &params, sizeof params, launch.groups);
+    const bool texels = f32 && (flags & kBlocks) && texel_reads(context, launch, alignment) &&
+                        table_window.binding.offset % context.properties.limits.minTexelBufferOffsetAlignment == 0 &&
+                        table_window.binding.offset % kTexelBytes == 0 && params.first_entry % 4 == 0;
+    if (!texels) {
+      vs.dispatch(pipeline, bindings, &params, sizeof params, launch.groups);
+    } else {
+      // optim_f32_texel binds the table, the storage buffers of all roles but the gradients, the skip flag,
+      // then the texel views of param, grad and state 0 to 2 (an absent role's view shows the parameters).
+      Binding texel_bindings[1 + kRoles + kTexelRoles];
+      size_t n = 0;
+      for (int i = 0; i < 2 + kRoles; ++i) {
+        if (i != 2) texel_bindings[n++] = bindings[i];
+      }
+      for (int r = 0; r < kTexelRoles; ++r) {
+        texel_bindings[n] = bindings[1 + (launch.windows[r].allocation ? r : 0)];
+        texel_bindings[n++].write = false;
+      }
+      vs.dispatch(device_.pipelines().get("optim_f32_texel", specialization), texel_bindings, &params, sizeof params,
+                  launch.groups);
+    }
     // The bindings record their own allocations' use; the other tensors in the windows need theirs too.
     const uint64_t value = stream.pending_value();
     for (const Segment& segment : launch.segments) {

@@ -1,0 +1,90 @@
+// Texel-buffer bindings (BindingKind::Texel): the runtime makes a uvec4 view per dispatch, and refuses
+// views the device or the buffer cannot have before it records anything.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "runtime/error.h"
+#include "runtime/vulkan/shader_registry.h"
+#include "runtime/vulkan/vulkan_device.h"
+#include "test_support.h"
+
+namespace ember::test {
+namespace {
+
+class TexelBindingTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    try {
+      device = get_device("vulkan");
+    } catch (const DeviceUnavailableError& error) {
+      GTEST_SKIP() << "Vulkan is absent here: " << error.what();
+    }
+    stream = device->default_stream();
+    words.resize(64);
+    std::iota(words.begin(), words.end(), 0x1000u);
+    source = upload(*device, *stream, words);
+  }
+
+  // Words [first_byte / 4, first_byte / 4 + count) of `source` through texel_copy_test, with the view at
+  // `view_offset` bytes into the allocation and `count` words long.
+  std::vector<uint32_t> copy(uint64_t view_offset, uint32_t count) {
+    auto& vulkan_device = dynamic_cast<vulkan::VulkanDevice&>(*device);
+    auto& vulkan_stream = dynamic_cast<vulkan::VulkanStream&>(*stream);
+    auto out = device->allocate(count * sizeof(uint32_t), stream);
+    const vulkan::Binding bindings[2] = {{out.get(), out->offset(), count * sizeof(uint32_t), true},
+                                         {source.get(), source->offset() + view_offset, count * sizeof(uint32_t), false}};
+    vulkan_stream.dispatch(vulkan_device.pipelines().get("texel_copy_test"), bindings, &count, sizeof count, 1);
+    return download<uint32_t>(*stream, out, count);
+  }
+
+  std::shared_ptr<Device> device;
+  std::shared_ptr<Stream> stream;
+  std::vector<uint32_t> words;
+  std::shared_ptr<Allocation> source;
+};
+
+TEST(TexelBindingReflection, TexelBuffersAreTheirOwnKind) {
+  const vulkan::ShaderLayout layout = vulkan::reflect(vulkan::find_shader("texel_copy_test").spirv);
+  ASSERT_EQ(layout.kinds.size(), 2u);
+  EXPECT_EQ(layout.kinds[0], vulkan::BindingKind::Storage);
+  EXPECT_EQ(layout.kinds[1], vulkan::BindingKind::Texel);
+}
+
+TEST_F(TexelBindingTest, ReadsWholeTexelsAndARaggedEnd) {
+  const auto& limits = dynamic_cast<vulkan::VulkanDevice&>(*device).context().properties.limits;
+  ASSERT_EQ(source->offset() % limits.minTexelBufferOffsetAlignment, 0u) << "allocations start on a texel";
+  // Five words from the second texel on: the view covers two texels, the second partly past the range.
+  const uint64_t offset = std::max<uint64_t>(16, limits.minTexelBufferOffsetAlignment);
+  const std::vector<uint32_t> got = copy(offset, 5);
+  const std::vector<uint32_t> want(words.begin() + offset / 4, words.begin() + offset / 4 + 5);
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(TexelBindingTest, AMisalignedViewIsAnErrorAndTheStreamGoesOn) {
+  try {
+    copy(4, 4);
+    FAIL() << "a view at byte 4 was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("texel alignment"), std::string::npos) << error.what();
+  }
+  const std::vector<uint32_t> got = copy(0, 8);
+  EXPECT_EQ(got, std::vector<uint32_t>(words.begin(), words.begin() + 8));
+}
+
+TEST_F(TexelBindingTest, AViewPastItsBufferIsAnError) {
+  const uint64_t block_bytes = source->block().size;
+  const uint64_t last_texel = block_bytes - 16 - source->offset();
+  try {
+    copy(last_texel, 8);  // 32 bytes from the block's last texel
+    FAIL() << "a view past the end of its buffer was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("reaches past its buffer"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace ember::test
