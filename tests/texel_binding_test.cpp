@@ -15,6 +15,8 @@
 namespace ember::test {
 namespace {
 
+const vulkan::KernelAbiRegistration kTexelTestAbis{{"texel_copy_test", 2, sizeof(uint32_t)}};
+
 class TexelBindingTest : public DeviceTest {
  protected:
   void SetUp() override {
