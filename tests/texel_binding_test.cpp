@@ -2,9 +2,9 @@
 // views the device or the buffer cannot have before it records anything.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <string>
 #include <vector>
 
 #include "runtime/error.h"
@@ -26,7 +26,7 @@ class TexelBindingTest : public DeviceTest {
       GTEST_SKIP() << "Vulkan is absent here: " << error.what();
     }
     stream = device->default_stream();
-    words.resize(64);
+    words.resize(256);
     std::iota(words.begin(), words.end(), 0x1000u);
     source = upload(*device, *stream, words);
   }
@@ -67,12 +67,7 @@ TEST_F(TexelBindingTest, ReadsWholeTexelsAndARaggedEnd) {
 }
 
 TEST_F(TexelBindingTest, AMisalignedViewIsAnErrorAndTheStreamGoesOn) {
-  try {
-    copy(4, 4);
-    FAIL() << "a view at byte 4 was accepted";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("texel alignment"), std::string::npos) << error.what();
-  }
+  expect_error_containing([&] { copy(4, 4); }, "texel alignment");
   const std::vector<uint32_t> got = copy(0, 8);
   EXPECT_EQ(got, std::vector<uint32_t>(words.begin(), words.begin() + 8));
 }
@@ -80,12 +75,7 @@ TEST_F(TexelBindingTest, AMisalignedViewIsAnErrorAndTheStreamGoesOn) {
 TEST_F(TexelBindingTest, AViewPastItsBufferIsAnError) {
   const uint64_t block_bytes = source->block().size;
   const uint64_t last_texel = block_bytes - 16 - source->offset();
-  try {
-    copy(last_texel, 8);  // 32 bytes from the block's last texel
-    FAIL() << "a view past the end of its buffer was accepted";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("reaches past its buffer"), std::string::npos) << error.what();
-  }
+  expect_error_containing([&] { copy(last_texel, 8); }, "reaches past its buffer");  // 32 bytes from the last texel
 }
 
 }  // namespace
