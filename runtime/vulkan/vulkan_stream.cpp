@@ -141,24 +141,31 @@ void VulkanStream::after_record(std::span<Allocation* const> allocations) {
   if (batch_dispatches_ >= max_batch_) flush_locked();
 }
 
-std::shared_ptr<const void> VulkanStream::texel_view(const Allocation& allocation, VkDeviceSize offset,
-                                                     VkDeviceSize range, VkBufferView& view) {
-  constexpr VkDeviceSize kTexelBytes = 16;  // R32G32B32A32_UINT, what BindingKind::Texel promises
-  const VkPhysicalDeviceLimits& limits = context_->properties.limits;
+std::string texel_view_refusal(const Context& context, const Allocation& allocation, VkDeviceSize offset,
+                               VkDeviceSize range) {
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
   const MemoryBlock& block = allocation.block();
   const VkDeviceSize bytes = (range + kTexelBytes - 1) / kTexelBytes * kTexelBytes;
   if (!(block.usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)) {
-    throw Error("a texel binding needs a buffer made with VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT");
+    return "a texel binding needs a buffer made with VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT";
   }
   if (offset % limits.minTexelBufferOffsetAlignment != 0 || offset % kTexelBytes != 0) {
-    throw Error("a texel binding starts at byte " + std::to_string(offset) + ", not on the device's " +
-                std::to_string(limits.minTexelBufferOffsetAlignment) + "-byte texel alignment");
+    return "a texel binding starts at byte " + std::to_string(offset) + ", not on the device's " +
+           std::to_string(limits.minTexelBufferOffsetAlignment) + "-byte texel alignment";
   }
   if (offset + bytes > block.size || bytes / kTexelBytes > limits.maxTexelBufferElements) {
-    throw Error("a texel binding of " + std::to_string(bytes) + " bytes at byte " + std::to_string(offset) +
-                " reaches past its buffer or the device's " + std::to_string(limits.maxTexelBufferElements) +
-                " texels");
+    return "a texel binding of " + std::to_string(bytes) + " bytes at byte " + std::to_string(offset) +
+           " reaches past its buffer or the device's " + std::to_string(limits.maxTexelBufferElements) + " texels";
   }
+  return {};
+}
+
+std::shared_ptr<const void> VulkanStream::texel_view(const Allocation& allocation, VkDeviceSize offset,
+                                                     VkDeviceSize range, VkBufferView& view) {
+  if (std::string refusal = texel_view_refusal(*context_, allocation, offset, range); !refusal.empty()) {
+    throw Error(refusal);
+  }
+  const VkDeviceSize bytes = (range + kTexelBytes - 1) / kTexelBytes * kTexelBytes;
   VkBufferViewCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
   info.buffer = buffer_of(allocation);
   info.format = VK_FORMAT_R32G32B32A32_UINT;

@@ -25,6 +25,13 @@ struct Binding {
   bool write = false;
 };
 
+// Texel bindings are R32G32B32A32_UINT views, as BindingKind::Texel promises.
+constexpr VkDeviceSize kTexelBytes = 16;
+// Why a texel view of `range` bytes (rounded up to whole texels) at `offset` of the allocation's buffer
+// cannot be made, or an empty string when it can.
+std::string texel_view_refusal(const Context& context, const Allocation& allocation, VkDeviceSize offset,
+                               VkDeviceSize range);
+
 class VulkanStream final : public Stream {
  public:
   VulkanStream(std::shared_ptr<Context> context, std::shared_ptr<CachingAllocator> staging);

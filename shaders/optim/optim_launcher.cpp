@@ -41,7 +41,6 @@ constexpr int64_t kSegmentElements = 1 << 22;  // a segment stays well inside a 
 constexpr int kRoles = 6;                      // param, grad, state 0 to 2, steps
 constexpr int kStepsRole = 5;
 constexpr int kTexelRoles = 5;  // optim_f32_texel reads param, grad and state 0 to 2 through texel views
-constexpr uint64_t kTexelBytes = 16;
 constexpr size_t kCachedTables = 32;
 
 // Flags, as optim.comp defines them.
@@ -117,17 +116,10 @@ void widen(RoleWindow& window, const Range& range) {
 
 // Whether optim_f32_texel can read every role of `launch` through texel views of its windows.
 bool texel_reads(const Context& context, const Launch& launch, uint64_t alignment) {
-  const VkPhysicalDeviceLimits& limits = context.properties.limits;
   for (int r = 0; r < kTexelRoles; ++r) {
     const RoleWindow& w = launch.windows[r];
-    if (!w.allocation) continue;
-    const MemoryBlock& block = w.allocation->block();
     const uint64_t begin = align_down(w.begin, alignment);
-    const uint64_t bytes = ceil_div(w.end - begin, kTexelBytes) * kTexelBytes;
-    if (!(block.usage & VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) || begin % limits.minTexelBufferOffsetAlignment != 0 ||
-        begin + bytes > block.size || bytes / kTexelBytes > limits.maxTexelBufferElements) {
-      return false;
-    }
+    if (w.allocation && !texel_view_refusal(context, *w.allocation, begin, w.end - begin).empty()) return false;
   }
   return true;
 }
@@ -312,9 +304,10 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
     }
     params.first_entry = table_window.first_element + first_words[l];
     params.entries = static_cast<uint32_t>(launch.segments.size());
+    const Binding& table_binding = table_window.binding;
     const bool texels = f32 && (flags & kBlocks) && texel_reads(context, launch, alignment) &&
-                        table_window.binding.offset % context.properties.limits.minTexelBufferOffsetAlignment == 0 &&
-                        table_window.binding.offset % kTexelBytes == 0 && params.first_entry % 4 == 0;
+                        params.first_entry % 4 == 0 &&
+                        texel_view_refusal(context, *table_binding.allocation, table_binding.offset, table_binding.range).empty();
     if (!texels) {
       vs.dispatch(pipeline, bindings, &params, sizeof params, launch.groups);
     } else {
