@@ -121,6 +121,12 @@ VkDescriptorType descriptor_type(BindingKind kind) {
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+bool Pipelines::made(std::string_view shader) {
+  std::lock_guard lock(mutex_);
+  auto it = pipelines_.lower_bound(std::make_pair(std::string(shader), std::vector<uint32_t>{}));
+  return it != pipelines_.end() && it->first.first == shader;
+}
+
 const Pipeline& Pipelines::get(std::string_view shader_name,
                                const std::vector<uint32_t>& specialization) {
   std::lock_guard lock(mutex_);

@@ -33,6 +33,9 @@ class Pipelines {
 
   // The pipeline for an embedded shader, with its specialization constants (ids 0, 1, ...) set.
   const Pipeline& get(std::string_view shader, const std::vector<uint32_t>& specialization = {});
+  // Whether a pipeline of `shader` has been made, with any constants: tests ask which variant a
+  // launcher took.
+  bool made(std::string_view shader);
   void save() const;
   const std::string& cache_path() const { return path_; }
   // True when the cache file on disk was accepted at start-up.

@@ -160,6 +160,13 @@ std::string texel_view_refusal(const Context& context, const Allocation& allocat
   return {};
 }
 
+bool can_read_as_texels(const Context& context, const Binding& binding) {
+  const char* switch_value = std::getenv("EMBER_TEXEL_READS");  // read at every call, as tests flip it
+  const bool switched_off = switch_value != nullptr && std::string(switch_value) == "0";
+  return !switched_off && binding.allocation != nullptr &&
+         texel_view_refusal(context, *binding.allocation, binding.offset, binding.range).empty();
+}
+
 std::shared_ptr<const void> VulkanStream::texel_view(const Allocation& allocation, VkDeviceSize offset,
                                                      VkDeviceSize range, VkBufferView& view) {
   if (std::string refusal = texel_view_refusal(*context_, allocation, offset, range); !refusal.empty()) {

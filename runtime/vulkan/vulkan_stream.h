@@ -32,6 +32,10 @@ constexpr VkDeviceSize kTexelBytes = 16;
 // cannot be made, or an empty string when it can.
 std::string texel_view_refusal(const Context& context, const Allocation& allocation, VkDeviceSize offset,
                                VkDeviceSize range);
+// Whether a kernel may read `binding` through a texel view: a texel variant's launcher asks before it
+// picks that variant, and keeps the storage-buffer one otherwise. EMBER_TEXEL_READS=0 answers no
+// everywhere, to compare the two or to step around a driver whose texel fetches misbehave.
+bool can_read_as_texels(const Context& context, const Binding& binding);
 
 class VulkanStream final : public Stream {
  public:

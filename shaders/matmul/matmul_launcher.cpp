@@ -56,6 +56,7 @@ const KernelAbiRegistration kAbis{
     {"matmul_tiled_f32", 4, sizeof(MatmulParams)},
     {"matmul_tiled_f64", 4, sizeof(MatmulParams)},
     {"matmul_register_f32", 4, sizeof(MatmulParams)},
+    {"matmul_register_f32_texel", 6, sizeof(MatmulParams)},
     {"matmul_register_f64", 4, sizeof(MatmulParams)},
     {"matmul_tiled_i32", 4, sizeof(MatmulParams)},
     {"matmul_tiled_i64", 4, sizeof(MatmulParams)},
@@ -141,6 +142,9 @@ struct Tiles {
   uint32_t lanes_n = 0;  // the register kernel's push constant
   bool shares_a = false;  // the register kernel's SHARE_A
   uint32_t workgroup = 256;
+  // The register kernel loads float32 pairs, which matmul_register_f32_texel can read through texel
+  // views where a launch's A and B windows allow them.
+  bool texel_pairs = false;
 };
 
 // matmul_register.comp's A_PAIRS and B_PAIRS.
@@ -232,6 +236,9 @@ Tiles choose_tiles(MatmulVariant variant, const Context& context, bool subgroups
                                                                      : kPairsNone;
     tiles.specialization.push_back(a_pairs);
     tiles.specialization.push_back(b_pairs);
+    tiles.texel_pairs = compute == DType::Float32 &&
+                        ((a_pairs != kPairsNone && args.a.dtype == DType::Float32) ||
+                         (b_pairs != kPairsNone && args.b.dtype == DType::Float32));
     return tiles;
   }
   // 64×64 tiles, 4×4 results per invocation, BK 16; BK 8 where 16 would not fit shared memory (float64
@@ -447,7 +454,8 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       params.alpha[1] = static_cast<uint32_t>(alpha >> 32);
       params.beta[0] = static_cast<uint32_t>(beta);
       params.beta[1] = static_cast<uint32_t>(beta >> 32);
-      Binding bindings[4];
+      // A and B once more at 4 and 5, for the texel variant.
+      Binding bindings[6];
       const Window out_window = operand_window(context, plan_launch({&pieces[kOut]}), 0, true);
       for (int op = 0; op < 4; ++op) {
         // With K == 0 A and B hold no elements, and without a bias there is nothing to read: those
@@ -468,7 +476,14 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
         }
       }
       const auto row_groups = static_cast<uint32_t>((rows + tiles.tile_m - 1) / tiles.tile_m);
-      vs.dispatch(pipeline, bindings, &params, sizeof params, static_cast<uint32_t>(column_groups),
+      bindings[4] = bindings[kA];
+      bindings[5] = bindings[kB];
+      // Measured on lavapipe, which fetches a texel for all lanes at once but loads storage buffers lane
+      // by lane: 512³ 30 -> 20 ms, Linear 64×784×256 40 -> 33 ms (docs/PERFORMANCE.md, "Matmul").
+      const bool texels = tiles.texel_pairs && K > 0 && can_read_as_texels(context, bindings[kA]) &&
+                          can_read_as_texels(context, bindings[kB]);
+      vs.dispatch(texels ? device_.pipelines().get(tiles.shader + "_texel", specialization) : pipeline,
+                  std::span<const Binding>(bindings, texels ? 6 : 4), &params, sizeof params, static_cast<uint32_t>(column_groups),
                   row_groups, static_cast<uint32_t>(matrices));
     }
   }

@@ -50,11 +50,24 @@ const uint KSTEP = (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u :
 layout(set = 0, binding = 1) readonly buffer a_pairs_block { uint64_t a_data_pairs64[]; };
 layout(set = 0, binding = 2) readonly buffer b_pairs_block { uint64_t b_data_pairs64[]; };
 
+// TEXEL_READS (matmul_register_f32_texel): float32 pairs come from uvec4 texel views of A's and B's
+// windows, half a texel each. llvmpipe fetches a texel for all lanes of a vector at once, where it loads
+// a storage buffer lane by lane (docs/PERFORMANCE.md, "Matmul"). The host picks this variant only where
+// both windows start on the texel alignment.
+#if defined(TEXEL_READS)
+layout(set = 0, binding = 4) uniform utextureBuffer a_data_texels;
+layout(set = 0, binding = 5) uniform utextureBuffer b_data_texels;
+#define PAIR_WORDS(NAME, i) texel_pair(texelFetch(NAME##_texels, int((i) >> 2)), (i))
+uvec2 texel_pair(uvec4 t, uint i) { return (i & 2u) != 0u ? t.zw : t.xy; }
+#else
+#define PAIR_WORDS(NAME, i) unpack32(NAME##_pairs64[(i) >> 1])
+#endif
+
 // Elements i and i + 1 (i even) of an operand of dtype DT, as compute_t, through one load.
 #define DEFINE_PAIR_LOAD(NAME, DT)                                                            \
   void NAME##_load_pair(uint i, out compute_t first, out compute_t second) {                 \
     if (DT == DT_F32) {                                                                      \
-      const uvec2 words = unpack32(NAME##_pairs64[i >> 1]);                                  \
+      const uvec2 words = PAIR_WORDS(NAME, i);                                               \
       first = compute_t(uintBitsToFloat(words.x));                                           \
       second = compute_t(uintBitsToFloat(words.y));                                          \
     } else if (DT == DT_F16 || DT == DT_BF16) {                                              \

@@ -119,7 +119,7 @@ bool texel_reads(const Context& context, const Launch& launch, uint64_t alignmen
   for (int r = 0; r < kTexelRoles; ++r) {
     const RoleWindow& w = launch.windows[r];
     const uint64_t begin = align_down(w.begin, alignment);
-    if (w.allocation && !texel_view_refusal(context, *w.allocation, begin, w.end - begin).empty()) return false;
+    if (w.allocation && !can_read_as_texels(context, Binding{w.allocation, begin, w.end - begin, false})) return false;
   }
   return true;
 }
@@ -306,8 +306,7 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
     params.entries = static_cast<uint32_t>(launch.segments.size());
     const Binding& table_binding = table_window.binding;
     const bool texels = f32 && (flags & kBlocks) && texel_reads(context, launch, alignment) &&
-                        params.first_entry % 4 == 0 &&
-                        texel_view_refusal(context, *table_binding.allocation, table_binding.offset, table_binding.range).empty();
+                        params.first_entry % 4 == 0 && can_read_as_texels(context, table_binding);
     if (!texels) {
       vs.dispatch(pipeline, bindings, &params, sizeof params, launch.groups);
     } else {
