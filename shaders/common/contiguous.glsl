@@ -2,8 +2,9 @@
 // contiguous (the host checks, see contiguous_launch.h): no index arithmetic, and where every window
 // starts on 16 bytes, blocks of four elements that move as 32-, 64- or 128-bit words.
 //
-// The words are blocks.glsl's. Measured on lavapipe: a float32 add moving u64vec2 blocks runs 2.5x the
-// plain one-element-per-invocation add (docs/PERFORMANCE.md, "Contiguous elementwise fast path").
+// The words are blocks.glsl's. Measured on lavapipe: a float32 add moving uvec4 blocks runs about twice
+// the plain one-element-per-invocation add (docs/PERFORMANCE.md, "Contiguous elementwise and copy
+// kernels").
 //
 // The including shader has included typed_operands.glsl and strided.glsl, and declares its operands with
 // DECLARE_OPERAND.
