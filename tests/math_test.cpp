@@ -431,15 +431,8 @@ Worst measure(Device& device, const MathCase& c, DenormalMode denormals) {
   return worst;
 }
 
-class MathAccuracy : public DeviceTest {
+class MathAccuracy : public VulkanTest {
  protected:
-  void SetUp() override {
-    try {
-      device = get_device("vulkan");
-    } catch (const DeviceUnavailableError& error) {
-      GTEST_SKIP() << "Vulkan is absent here: " << error.what();
-    }
-  }
 
   template <class T>
   void check_all_functions(double max_ulp) {
@@ -459,8 +452,6 @@ class MathAccuracy : public DeviceTest {
       EXPECT_LE(worst.ulp, max_ulp);
     }
   }
-
-  std::shared_ptr<Device> device;
 };
 
 TEST_F(MathAccuracy, Float32) { check_all_functions<float>(2); }

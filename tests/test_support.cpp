@@ -20,6 +20,15 @@ void expect_no_validation_messages() {
   }
 }
 
+void VulkanTest::SetUp() {
+  try {
+    device = get_device("vulkan");
+  } catch (const DeviceUnavailableError& error) {
+    GTEST_SKIP() << "Vulkan is absent here: " << error.what();
+  }
+  stream = device->default_stream();
+}
+
 void BackendTest::SetUp() {
   try {
     device = get_device(GetParam());

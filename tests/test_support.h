@@ -30,6 +30,14 @@ class DeviceTest : public ::testing::Test {
   void TearDown() override { expect_no_validation_messages(); }
 };
 
+// A test of the Vulkan device and its default stream; skips, printing why, where there is none.
+class VulkanTest : public DeviceTest {
+ protected:
+  void SetUp() override;
+  std::shared_ptr<Device> device;
+  std::shared_ptr<Stream> stream;
+};
+
 // Runs once per backend name ("vulkan", "cuda"); skips, printing why, where the backend is absent.
 class BackendTest : public ::testing::TestWithParam<std::string> {
  protected:

@@ -17,15 +17,11 @@ namespace {
 
 const vulkan::KernelAbiRegistration kTexelTestAbis{{"texel_copy_test", 2, sizeof(uint32_t)}};
 
-class TexelBindingTest : public DeviceTest {
+class TexelBindingTest : public VulkanTest {
  protected:
   void SetUp() override {
-    try {
-      device = get_device("vulkan");
-    } catch (const DeviceUnavailableError& error) {
-      GTEST_SKIP() << "Vulkan is absent here: " << error.what();
-    }
-    stream = device->default_stream();
+    VulkanTest::SetUp();
+    if (IsSkipped()) return;
     words.resize(256);
     std::iota(words.begin(), words.end(), 0x1000u);
     source = upload(*device, *stream, words);
@@ -43,8 +39,6 @@ class TexelBindingTest : public DeviceTest {
     return download<uint32_t>(*stream, out, count);
   }
 
-  std::shared_ptr<Device> device;
-  std::shared_ptr<Stream> stream;
   std::vector<uint32_t> words;
   std::shared_ptr<Allocation> source;
 };

@@ -55,6 +55,11 @@ namespace ember::vulkan {
   X(vkCmdPushConstants)                \
   X(vkCmdPushDescriptorSetKHR)         \
   X(vkCmdDispatch)                     \
+  X(vkCreateQueryPool)                 \
+  X(vkDestroyQueryPool)                \
+  X(vkCmdResetQueryPool)               \
+  X(vkCmdWriteTimestamp)               \
+  X(vkGetQueryPoolResults)             \
   X(vkCmdPipelineBarrier)              \
   X(vkCmdCopyBuffer)                   \
   X(vkCmdCopyImageToBuffer)            \

@@ -136,6 +136,7 @@ const Pipeline& Pipelines::get(std::string_view shader_name,
   const EmbeddedShader& shader = find_shader(shader_name);
   auto pipeline = std::make_unique<Pipeline>();
   pipeline->shader = reflect(shader.spirv);
+  pipeline->name = std::string(shader_name);
   const EntryPoints& fn = context_->fn;
   VkDevice device = context_->device;
 

@@ -24,6 +24,7 @@ struct Pipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   ShaderLayout shader;
+  std::string name;  // the embedded shader's, for kernel profiles
 };
 
 class Pipelines {

@@ -1,10 +1,12 @@
 #include "runtime/vulkan/vulkan_stream.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/vulkan/kernel_profile.h"
 
 namespace ember::vulkan {
 
@@ -33,6 +35,13 @@ VulkanStream::VulkanStream(std::shared_ptr<Context> context, std::shared_ptr<Cac
   if (const char* limit = std::getenv("EMBER_MAX_DISPATCHES_PER_SUBMIT")) {
     max_batch_ = std::max(1, std::atoi(limit));
   }
+  if (kernel_profiling()) {
+    profiling_ = context_->properties.limits.timestampComputeAndGraphics;
+    if (!profiling_) {
+      std::fprintf(stderr, "EMBER_PROFILE: %s has no timestamps on its compute queues; not profiled\n",
+                   context_->properties.deviceName);
+    }
+  }
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = context_->queue_family;
@@ -55,8 +64,13 @@ VulkanStream::~VulkanStream() {
   } catch (const Error&) {
     // A lost device has nothing left to wait for.
   }
+  for (InFlight& batch : in_flight_) {
+    if (batch.timestamps.pool) spare_query_pools_.push_back(batch.timestamps.pool);
+  }
+  if (batch_timestamps_.pool) spare_query_pools_.push_back(batch_timestamps_.pool);
   in_flight_.clear();
   batch_keep_alive_.clear();
+  for (VkQueryPool pool : spare_query_pools_) context_->fn.vkDestroyQueryPool(context_->device, pool, nullptr);
   context_->fn.vkDestroyCommandPool(context_->device, pool_, nullptr);  // frees its command buffers
   context_->fn.vkDestroySemaphore(context_->device, timeline_, nullptr);
 }
@@ -104,6 +118,20 @@ VkCommandBuffer VulkanStream::begin_batch() {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   context_->check(context_->fn.vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  if (profiling_) {
+    // Two timestamps for each dispatch the batch can hold.
+    if (spare_query_pools_.empty()) {
+      VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      info.queryCount = 2 * max_batch_;
+      VkQueryPool created = VK_NULL_HANDLE;
+      context_->check(context_->fn.vkCreateQueryPool(context_->device, &info, nullptr, &created), "vkCreateQueryPool");
+      spare_query_pools_.push_back(created);
+    }
+    batch_timestamps_.pool = spare_query_pools_.back();
+    spare_query_pools_.pop_back();
+    context_->fn.vkCmdResetQueryPool(commands, batch_timestamps_.pool, 0, 2 * max_batch_);
+  }
   // Submits to one queue are not ordered with each other by themselves, and the hazard tracker starts
   // empty in each batch: this barrier orders the batch after the work of every earlier submit. It is
   // not counted in StreamStats::barriers, which counts the tracker's.
@@ -241,7 +269,13 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
   if (push_bytes) {
     fn.vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   }
+  const auto stamp = static_cast<uint32_t>(2 * batch_timestamps_.shaders.size());
+  if (profiling_) fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, batch_timestamps_.pool, stamp);
   fn.vkCmdDispatch(commands, groups_x, groups_y, groups_z);
+  if (profiling_) {
+    fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch_timestamps_.pool, stamp + 1);
+    batch_timestamps_.shaders.push_back(&pipeline.name);
+  }
   after_record({allocations, bindings.size()});
   garbage = recycle(completed_.load());
 }
@@ -259,6 +293,21 @@ void VulkanStream::copy(Allocation& dst, uint64_t dst_offset, Allocation& src, u
   Allocation* const touched[] = {&src, &dst};
   record_commands(accesses, touched, [&](VkCommandBuffer commands) {
     context_->fn.vkCmdCopyBuffer(commands, buffer_of(src), buffer_of(dst), 1, &region);
+  });
+}
+
+void VulkanStream::fill_words(Allocation& dst, uint64_t dst_offset, uint64_t bytes, uint32_t word) {
+  dst.check_range(dst_offset, bytes, "fill destination");
+  const VkDeviceSize at = dst.offset() + dst_offset;
+  if (at % 4 != 0 || bytes % 4 != 0) {
+    throw Error("fill_words: " + std::to_string(bytes) + " bytes at byte " + std::to_string(at) +
+                " of a buffer are not whole 4-byte words");
+  }
+  if (bytes == 0) return;
+  const BufferAccess access{buffer_of(dst), at, at + bytes, true};
+  Allocation* const touched[] = {&dst};
+  record_commands({&access, 1}, touched, [&](VkCommandBuffer commands) {
+    context_->fn.vkCmdFillBuffer(commands, buffer_of(dst), at, bytes, word);
   });
 }
 
@@ -337,8 +386,9 @@ void VulkanStream::flush_locked() {
   wait_sources_.clear();
   submitted_ = value;
   stats_.submits += 1;
-  in_flight_.push_back({commands, value, std::move(batch_keep_alive_)});
+  in_flight_.push_back({commands, value, std::move(batch_keep_alive_), std::move(batch_timestamps_)});
   batch_keep_alive_.clear();
+  batch_timestamps_ = {};
 }
 
 uint64_t VulkanStream::flush() {
@@ -354,10 +404,27 @@ std::vector<std::shared_ptr<const void>> VulkanStream::recycle(uint64_t complete
   while (!in_flight_.empty() && in_flight_.front().value <= completed) {
     InFlight& done = in_flight_.front();
     for (auto& object : done.keep_alive) released.push_back(std::move(object));
+    retire_timestamps(done.timestamps);
     spare_.push_back(done.commands);
     in_flight_.pop_front();
   }
   return released;
+}
+
+void VulkanStream::retire_timestamps(Timestamps& timestamps) {
+  if (timestamps.pool == VK_NULL_HANDLE) return;
+  const auto count = static_cast<uint32_t>(2 * timestamps.shaders.size());
+  std::vector<uint64_t> ticks(count);
+  if (count > 0 && context_->fn.vkGetQueryPoolResults(context_->device, timestamps.pool, 0, count,
+                                                      count * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                                      VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+    const double nanoseconds_per_tick = context_->properties.limits.timestampPeriod;
+    for (size_t i = 0; i < timestamps.shaders.size(); ++i) {
+      add_kernel_time(*timestamps.shaders[i], static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * nanoseconds_per_tick);
+    }
+  }
+  spare_query_pools_.push_back(timestamps.pool);
+  timestamps = {};
 }
 
 void VulkanStream::wait_value(uint64_t value) {

@@ -54,6 +54,10 @@ class VulkanStream final : public Stream {
   void copy(Allocation& dst, uint64_t dst_offset, Allocation& src, uint64_t src_offset,
             uint64_t bytes) override;
   void keep_alive(std::shared_ptr<const void> object) override;
+  // Sets `bytes` bytes of `dst` from `dst_offset` to repeats of `word`; the start in the buffer and the
+  // size are multiples of 4. It is vkCmdFillBuffer, a memset in lavapipe, where a fill shader costs a
+  // dispatch (about 70 µs there).
+  void fill_words(Allocation& dst, uint64_t dst_offset, uint64_t bytes, uint32_t word);
   StreamStats stats() const override;
 
   // Records one compute dispatch. Push constants are copied at once.
@@ -77,10 +81,16 @@ class VulkanStream final : public Stream {
   uint32_t max_dispatches_per_submit() const { return max_batch_; }
 
  private:
+  // A batch's timestamps under EMBER_PROFILE (kernel_profile.h): two per dispatch, and whose they are.
+  struct Timestamps {
+    VkQueryPool pool = VK_NULL_HANDLE;
+    std::vector<const std::string*> shaders;  // Pipeline::name, which lives as long as the device
+  };
   struct InFlight {
     VkCommandBuffer commands;
     uint64_t value;
     std::vector<std::shared_ptr<const void>> keep_alive;
+    Timestamps timestamps;
   };
 
   VkCommandBuffer begin_batch();
@@ -95,6 +105,8 @@ class VulkanStream final : public Stream {
   std::vector<std::shared_ptr<const void>> recycle(uint64_t completed);
   uint64_t poll_semaphore();
   void flush_locked();
+  // Adds a finished batch's dispatch times to the profile and keeps its query pool for the next batch.
+  void retire_timestamps(Timestamps& timestamps);
 
   std::shared_ptr<Context> context_;
   // Weak: the staging allocator's cached chunks refer to this stream, and a strong pointer would make a cycle.
@@ -102,6 +114,7 @@ class VulkanStream final : public Stream {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint32_t max_batch_ = 256;
+  bool profiling_ = false;  // EMBER_PROFILE when the stream was made, and the device has timestamps
 
   mutable std::recursive_mutex mutex_;
   VkCommandBuffer recording_ = VK_NULL_HANDLE;
@@ -114,6 +127,8 @@ class VulkanStream final : public Stream {
   HazardTracker hazards_;
   std::deque<InFlight> in_flight_;
   std::vector<VkCommandBuffer> spare_;
+  Timestamps batch_timestamps_;
+  std::vector<VkQueryPool> spare_query_pools_;
   uint64_t submitted_ = 0;
   std::atomic<uint64_t> completed_{0};
   StreamStats stats_;

@@ -1,0 +1,61 @@
+// EMBER_PROFILE (runtime/vulkan/kernel_profile.h): a stream made with it on times each dispatch under
+// its shader's name; streams made without it add nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/kernels/memory.h"
+#include "runtime/scoped_environment.h"
+#include "runtime/vulkan/kernel_profile.h"
+#include "test_support.h"
+
+namespace ember::test {
+namespace {
+
+class KernelProfileTest : public VulkanTest {
+ protected:
+  // `count` fills of 1024 floats on `on`.
+  void fill(Stream& on, int count) {
+    auto memory = device->allocate(4096, on.shared_from_this());
+    const TensorRef out = TensorRef::contiguous(*memory, DType::Float32, {1024});
+    for (int i = 0; i < count; ++i) device->kernels().get<MemoryKernels>().fill(on, FillArgs{out, 1.5 + i});
+    on.synchronize();
+  }
+
+  static const vulkan::KernelTime* find(const std::vector<vulkan::KernelTime>& times, const std::string& shader) {
+    auto it = std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.shader == shader; });
+    return it == times.end() ? nullptr : &*it;
+  }
+};
+
+TEST_F(KernelProfileTest, AProfiledStreamTimesEachDispatchUnderItsShader) {
+  std::shared_ptr<Stream> profiled;
+  {
+    ScopedEnvironment profile("EMBER_PROFILE", "1");
+    profiled = device->create_stream();
+  }
+  vulkan::reset_kernel_times();
+  fill(*profiled, 3);
+  const auto times = vulkan::kernel_times();
+  const vulkan::KernelTime* fills = find(times, "fill_32");
+  ASSERT_NE(fills, nullptr) << vulkan::kernel_profile_report();
+  EXPECT_EQ(fills->dispatches, 3u);
+  EXPECT_GT(fills->milliseconds, 0.0);
+  const std::string report = vulkan::kernel_profile_report();
+  EXPECT_NE(report.find("fill_32"), std::string::npos) << report;
+}
+
+TEST_F(KernelProfileTest, StreamsMadeWithoutItAreNotTimed) {
+  std::shared_ptr<Stream> plain;
+  {
+    ScopedEnvironment profile("EMBER_PROFILE", "");
+    plain = device->create_stream();
+  }
+  vulkan::reset_kernel_times();
+  fill(*plain, 2);
+  EXPECT_TRUE(vulkan::kernel_times().empty()) << vulkan::kernel_profile_report();
+}
+
+}  // namespace
+}  // namespace ember::test
