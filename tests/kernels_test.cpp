@@ -1,5 +1,6 @@
 // The first kernels on every backend, compared with values computed on the host: fill and strided
 // copy for every dtype, float32 add and mul with broadcasting, float32 sum.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -128,6 +129,33 @@ TEST_P(KernelsTest, FillEveryDtypeThroughAStridedView) {
     for (int i = 0; i < 300; ++i) {
       const double expected = (i % 3 == 0 && i < 300) ? value : 0.0;
       ASSERT_EQ(decode(dtype, &result[i * size]), expected) << "element " << i;
+    }
+  }
+}
+
+// Contiguous runs: on Vulkan, those of whole 4-byte words whose value repeats every word are buffer fills
+// (zero and -2.5 in float32, any 8- or 16-bit value, zero in 64 bits), the others the fill shader. Each
+// case fills elements [first, first + count) of a zeroed buffer and must leave the rest alone.
+TEST_P(KernelsTest, FillContiguousRunsAtEveryOffset) {
+  const std::pair<int64_t, int64_t> runs[] = {{0, 64}, {1, 63}, {3, 5}, {0, 1}, {2, 2}, {4, 60}};
+  for (DType dtype : kAllDTypes) {
+    if (!device->supports(dtype)) continue;
+    const size_t size = element_size(dtype);
+    for (const double value : {dtype == DType::Bool ? 1.0 : (is_floating_point(dtype) ? -2.5 : 100.0), 0.0}) {
+      for (const auto& [first, count] : runs) {
+        SCOPED_TRACE(std::string(dtype_name(dtype)) + " value " + std::to_string(value) + " elements " +
+                     std::to_string(first) + " + " + std::to_string(count));
+        std::vector<uint8_t> background(64 * size, 0);
+        if (value == 0.0) std::fill(background.begin(), background.end(), uint8_t{0x5a});
+        auto a = upload(*device, *stream, background);
+        device->kernels().get<MemoryKernels>().fill(*stream, {view(a.get(), dtype, {count}, {1}, first * size), value});
+        const std::vector<uint8_t> result = download<uint8_t>(*stream, a, 64 * size);
+        for (int64_t i = 0; i < 64; ++i) {
+          const bool inside = i >= first && i < first + count;
+          const double want = inside ? value : decode(dtype, &background[i * size]);
+          ASSERT_EQ(decode(dtype, &result[i * size]), want) << "element " << i;
+        }
+      }
     }
   }
 }

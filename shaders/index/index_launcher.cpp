@@ -281,12 +281,7 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
     table.operands[0] = {claims.get(), 0, sizeof(uint32_t), {1}};
     const Window window = operand_window(context, table, 0, true);
     if (window.first_element != 0) throw Error("scatter: the table of claims is not aligned");
-    const VkBuffer buffer = reinterpret_cast<VkBuffer>(claims->handle());
-    const BufferAccess access{buffer, window.binding.offset, window.binding.offset + bytes, true};
-    Allocation* const touched[] = {claims.get()};
-    vs.record_commands({&access, 1}, touched, [&](VkCommandBuffer commands) {
-      context.fn.vkCmdFillBuffer(commands, buffer, window.binding.offset, bytes, 0u);
-    });
+    vs.fill_words(*claims, window.binding.offset - claims->offset(), bytes, 0u);
     return window.binding;
   };
   for (const DimSlice& slice : dim_slices(context, out.sizes[dim], out.strides[dim], element)) {

@@ -1,5 +1,6 @@
 // Launchers of the memory kernels: fill.comp and copy.comp, one module per element width. A copy between
-// contiguous views is a buffer copy instead.
+// contiguous views is a buffer copy instead, and a fill of whole 4-byte words a buffer fill.
+#include <optional>
 #include <string>
 
 #include "runtime/error.h"
@@ -40,6 +41,16 @@ bool copies_as_bytes(const LaunchShape& shape) {
   return out.byte_offset + bytes <= in.byte_offset || in.byte_offset + bytes <= out.byte_offset;
 }
 
+// The 32-bit word that an element of `size` bytes with these `bits` repeats into, if one does: every
+// value of 8, 16 and 32 bits, and 64-bit ones whose halves are equal (zero among them).
+std::optional<uint32_t> repeating_word(uint64_t bits, uint64_t size) {
+  const auto low = static_cast<uint32_t>(bits);
+  if (size == 1) return (low & 0xffu) * 0x01010101u;
+  if (size == 2) return (low & 0xffffu) * 0x00010001u;
+  if (size == 4 || (size == 8 && (bits >> 32) == low)) return low;
+  return std::nullopt;
+}
+
 class VulkanMemory final : public MemoryKernels {
  public:
   explicit VulkanMemory(VulkanDevice& device) : device_(device) {}
@@ -60,10 +71,19 @@ void VulkanMemory::fill(Stream& stream, const FillArgs& args) {
   const TensorRef& out = args.out;
   require_storable(out.dtype);
   VulkanStream& vs = vulkan_stream(stream);
-  const Pipeline& pipeline = device_.pipelines().get("fill_" + width_suffix(out.dtype));
   const uint64_t bits = args.value.bits_as(out.dtype);
+  // One run of whole words whose value repeats every word is the device's buffer fill.
+  const LaunchShape shape = plan_launch({&out});
+  const uint64_t bytes = static_cast<uint64_t>(shape.numel()) * element_size(out.dtype);
+  const std::optional<uint32_t> word = repeating_word(bits, element_size(out.dtype));
+  if (word && is_contiguous(shape) && bytes > 0 && bytes % 4 == 0 &&
+      (out.allocation->offset() + shape.operands[0].byte_offset) % 4 == 0) {
+    vs.fill_words(*out.allocation, shape.operands[0].byte_offset, bytes, *word);
+    return;
+  }
+  const Pipeline& pipeline = device_.pipelines().get("fill_" + width_suffix(out.dtype));
   const Context& context = device_.context();
-  for_each_window(plan_launch({&out}), kShaderMaxDims, max_window_bytes(context),
+  for_each_window(shape, kShaderMaxDims, max_window_bytes(context),
                   [&](const LaunchShape& piece) {
                     FillParams params{};
                     Binding bindings[1];
