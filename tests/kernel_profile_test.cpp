@@ -23,6 +23,12 @@ class KernelProfileTest : public VulkanTest {
     on.synchronize();
   }
 
+  // A new stream, made while EMBER_PROFILE is `profile` ("" unsets it).
+  std::shared_ptr<Stream> stream_made_with(const std::string& profile) {
+    ScopedEnvironment environment("EMBER_PROFILE", profile);
+    return device->create_stream();
+  }
+
   static const vulkan::KernelTime* find(const std::vector<vulkan::KernelTime>& times, const std::string& shader) {
     auto it = std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.shader == shader; });
     return it == times.end() ? nullptr : &*it;
@@ -30,11 +36,7 @@ class KernelProfileTest : public VulkanTest {
 };
 
 TEST_F(KernelProfileTest, AProfiledStreamTimesEachDispatchUnderItsShader) {
-  std::shared_ptr<Stream> profiled;
-  {
-    ScopedEnvironment profile("EMBER_PROFILE", "1");
-    profiled = device->create_stream();
-  }
+  const std::shared_ptr<Stream> profiled = stream_made_with("1");
   vulkan::reset_kernel_times();
   fill(*profiled, 3);
   const auto times = vulkan::kernel_times();
@@ -47,11 +49,7 @@ TEST_F(KernelProfileTest, AProfiledStreamTimesEachDispatchUnderItsShader) {
 }
 
 TEST_F(KernelProfileTest, StreamsMadeWithoutItAreNotTimed) {
-  std::shared_ptr<Stream> plain;
-  {
-    ScopedEnvironment profile("EMBER_PROFILE", "");
-    plain = device->create_stream();
-  }
+  const std::shared_ptr<Stream> plain = stream_made_with("");
   vulkan::reset_kernel_times();
   fill(*plain, 2);
   EXPECT_TRUE(vulkan::kernel_times().empty()) << vulkan::kernel_profile_report();
