@@ -386,6 +386,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   if (is_float(args.out.dtype)) specialization.push_back(static_cast<uint32_t>(args.activation));
   if (tiles.shares_a) specialization.insert(specialization.end(), {1u, tiles.workgroup});  // SHARE_A, its size
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
+  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
 
   // Launch windows: as many whole matrices as every operand's binding can reach, else one matrix at a
   // time split along the rows of A, out and bias (B is needed whole).
@@ -482,9 +483,11 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       // by lane: 512³ 30 -> 20 ms, Linear 64×784×256 40 -> 33 ms (docs/PERFORMANCE.md, "Matmul").
       const bool texels = tiles.texel_pairs && K > 0 && can_read_as_texels(context, bindings[kA]) &&
                           can_read_as_texels(context, bindings[kB]);
-      vs.dispatch(texels ? device_.pipelines().get(tiles.shader + "_texel", specialization) : pipeline,
-                  std::span<const Binding>(bindings, texels ? 6 : 4), &params, sizeof params, static_cast<uint32_t>(column_groups),
-                  row_groups, static_cast<uint32_t>(matrices));
+      if (texels && texel_pipeline == nullptr) {
+        texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
+      }
+      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 6 : 4), &params,
+                  sizeof params, static_cast<uint32_t>(column_groups), row_groups, static_cast<uint32_t>(matrices));
     }
   }
 }
