@@ -49,6 +49,24 @@ TEST_F(KernelProfileTest, AProfiledStreamTimesEachDispatchUnderItsShader) {
   EXPECT_NE(report.find("fill_32"), std::string::npos) << report;
 }
 
+// Each batch times a pair of timestamps around nothing, and the report takes that mean off each dispatch.
+TEST_F(KernelProfileTest, ItMeasuresWhatTheTimestampsCostAlone) {
+  const std::shared_ptr<Stream> profiled = stream_made_with("1");
+  vulkan::reset_kernel_times();
+  EXPECT_EQ(vulkan::empty_interval_nanoseconds(), 0.0);
+  fill(*profiled, 2);
+  fill(*profiled, 2);
+  EXPECT_GT(vulkan::empty_interval_nanoseconds(), 0.0);
+  const vulkan::KernelTime* fills = find(vulkan::kernel_times(), "fill_32");
+  ASSERT_NE(fills, nullptr);
+  EXPECT_EQ(fills->dispatches, 4u);
+  const std::string report = vulkan::kernel_profile_report();
+  EXPECT_NE(report.find("net us"), std::string::npos) << report;
+  EXPECT_NE(report.find("all, net"), std::string::npos) << report;
+  vulkan::reset_kernel_times();
+  EXPECT_EQ(vulkan::empty_interval_nanoseconds(), 0.0);
+}
+
 TEST_F(KernelProfileTest, StreamsMadeWithoutItAreNotTimed) {
   const std::shared_ptr<Stream> plain = stream_made_with("");
   vulkan::reset_kernel_times();

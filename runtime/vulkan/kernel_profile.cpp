@@ -13,6 +13,8 @@ namespace {
 struct Totals {
   std::mutex mutex;
   std::map<std::string, KernelTime, std::less<>> by_shader;
+  uint64_t empty_intervals = 0;
+  double empty_nanoseconds = 0;
 };
 
 Totals& totals() {
@@ -44,6 +46,19 @@ void add_kernel_time(const std::string& shader, double nanoseconds) {
   it->second.milliseconds += nanoseconds * 1e-6;
 }
 
+void add_empty_interval(double nanoseconds) {
+  Totals& t = totals();
+  std::lock_guard lock(t.mutex);
+  t.empty_intervals += 1;
+  t.empty_nanoseconds += nanoseconds;
+}
+
+double empty_interval_nanoseconds() {
+  Totals& t = totals();
+  std::lock_guard lock(t.mutex);
+  return t.empty_intervals == 0 ? 0.0 : t.empty_nanoseconds / static_cast<double>(t.empty_intervals);
+}
+
 std::vector<KernelTime> kernel_times() {
   Totals& t = totals();
   std::vector<KernelTime> times;
@@ -60,30 +75,43 @@ void reset_kernel_times() {
   Totals& t = totals();
   std::lock_guard lock(t.mutex);
   t.by_shader.clear();
+  t.empty_intervals = 0;
+  t.empty_nanoseconds = 0;
 }
 
 std::string kernel_profile_report() {
   const std::vector<KernelTime> times = kernel_times();
-  double total_ms = 0;
+  const double empty_us = 1e-3 * empty_interval_nanoseconds();
+  // A dispatch's net time: its interval less the timestamps' own cost, never below zero on average.
+  auto net_ms = [&](const KernelTime& time) {
+    return std::max(0.0, time.milliseconds - 1e-3 * empty_us * static_cast<double>(time.dispatches));
+  };
+  double total_ms = 0, total_net_ms = 0;
   uint64_t total_dispatches = 0;
   for (const KernelTime& time : times) {
     total_ms += time.milliseconds;
+    total_net_ms += net_ms(time);
     total_dispatches += time.dispatches;
   }
-  std::string report = "ember kernel profile (EMBER_PROFILE=1), device time between timestamps around each dispatch:\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-44s %10s %12s %10s %7s\n", "shader", "dispatches", "total ms", "mean us",
-                "share");
+  std::string report = "ember kernel profile (EMBER_PROFILE=1), device time between timestamps around each dispatch;\n";
+  std::snprintf(line, sizeof line, "net: less %.1f us, the mean time between two timestamps with nothing between them\n",
+                empty_us);
+  report += line;
+  std::snprintf(line, sizeof line, "%-44s %10s %12s %10s %10s %7s\n", "shader", "dispatches", "total ms", "mean us",
+                "net us", "share");
   report += line;
   for (const KernelTime& time : times) {
-    std::snprintf(line, sizeof line, "%-44s %10llu %12.3f %10.1f %6.1f%%\n", time.shader.c_str(),
-                  static_cast<unsigned long long>(time.dispatches), time.milliseconds,
-                  1e3 * time.milliseconds / static_cast<double>(time.dispatches),
-                  total_ms > 0 ? 100.0 * time.milliseconds / total_ms : 0.0);
+    const auto dispatches = static_cast<double>(time.dispatches);
+    std::snprintf(line, sizeof line, "%-44s %10llu %12.3f %10.1f %10.1f %6.1f%%\n", time.shader.c_str(),
+                  static_cast<unsigned long long>(time.dispatches), time.milliseconds, 1e3 * time.milliseconds / dispatches,
+                  1e3 * net_ms(time) / dispatches, total_net_ms > 0 ? 100.0 * net_ms(time) / total_net_ms : 0.0);
     report += line;
   }
-  std::snprintf(line, sizeof line, "%-44s %10llu %12.3f\n", "all", static_cast<unsigned long long>(total_dispatches),
-                total_ms);
+  std::snprintf(line, sizeof line, "%-44s %10llu %12.3f %10s %10s\n", "all", static_cast<unsigned long long>(total_dispatches),
+                total_ms, "", "");
+  report += line;
+  std::snprintf(line, sizeof line, "%-44s %10s %12.3f\n", "all, net", "", total_net_ms);
   report += line;
   return report;
 }

@@ -2,7 +2,8 @@
 // Where a Vulkan device's time goes, shader by shader. With EMBER_PROFILE=1 in the environment when a
 // stream is made, that stream writes a GPU timestamp before and after each dispatch and adds the time
 // between them to its shader's total when the batch finishes; the totals are printed to stderr at exit
-// (a table, largest first). Off by default: the timestamps cost a little on every dispatch.
+// (a table, largest first). Off by default: the timestamps cost time on every dispatch, which each batch
+// measures with a pair of timestamps around nothing, and the table subtracts.
 //
 // On a GPU that overlaps dispatches the two timestamps bracket more than one shader's work, so a total
 // is an upper bound there; lavapipe runs one dispatch at a time, so its totals add up.
@@ -18,6 +19,12 @@ bool kernel_profiling();
 
 // Adds one dispatch of `shader` that took `nanoseconds` on the device.
 void add_kernel_time(const std::string& shader, double nanoseconds);
+// Adds the interval of a timestamp pair with nothing between them: what the timestamps cost by
+// themselves, which every dispatch's interval includes (on lavapipe about 100 µs, since each timestamp
+// after a dispatch flushes llvmpipe's context; a dependent add alone takes about 40 µs there).
+void add_empty_interval(double nanoseconds);
+// The mean of the empty intervals so far, in nanoseconds (0 before the first).
+double empty_interval_nanoseconds();
 
 struct KernelTime {
   std::string shader;
@@ -28,7 +35,8 @@ struct KernelTime {
 // Every shader timed so far, the longest total first.
 std::vector<KernelTime> kernel_times();
 void reset_kernel_times();
-// kernel_times() as a table with each shader's share of the total.
+// kernel_times() as a table: each shader's total, its mean per dispatch, that mean less the empty
+// interval ("net"), and its share of the net total.
 std::string kernel_profile_report();
 
 }  // namespace ember::vulkan

@@ -119,18 +119,19 @@ VkCommandBuffer VulkanStream::begin_batch() {
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   context_->check(context_->fn.vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
   if (profiling_) {
-    // Two timestamps for each dispatch the batch can hold.
+    // Two timestamps for each dispatch the batch can hold, and first a pair with nothing between them,
+    // which measures what the timestamps cost by themselves.
     if (spare_query_pools_.empty()) {
       VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
       info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-      info.queryCount = 2 * max_batch_;
+      info.queryCount = timestamps_per_batch();
       VkQueryPool created = VK_NULL_HANDLE;
       context_->check(context_->fn.vkCreateQueryPool(context_->device, &info, nullptr, &created), "vkCreateQueryPool");
       spare_query_pools_.push_back(created);
     }
     batch_timestamps_.pool = spare_query_pools_.back();
     spare_query_pools_.pop_back();
-    context_->fn.vkCmdResetQueryPool(commands, batch_timestamps_.pool, 0, 2 * max_batch_);
+    context_->fn.vkCmdResetQueryPool(commands, batch_timestamps_.pool, 0, timestamps_per_batch());
   }
   // Submits to one queue are not ordered with each other by themselves, and the hazard tracker starts
   // empty in each batch: this barrier orders the batch after the work of every earlier submit. It is
@@ -269,12 +270,13 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
   if (push_bytes) {
     fn.vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   }
-  const auto stamp = static_cast<uint32_t>(2 * batch_timestamps_.shaders.size());
-  if (profiling_) fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, batch_timestamps_.pool, stamp);
-  fn.vkCmdDispatch(commands, groups_x, groups_y, groups_z);
+  auto record_dispatch = [&] { fn.vkCmdDispatch(commands, groups_x, groups_y, groups_z); };
   if (profiling_) {
-    fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch_timestamps_.pool, stamp + 1);
+    if (batch_timestamps_.shaders.empty()) write_timestamp_pair(commands, 0, [] {});
+    write_timestamp_pair(commands, static_cast<uint32_t>(2 + 2 * batch_timestamps_.shaders.size()), record_dispatch);
     batch_timestamps_.shaders.push_back(&pipeline.name);
+  } else {
+    record_dispatch();
   }
   after_record({allocations, bindings.size()});
   garbage = recycle(completed_.load());
@@ -411,17 +413,28 @@ std::vector<std::shared_ptr<const void>> VulkanStream::recycle(uint64_t complete
   return released;
 }
 
+void VulkanStream::write_timestamp_pair(VkCommandBuffer commands, uint32_t first_query,
+                                        const std::function<void()>& record_between) {
+  const EntryPoints& fn = context_->fn;
+  fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, batch_timestamps_.pool, first_query);
+  record_between();
+  fn.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch_timestamps_.pool, first_query + 1);
+}
+
 void VulkanStream::retire_timestamps(Timestamps& timestamps) {
   if (timestamps.pool == VK_NULL_HANDLE) return;
-  const auto count = static_cast<uint32_t>(2 * timestamps.shaders.size());
+  const auto count = static_cast<uint32_t>(2 + 2 * timestamps.shaders.size());
   std::vector<uint64_t> ticks(count);
-  if (count > 0 && context_->fn.vkGetQueryPoolResults(context_->device, timestamps.pool, 0, count,
-                                                      count * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
-                                                      VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+  // A batch without dispatches wrote no timestamps, not even the empty pair.
+  if (!timestamps.shaders.empty() &&
+      context_->fn.vkGetQueryPoolResults(context_->device, timestamps.pool, 0, count, count * sizeof(uint64_t),
+                                         ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
     const double nanoseconds_per_tick = context_->properties.limits.timestampPeriod;
-    for (size_t i = 0; i < timestamps.shaders.size(); ++i) {
-      add_kernel_time(*timestamps.shaders[i], static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * nanoseconds_per_tick);
-    }
+    auto interval = [&](size_t pair) {
+      return static_cast<double>(ticks[2 * pair + 1] - ticks[2 * pair]) * nanoseconds_per_tick;
+    };
+    add_empty_interval(interval(0));
+    for (size_t i = 0; i < timestamps.shaders.size(); ++i) add_kernel_time(*timestamps.shaders[i], interval(1 + i));
   }
   spare_query_pools_.push_back(timestamps.pool);
   timestamps = {};

@@ -81,7 +81,8 @@ class VulkanStream final : public Stream {
   uint32_t max_dispatches_per_submit() const { return max_batch_; }
 
  private:
-  // A batch's timestamps under EMBER_PROFILE (kernel_profile.h): two per dispatch, and whose they are.
+  // A batch's timestamps under EMBER_PROFILE (kernel_profile.h): an empty pair, then two per dispatch, and
+  // whose they are.
   struct Timestamps {
     VkQueryPool pool = VK_NULL_HANDLE;
     std::vector<const std::string*> shaders;  // Pipeline::name, which lives as long as the device
@@ -105,6 +106,10 @@ class VulkanStream final : public Stream {
   std::vector<std::shared_ptr<const void>> recycle(uint64_t completed);
   uint64_t poll_semaphore();
   void flush_locked();
+  // Timestamps `first_query` and the next around what `record_between` records.
+  void write_timestamp_pair(VkCommandBuffer commands, uint32_t first_query, const std::function<void()>& record_between);
+  // The empty pair, then a pair for each dispatch the batch can hold.
+  uint32_t timestamps_per_batch() const { return 2 + 2 * max_batch_; }
   // Adds a finished batch's dispatch times to the profile and keeps its query pool for the next batch.
   void retire_timestamps(Timestamps& timestamps);
 
