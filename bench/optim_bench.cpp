@@ -8,8 +8,6 @@
 // back to back, ten per host wait, as a training loop runs them.
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
-
 #include <map>
 #include <string>
 #include <tuple>
@@ -34,13 +32,6 @@ const std::map<std::string, std::tuple<double, double, double>>& torch_ms() {
     return ms;
   }();
   return times;
-}
-
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 constexpr int kStepsPerRound = 10;
