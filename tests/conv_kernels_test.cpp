@@ -182,7 +182,7 @@ TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
     setenv("EMBER_CONV_BLOCK", block, 1);
     for (const Geometry& g : geometries()) check(g, DType::Float32, true, std::string("register ") + block);
   }
-  const char* uniform_blocks[] = {"16,4", "16,8", "8,8", "32,2", "4,8", "1,8"};
+  const char* uniform_blocks[] = {"16,4", "16,8", "8,8", "32,2", "4,8", "1,8", "16,7"};
   setenv("EMBER_CONV_VARIANT", "uniform", 1);
   for (const char* block : uniform_blocks) {
     setenv("EMBER_CONV_BLOCK", block, 1);

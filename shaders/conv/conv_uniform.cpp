@@ -92,28 +92,36 @@ std::vector<Chunk> chunks_of(int64_t total, int64_t k, int64_t unit) {
 }
 
 // Predicted cost, in cycles of one CPU thread, of a launch plan: per invocation and k, a gathered load
-// of B costs about as much as 64 lanes' worth of arithmetic (llvmpipe loads one lane at a time), a
-// uniform load a few, an FMA one per 8 lanes; rounds of `workers` workgroups; 180k cycles per dispatch
-// (~70 µs).
+// of B costs about as much as 64 lanes' worth of arithmetic (llvmpipe loads one lane at a time), a load
+// of A `a_load` (kGather from a storage buffer; from the uniform buffer, kUniformLoad), an FMA one per 8
+// lanes; rounds of `workers` workgroups; 180k cycles per dispatch (~70 µs).
+//
+// The uniform load's cost is per direction, fitted to measurements on lavapipe (docs/PERFORMANCE.md,
+// "Convolution", 2026-11-29): the forward and the input gradient of the Fashion-MNIST CNN's second layer
+// ran 16×7 blocks in 23-33 ms, 16×4 in 36, 8×8 in 39-42 and 32×2 in 43 (A's loads weigh about 40% of a
+// gather there, not the 6% that kUniformLoad 4 says), while the weight gradients kept running fastest
+// with 32×2 (50 ms against 68 for the 16×8 that the forward's cost would pick).
 struct Block {
   uint32_t m, n;
 };
-constexpr Block kUniformBlocks[] = {{16, 4}, {16, 8}, {8, 8}, {32, 2}, {4, 8}, {1, 8}};
-constexpr double kGather = 64, kUniformLoad = 4, kColumnMath = 8, kDispatch = 180000;
+// 16×7: rows of 7, 14 and 28 positions (the Fashion-MNIST CNN's) fill whole workgroup tiles of 7 columns.
+constexpr Block kUniformBlocks[] = {{16, 4}, {16, 8}, {8, 8}, {32, 2}, {4, 8}, {1, 8}, {16, 7}};
+constexpr double kGather = 64, kColumnMath = 8, kDispatch = 180000;
+double uniform_load_cost(Direction direction) { return direction == Direction::WeightGrad ? 4 : 27; }
 
-double k_step_cost(uint32_t rows, uint32_t columns, bool uniform_a) {
-  return (uniform_a ? kUniformLoad * rows : kGather * rows) + (kGather + kColumnMath) * columns + double(rows) * columns;
+double k_step_cost(uint32_t rows, uint32_t columns, double a_load) {
+  return a_load * rows + (kGather + kColumnMath) * columns + double(rows) * columns;
 }
 
 // Cycles of one launch covering `rows` rows × n columns × k, in `z` groups, with workgroups of
 // `tile_rows` rows × `tile_columns` columns whose invocations hold `block` each.
 double launch_cost(int64_t rows, int64_t n, int64_t k, int64_t z, int64_t tile_rows, int64_t tile_columns, Block block,
-                   bool uniform_a, int64_t workers) {
+                   double a_load, int64_t workers) {
   const int64_t workgroups = (rows + tile_rows - 1) / tile_rows * ((n + tile_columns - 1) / tile_columns) * z;
   const int64_t rounds = (workgroups + workers - 1) / workers;
   const int64_t lanes_used = std::min<int64_t>(256, ((std::min(n, tile_columns) + block.n - 1) / block.n + 7) / 8 * 8) *
                              std::min<int64_t>(tile_rows / block.m, (rows + block.m - 1) / block.m);
-  const double per_workgroup = double(lanes_used) / 8 * double(k) * k_step_cost(block.m, block.n, uniform_a);
+  const double per_workgroup = double(lanes_used) / 8 * double(k) * k_step_cost(block.m, block.n, a_load);
   return double(rounds) * per_workgroup + kDispatch;
 }
 
@@ -151,7 +159,8 @@ UniformPlan plan_uniform(const Context& context, Direction direction, const Conv
       if (k > 0) {
         const int64_t launches = (gemm.m + rows - 1) / rows * static_cast<int64_t>(chunks_of(total_k, k, layout.unit()).size());
         const double cost = double(launches) * launch_cost(rows, n, std::min(k, total_k), s.groups, block.m,
-                                                           int64_t{256} * block.n, block, true, workers);
+                                                           int64_t{256} * block.n, block, uniform_load_cost(direction),
+                                                           workers);
         if (best.block_m == 0 || cost < best_cost) {
           best = {block.m, block.n, rows, k};
           best_cost = cost;
@@ -173,7 +182,7 @@ UniformPlan plan_uniform(const Context& context, Direction direction, const Conv
   // Against the storage-buffer kernel's 8×8 blocks (32 invocations along n) in chunks of kMaxKPerInvocation.
   const int64_t chunks = (total_k + kMaxKPerInvocation - 1) / kMaxKPerInvocation;
   const double storage_cost = double(chunks) * launch_cost(gemm.m, n, std::min(total_k, kMaxKPerInvocation), s.groups,
-                                                           64, 256, {8, 8}, false, workers);
+                                                           64, 256, {8, 8}, kGather, workers);
   return best_cost < storage_cost ? best : UniformPlan{};
 }
 
