@@ -208,6 +208,11 @@ const std::vector<Case>& cases() {
       {{"zero_dim", {}, {}, 3}, {0b0}},
       {contiguous("one", {1}), {0b1, 0b0}},
       {contiguous("long_row", {2, 1000}), {0b10}},
+      // Contiguous runs of whole blocks of four, which 32-bit inputs read a block at a time, one of them
+      // in two reduced dims; and the same rows off the block grid, which read element by element.
+      {contiguous("blocks", {3, 4, 8}), {0b100, 0b101, 0b110, 0b111}},
+      {{"block_aligned_rows", {5, 12}, {16, 1}, 4}, {0b10, 0b11}},
+      {{"unaligned_rows", {5, 12}, {16, 1}, 1}, {0b10, 0b11}},
   };
   return all;
 }

@@ -12,6 +12,15 @@ VulkanStream& vulkan_stream(Stream& stream) {
   return *vulkan;
 }
 
+bool compute_subgroup_shuffles(VulkanDevice& device) {
+  const Context& context = device.context();
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  context.fn.vkGetPhysicalDeviceProperties2(context.physical_device, &properties);
+  return (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+}
+
 std::string_view compute_suffix(DType compute) {
   switch (compute_storage(compute)) {
     case DType::Float64: return "f64";

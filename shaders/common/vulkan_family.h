@@ -23,6 +23,9 @@ std::string_view compute_suffix(DType compute);  // "f32", "f64", "i32", "i64"
 DType compute_storage(DType compute);
 // Throws UnsupportedError when the device cannot hold or compute in `dtype`.
 void require_dtype(const VulkanDevice& device, DType dtype, std::string_view op);
+// Whether the device's compute shaders have subgroup shuffles (subgroupShuffle, subgroupShuffleXor).
+// DeviceInfo has the subgroup size but not the operations.
+bool compute_subgroup_shuffles(VulkanDevice& device);
 // Throws UnsupportedError naming the family and op when `compute` is outside the op's domain.
 void require_domain(OpDomain domain, DType compute, std::string_view family, std::string_view op);
 

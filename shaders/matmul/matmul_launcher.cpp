@@ -18,14 +18,9 @@
 
 namespace ember::vulkan {
 
-// SHARE_A's chunks are 8 lanes wide, and DeviceInfo has the subgroup size but not the operations.
+// SHARE_A's chunks are 8 lanes wide.
 bool register_blocks_can_share_a(VulkanDevice& device) {
-  const Context& context = device.context();
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
-  context.fn.vkGetPhysicalDeviceProperties2(context.physical_device, &properties);
-  return subgroup.subgroupSize == 8 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
-         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+  return device.info().subgroup_size == 8 && compute_subgroup_shuffles(device);
 }
 
 namespace {

@@ -8,7 +8,18 @@
 // the invocations as a tree in shared memory. A reduction longer than one chunk writes one partial
 // state per (output, chunk) to a scratch buffer, and further passes of this shader (STAGE bit 0) merge
 // those states in the same way, so every sum is a tree of short sequential runs.
+//
+// SUBGROUP_MERGE (the reduce_*_subgroup variants, for devices with subgroup shuffles in compute and
+// subgroups of a power of two): the tree's levels within a subgroup are shuffles, and a group wider than a
+// subgroup meets in shared memory once, so an output group costs two barriers instead of one per level.
+// llvmpipe runs each barrier() as a switch through the workgroup's 32 coroutines, which made a sum of
+// 1.6 M floats take 11 ms there against 1.6 ms for a ReLU over the same tensor (docs/PERFORMANCE.md).
+#if defined(SUBGROUP_MERGE)
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_KHR_shader_subgroup_shuffle : enable
+#endif
 #include "typed_operands.glsl"
+#include "blocks.glsl"
 
 #define WORKGROUP_SIZE 256
 #define MAX_DIMS 11  // outer plus inner dims; 124 bytes of push constants
@@ -18,10 +29,16 @@ layout(constant_id = 0) const uint IN_DT = DT_F32;
 layout(constant_id = 1) const uint OUT_DT = DT_F32;
 layout(constant_id = 2) const uint OP = 0;
 // Bit 0: the input is partial states (binding 3) rather than elements; bit 1: write partial states
-// (binding 4) rather than results.
+// (binding 4) rather than results; bit 2: read the elements in blocks of four (below).
 layout(constant_id = 3) const uint STAGE = 0;
 const bool READS_STATES = (STAGE & 1u) != 0u;
 const bool WRITES_STATES = (STAGE & 2u) != 0u;
+// READS_BLOCKS: the innermost reduced dim has stride 1 and every run of it starts on a whole block of
+// four 32-bit elements (the host checks sizes, strides and offset), so each invocation reads four
+// neighbouring elements through one uvec4 load (blocks.glsl) and merges them in order. On lavapipe a
+// sum over 1.6 M floats read one element per load took 10 ms, against 1.8 ms for a ReLU over the same
+// tensor through blocks (docs/PERFORMANCE.md).
+const bool READS_BLOCKS = (STAGE & 4u) != 0u;
 
 #include "reduce_functions.glsl"
 
@@ -30,6 +47,8 @@ DEFINE_STORE(dst, OUT_DT)
 layout(set = 0, binding = 1) writeonly buffer Indices { uvec2 indices[]; };
 DECLARE_OPERAND(2, src, readonly)
 DEFINE_LOAD(src, IN_DT)
+DECLARE_BLOCK_VIEWS(2, src, readonly)
+DEFINE_LOAD4(src, IN_DT)
 layout(set = 0, binding = 3) readonly buffer StatesIn { uint states_in[]; };
 layout(set = 0, binding = 4) writeonly buffer StatesOut { uint states_out[]; };
 
@@ -125,11 +144,57 @@ void put_shared(uint slot, State s) {
 
 State get_shared(uint slot) { return State(shared_a[slot], shared_b[slot], shared_c[slot]); }
 
-// Merges the states of each group of `group` consecutive invocations as a pairwise tree; the group's
-// first invocation gets the result. Every invocation of the workgroup must call it.
+// The invocation's place in the workgroup: subgroup by subgroup under SUBGROUP_MERGE, so that a group
+// of up to a subgroup's size lies in one subgroup.
+uint invocation_slot() {
+#if defined(SUBGROUP_MERGE)
+  return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+#else
+  return gl_LocalInvocationID.x;
+#endif
+}
+
+#if defined(SUBGROUP_MERGE)
+compute_t shuffle_xor(compute_t v, uint mask) {
+  const uvec2 w = value_to_words(v);
+  return value_from_words(uvec2(subgroupShuffleXor(w.x, mask), VALUE_WORDS == 2u ? subgroupShuffleXor(w.y, mask) : 0u));
+}
+
+// Merges the states of each run of `width` lanes (a power of two, at most the subgroup) as a butterfly:
+// at each level lane l and lane l ^ w merge the same two states, the lower lane's first, so every lane
+// of the run ends with its total, and the pairs are those of the shared-memory tree below.
+State subgroup_merge(State s, uint width) {
+  for (uint w = width >> 1; w > 0u; w >>= 1) {
+    const State other = State(shuffle_xor(s.a, w), shuffle_xor(s.b, w), subgroupShuffleXor(s.c, w));
+    s = (gl_SubgroupInvocationID & w) == 0u ? merge(s, other) : merge(other, s);
+  }
+  return s;
+}
+#endif
+
+// Merges the states of each group of `group` consecutive invocations (slots) as a pairwise tree; the
+// group's first invocation gets the result. Every invocation of the workgroup must call it.
 State group_merge(State s, uint lane, uint group) {
   if (group == 1u) return s;
-  const uint slot = gl_LocalInvocationID.x;
+  const uint slot = invocation_slot();
+#if defined(SUBGROUP_MERGE)
+  const uint size = gl_SubgroupSize;
+  {
+    s = subgroup_merge(s, min(group, size));
+    if (group <= size) return s;
+    // One total per subgroup, through shared memory; each subgroup of the group then merges them all,
+    // in order: sequentially per lane (every size-th total), then across its lanes.
+    if (gl_SubgroupInvocationID == 0u) put_shared(slot, s);
+    barrier();
+    const uint first = slot - lane;
+    const uint parts = group / size;
+    State total = identity();
+    for (uint q = gl_SubgroupInvocationID; q < parts; q += size) total = merge(total, get_shared(first + q * size));
+    total = subgroup_merge(total, min(parts, size));
+    barrier();  // shared memory is reused by the next output group
+    return total;
+  }
+#else
   put_shared(slot, s);
   barrier();
   for (uint width = group >> 1; width > 0u; width >>= 1) {
@@ -139,6 +204,7 @@ State group_merge(State s, uint lane, uint group) {
   const State total = get_shared(slot - lane);
   barrier();  // shared memory is reused by the next output group
   return total;
+#endif
 }
 
 void store_result(uint output_index, State s, compute_t param) {
@@ -162,7 +228,8 @@ void main() {
   const uint outer_dims = (p.shape >> 8) & 0xffu;
   const uint inner_dims = (p.shape >> 16) & 0xffu;
   const uint group = 1u << group_log2;
-  const uint lane = gl_LocalInvocationID.x & (group - 1u);
+  const uint slot = invocation_slot();
+  const uint lane = slot & (group - 1u);
   const uint outputs_per_workgroup = WORKGROUP_SIZE >> group_log2;
   const compute_t param = scalar_from_bits(p.param);
   // Max and Min take no parameter: when the launcher splits a reduction into pieces along its reduced
@@ -175,7 +242,7 @@ void main() {
 
   for (uint first = gl_WorkGroupID.y * outputs_per_workgroup; first < p.outputs;
        first += gl_NumWorkGroups.y * outputs_per_workgroup) {
-    const uint output_index = first + (gl_LocalInvocationID.x >> group_log2);
+    const uint output_index = first + (slot >> group_log2);
     State s = identity();
     if (output_index < p.outputs) {
       const uint base = p.in_offset + (outer_dims == 0u ? 0u : dims_offset(output_index, 0u, outer_dims));
@@ -184,14 +251,23 @@ void main() {
       // counts use dims_offset, which needs no division for one dim.
       const bool counter = inner_dims == 2u;
       const uint low_size = counter ? p.sizes[outer_dims + 1u] : 1u;
-      const uint high_step = group / low_size;
-      const uint low_step = group % low_size;
-      uint high = (begin + lane) / low_size;
-      uint low = (begin + lane) % low_size;
-      for (uint r = begin + lane; r < end; r += group) {
+      const uint step = READS_BLOCKS ? 4u : 1u;  // elements per read
+      const uint high_step = group * step / low_size;
+      const uint low_step = group * step % low_size;
+      uint high = (begin + lane * step) / low_size;
+      uint low = (begin + lane * step) % low_size;
+      for (uint r = begin + lane * step; r < end; r += group * step) {
         const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
                                         : dims_offset(r, outer_dims, inner_dims));
-        s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r + index_base, param));
+        if (READS_BLOCKS) {
+          const compute4_t v = src_load4(at >> 2);
+          s = merge(s, lift(v.x, r + index_base, param));
+          s = merge(s, lift(v.y, r + 1u + index_base, param));
+          s = merge(s, lift(v.z, r + 2u + index_base, param));
+          s = merge(s, lift(v.w, r + 3u + index_base, param));
+        } else {
+          s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r + index_base, param));
+        }
         high += high_step;
         low += low_step;
         if (low >= low_size) {

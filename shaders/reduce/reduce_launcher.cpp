@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -47,6 +48,7 @@ constexpr int64_t kChain = 64;      // elements one invocation merges in sequenc
 constexpr int64_t kMaxCount = (int64_t{1} << 32) - (int64_t{1} << 25);
 constexpr uint32_t kStageReadsStates = 1;
 constexpr uint32_t kStageWritesStates = 2;
+constexpr uint32_t kStageReadsBlocks = 4;
 
 struct ReduceParams {
   uint32_t param[2];
@@ -94,6 +96,8 @@ static_assert(sizeof(ScanParams) <= 128);
 const KernelAbiRegistration kAbis{
     {"reduce_f32", 5, sizeof(ReduceParams)}, {"reduce_f64", 5, sizeof(ReduceParams)},
     {"reduce_i32", 5, sizeof(ReduceParams)}, {"reduce_i64", 5, sizeof(ReduceParams)},
+    {"reduce_f32_subgroup", 5, sizeof(ReduceParams)}, {"reduce_f64_subgroup", 5, sizeof(ReduceParams)},
+    {"reduce_i32_subgroup", 5, sizeof(ReduceParams)}, {"reduce_i64_subgroup", 5, sizeof(ReduceParams)},
     {"scan_f32", 4, sizeof(ScanParams)},     {"scan_f64", 4, sizeof(ScanParams)},
     {"scan_i32", 4, sizeof(ScanParams)},     {"scan_i64", 4, sizeof(ScanParams)},
 };
@@ -269,6 +273,19 @@ struct FinalTarget {
   uint32_t first_state = 0;
 };
 
+// Whether a pass over elements may read them four at a time (reduce.comp's READS_BLOCKS): 32-bit
+// elements, a contiguous innermost reduced dim whose runs, like every other dim's step, the offset and
+// the chunks, fall on whole blocks of four.
+bool reads_blocks(const ReduceJob& job, const PassInput& input, const PassShape& shape) {
+  const int dims = input.outer_ndim + input.inner_ndim;
+  if (element_size(static_cast<DType>(job.in_dtype)) != 4 || input.inner_ndim == 0) return false;
+  if (input.strides[dims - 1] != 1 || input.sizes[dims - 1] % 4 != 0) return false;
+  for (int d = 0; d < dims - 1; ++d) {
+    if (input.strides[d] % 4 != 0) return false;
+  }
+  return input.offset % 4 == 0 && shape.chunk % 4 == 0;
+}
+
 // Records the passes over one piece's `outputs` reductions: each pass reduces chunks of its input to
 // partial states, until a pass has one chunk per output and writes to `target`. `spare` is a read-only
 // binding for the slots a pass does not use.
@@ -306,6 +323,7 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
       bindings[3] = input.binding;
     } else {
       bindings[2] = input.binding;
+      if (reads_blocks(job, input, shape)) stage |= kStageReadsBlocks;
     }
     std::shared_ptr<Allocation> states_written;
     if (final_pass && target.states) {
@@ -353,6 +371,16 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
     input.strides = {shape.chunks, 1};
     input.reduced = shape.chunks;
   }
+}
+
+// reduce.comp's SUBGROUP_MERGE variants need shuffles in compute shaders and subgroups of a power of two
+// that divides the workgroup. EMBER_REDUCE_SUBGROUPS=0 (read at each call, as tests flip it) keeps the
+// shared-memory tree.
+bool merges_in_subgroups(VulkanDevice& device) {
+  const char* switch_value = std::getenv("EMBER_REDUCE_SUBGROUPS");
+  if (switch_value != nullptr && std::string(switch_value) == "0") return false;
+  const uint32_t size = device.info().subgroup_size;
+  return size > 1 && (size & (size - 1)) == 0 && size <= kWorkgroupSize && compute_subgroup_shuffles(device);
 }
 
 class VulkanReduce final : public ReduceKernels {
@@ -444,7 +472,7 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
   const ReduceJob job{
       device_,
       vulkan_stream(stream),
-      "reduce_" + std::string(compute_suffix(compute)),
+      "reduce_" + std::string(compute_suffix(compute)) + (merges_in_subgroups(device_) ? "_subgroup" : ""),
       static_cast<uint32_t>(in.dtype),
       // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
       static_cast<uint32_t>(out ? out->dtype : in.dtype),
