@@ -65,55 +65,61 @@ void interior_max(uint in_base, int h_first, int w_first, out compute_t best, ou
   }
 }
 
+// Pools the window of output position `at` and writes its result (and where the maximum is).
+void pool_output(Position at) {
+  const uint in_base = in_plane(at);
+  const uint out_at = out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1];
+  if (IS_MAX) {
+    compute_t best;
+    uint best_index;
+    if (OP == POOL_OP_MAX && INTERIOR != 0u) {
+      interior_max(in_base, at.row * p.stride[0], at.col * p.stride[1], best, best_index);
+    } else if (OP == POOL_OP_MAX) {
+      max_window(at, in_base, at.row * p.stride[0] - p.padding[0], p.dilation[0], p.kernel[0],
+                 at.col * p.stride[1] - p.padding[1], p.dilation[1], p.kernel[1], best, best_index);
+    } else {
+      const int h0 = adaptive_start(at.row, p.in_h, p.out_h);
+      const int w0 = adaptive_start(at.col, p.in_w, p.out_w);
+      max_window(at, in_base, h0, 1, adaptive_end(at.row, p.in_h, p.out_h) - h0, w0, 1,
+                 adaptive_end(at.col, p.in_w, p.out_w) - w0, best, best_index);
+    }
+    out_data_store(out_at, best);
+    indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] + uint(at.col) * p.indices_strides[1]] =
+        uvec2(best_index, 0u);
+  } else {
+    int h0, h1, w0, w1;
+    compute_t divisor_h, divisor_w;
+    AvgSpan span_h, span_w;
+    if (OP == POOL_OP_AVG) {
+      span_h = avg_span(0, at.row, p.in_h);
+      span_w = avg_span(1, at.col, p.in_w);
+      h0 = span_h.first; h1 = span_h.last;
+      w0 = span_w.first; w1 = span_w.last;
+    } else {
+      h0 = adaptive_start(at.row, p.in_h, p.out_h); h1 = adaptive_end(at.row, p.in_h, p.out_h);
+      w0 = adaptive_start(at.col, p.in_w, p.out_w); w1 = adaptive_end(at.col, p.in_w, p.out_w);
+    }
+    compute_t sum = compute_t(0);
+    if (OP == POOL_OP_AVG && INTERIOR != 0u) {
+      h0 = at.row * p.stride[0];
+      w0 = at.col * p.stride[1];
+      h1 = h0 + KERNEL_H;
+      w1 = w0 + KERNEL_W;
+    }
+    for (int h = h0; h < h1; ++h) {
+      for (int w = w0; w < w1; ++w) sum += in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
+    }
+    // PyTorch divides an adaptive window's sum by its height, then by its width.
+    out_data_store(out_at, OP == POOL_OP_AVG ? sum / avg_divisor(span_h, span_w)
+                                             : sum / compute_t(h1 - h0) / compute_t(w1 - w0));
+  }
+}
+
 void main() {
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w;
-  for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
-    const Position at = position_of(i, p.out_h, p.out_w);
-    const uint in_base = in_plane(at);
-    const uint out_at = out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1];
-    if (IS_MAX) {
-      compute_t best;
-      uint best_index;
-      if (OP == POOL_OP_MAX && INTERIOR != 0u) {
-        interior_max(in_base, at.row * p.stride[0], at.col * p.stride[1], best, best_index);
-      } else if (OP == POOL_OP_MAX) {
-        max_window(at, in_base, at.row * p.stride[0] - p.padding[0], p.dilation[0], p.kernel[0],
-                   at.col * p.stride[1] - p.padding[1], p.dilation[1], p.kernel[1], best, best_index);
-      } else {
-        const int h0 = adaptive_start(at.row, p.in_h, p.out_h);
-        const int w0 = adaptive_start(at.col, p.in_w, p.out_w);
-        max_window(at, in_base, h0, 1, adaptive_end(at.row, p.in_h, p.out_h) - h0, w0, 1,
-                   adaptive_end(at.col, p.in_w, p.out_w) - w0, best, best_index);
-      }
-      out_data_store(out_at, best);
-      indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] + uint(at.col) * p.indices_strides[1]] =
-          uvec2(best_index, 0u);
-    } else {
-      int h0, h1, w0, w1;
-      compute_t divisor_h, divisor_w;
-      AvgSpan span_h, span_w;
-      if (OP == POOL_OP_AVG) {
-        span_h = avg_span(0, at.row, p.in_h);
-        span_w = avg_span(1, at.col, p.in_w);
-        h0 = span_h.first; h1 = span_h.last;
-        w0 = span_w.first; w1 = span_w.last;
-      } else {
-        h0 = adaptive_start(at.row, p.in_h, p.out_h); h1 = adaptive_end(at.row, p.in_h, p.out_h);
-        w0 = adaptive_start(at.col, p.in_w, p.out_w); w1 = adaptive_end(at.col, p.in_w, p.out_w);
-      }
-      compute_t sum = compute_t(0);
-      if (OP == POOL_OP_AVG && INTERIOR != 0u) {
-        h0 = at.row * p.stride[0];
-        w0 = at.col * p.stride[1];
-        h1 = h0 + KERNEL_H;
-        w1 = w0 + KERNEL_W;
-      }
-      for (int h = h0; h < h1; ++h) {
-        for (int w = w0; w < w1; ++w) sum += in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
-      }
-      // PyTorch divides an adaptive window's sum by its height, then by its width.
-      out_data_store(out_at, OP == POOL_OP_AVG ? sum / avg_divisor(span_h, span_w)
-                                               : sum / compute_t(h1 - h0) / compute_t(w1 - w0));
-    }
+  for (uint first = gl_GlobalInvocationID.x * POSITION_RUN; first < count;
+       first += gl_NumWorkGroups.x * WORKGROUP_SIZE * POSITION_RUN) {
+    Position at = position_of(first, p.out_h, p.out_w);
+    for (uint i = first; i < min(first + POSITION_RUN, count); ++i, next_position(at, p.out_h, p.out_w)) pool_output(at);
   }
 }

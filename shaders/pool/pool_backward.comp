@@ -38,45 +38,80 @@ ivec2 outputs_holding(int d, int x, uint in_size, uint out_size) {
   return ivec2(max(first, 0), min(last, int(out_size) - 1));
 }
 
-// The blocked form: one invocation per block of stride_h x stride_w inputs.
+// The blocked form: block `at` (stride_h x stride_w inputs) of grad_in, from the one output whose window
+// it holds.
+void write_block(Position at) {
+  const bool has_window = at.row < int(p.out_h) && at.col < int(p.out_w);
+  compute_t g = compute_t(0);
+  uvec2 target = uvec2(0xffffffffu);
+  if (has_window) {
+    g = grad_out_load(out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1]);
+    if (IS_MAX) {
+      target = indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] +
+                            uint(at.col) * p.indices_strides[1]];
+    } else {
+      g /= avg_divisor(avg_span(0, at.row, p.in_h), avg_span(1, at.col, p.in_w));
+    }
+  }
+  const int h0 = at.row * p.stride[0] - p.padding[0];
+  const int w0 = at.col * p.stride[1] - p.padding[1];
+  const uint base = in_plane(at);
+  for (int bh = 0; bh < STRIDE_H; ++bh) {
+    const int h = h0 + bh;
+    if (h < 0 || h >= int(p.in_h)) continue;
+    for (int bw = 0; bw < STRIDE_W; ++bw) {
+      const int w = w0 + bw;
+      if (w < 0 || w >= int(p.in_w)) continue;
+      bool in_window;
+      if (IS_MAX) {
+        in_window = uvec2(uint(h) * p.in_w + uint(w), 0u) == target;
+      } else {
+        in_window = has_window && bh < p.kernel[0] && bw < p.kernel[1];
+      }
+      grad_in_store(base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1], in_window ? g : compute_t(0));
+    }
+  }
+}
+
+// One run of blocks per invocation.
 void blocked_main() {
   // Blocks per dim: enough to hold the input and its leading padding.
   const uint blocks_h = divide(p.in_h + uint(p.padding[0] + p.stride[0] - 1), uint(p.stride[0]));
   const uint blocks_w = divide(p.in_w + uint(p.padding[1] + p.stride[1] - 1), uint(p.stride[1]));
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * blocks_h * blocks_w;
-  for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
-    const Position at = position_of(i, blocks_h, blocks_w);
-    const bool has_window = at.row < int(p.out_h) && at.col < int(p.out_w);
-    compute_t g = compute_t(0);
-    uvec2 target = uvec2(0xffffffffu);
-    if (has_window) {
-      g = grad_out_load(out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1]);
+  for (uint first = gl_GlobalInvocationID.x * POSITION_RUN; first < count;
+       first += gl_NumWorkGroups.x * WORKGROUP_SIZE * POSITION_RUN) {
+    Position at = position_of(first, blocks_h, blocks_w);
+    for (uint i = first; i < min(first + POSITION_RUN, count); ++i, next_position(at, blocks_h, blocks_w)) write_block(at);
+  }
+}
+
+// Sums grad_out into element `at` of grad_in over the windows that hold it.
+void gather_element(Position at) {
+  const uint out_base = out_plane(at);
+  const uint indices_base = indices_plane(at);
+  const ivec2 rows = outputs_holding(0, at.row, p.in_h, p.out_h);
+  const ivec2 cols = outputs_holding(1, at.col, p.in_w, p.out_w);
+  const uvec2 self_index = uvec2(uint(at.row) * p.in_w + uint(at.col), 0u);
+  compute_t sum = compute_t(0);
+  for (int oh = rows.x; oh <= rows.y; ++oh) {
+    for (int ow = cols.x; ow <= cols.y; ++ow) {
+      const uint g = out_base + uint(oh) * p.out_strides[0] + uint(ow) * p.out_strides[1];
       if (IS_MAX) {
-        target = indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] +
-                              uint(at.col) * p.indices_strides[1]];
-      } else {
-        g /= avg_divisor(avg_span(0, at.row, p.in_h), avg_span(1, at.col, p.in_w));
-      }
-    }
-    const int h0 = at.row * p.stride[0] - p.padding[0];
-    const int w0 = at.col * p.stride[1] - p.padding[1];
-    const uint base = in_plane(at);
-    for (int bh = 0; bh < STRIDE_H; ++bh) {
-      const int h = h0 + bh;
-      if (h < 0 || h >= int(p.in_h)) continue;
-      for (int bw = 0; bw < STRIDE_W; ++bw) {
-        const int w = w0 + bw;
-        if (w < 0 || w >= int(p.in_w)) continue;
-        bool in_window;
-        if (IS_MAX) {
-          in_window = uvec2(uint(h) * p.in_w + uint(w), 0u) == target;
-        } else {
-          in_window = has_window && bh < p.kernel[0] && bw < p.kernel[1];
+        if (indices_data[indices_base + uint(oh) * p.indices_strides[0] + uint(ow) * p.indices_strides[1]] ==
+            self_index) {
+          sum += grad_out_load(g);
         }
-        grad_in_store(base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1], in_window ? g : compute_t(0));
+      } else if (OP == POOL_OP_AVG) {
+        sum += grad_out_load(g) / avg_divisor(avg_span(0, oh, p.in_h), avg_span(1, ow, p.in_w));
+      } else {
+        const int kh = adaptive_end(oh, p.in_h, p.out_h) - adaptive_start(oh, p.in_h, p.out_h);
+        const int kw = adaptive_end(ow, p.in_w, p.out_w) - adaptive_start(ow, p.in_w, p.out_w);
+        sum += grad_out_load(g) / compute_t(kh) / compute_t(kw);
       }
     }
   }
+  grad_in_store(in_plane(at) + uint(at.row) * p.in_strides[0] + uint(at.col) * p.in_strides[1], sum);
 }
 
 void main() {
@@ -85,31 +120,9 @@ void main() {
     return;
   }
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * p.in_h * p.in_w;
-  for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * WORKGROUP_SIZE) {
-    const Position at = position_of(i, p.in_h, p.in_w);
-    const uint out_base = out_plane(at);
-    const uint indices_base = indices_plane(at);
-    const ivec2 rows = outputs_holding(0, at.row, p.in_h, p.out_h);
-    const ivec2 cols = outputs_holding(1, at.col, p.in_w, p.out_w);
-    const uvec2 self_index = uvec2(uint(at.row) * p.in_w + uint(at.col), 0u);
-    compute_t sum = compute_t(0);
-    for (int oh = rows.x; oh <= rows.y; ++oh) {
-      for (int ow = cols.x; ow <= cols.y; ++ow) {
-        const uint g = out_base + uint(oh) * p.out_strides[0] + uint(ow) * p.out_strides[1];
-        if (IS_MAX) {
-          if (indices_data[indices_base + uint(oh) * p.indices_strides[0] + uint(ow) * p.indices_strides[1]] ==
-              self_index) {
-            sum += grad_out_load(g);
-          }
-        } else if (OP == POOL_OP_AVG) {
-          sum += grad_out_load(g) / avg_divisor(avg_span(0, oh, p.in_h), avg_span(1, ow, p.in_w));
-        } else {
-          const int kh = adaptive_end(oh, p.in_h, p.out_h) - adaptive_start(oh, p.in_h, p.out_h);
-          const int kw = adaptive_end(ow, p.in_w, p.out_w) - adaptive_start(ow, p.in_w, p.out_w);
-          sum += grad_out_load(g) / compute_t(kh) / compute_t(kw);
-        }
-      }
-    }
-    grad_in_store(in_plane(at) + uint(at.row) * p.in_strides[0] + uint(at.col) * p.in_strides[1], sum);
+  for (uint first = gl_GlobalInvocationID.x * POSITION_RUN; first < count;
+       first += gl_NumWorkGroups.x * WORKGROUP_SIZE * POSITION_RUN) {
+    Position at = position_of(first, p.in_h, p.in_w);
+    for (uint i = first; i < min(first + POSITION_RUN, count); ++i, next_position(at, p.in_h, p.in_w)) gather_element(at);
   }
 }

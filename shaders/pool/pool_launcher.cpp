@@ -22,6 +22,8 @@ namespace {
 
 constexpr int kPlaneDims = 2;  // plane_sizes in pool_common.glsl
 constexpr int64_t kMaxFixedKernel = 4;  // larger windows read their size from the push constants
+// Positions per invocation run (pool_common.glsl's POSITION_RUN).
+constexpr int64_t kPositionRun = 8;
 
 struct PoolParams {
   uint32_t in_offset;
@@ -171,7 +173,8 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
   const uint64_t window = max_window_bytes(context);
   auto reach = [&](const Box& piece, int i) { return piece.reach(i) - piece.base[i] - 1 + extents[i]; };
   auto fits = [&](const Box& piece) {
-    if (piece.count() * per_plane > std::numeric_limits<uint32_t>::max()) return false;
+    // Below 2^31, so that the shaders' runs of positions never step past 2^32.
+    if (piece.count() * per_plane > std::numeric_limits<int32_t>::max()) return false;
     for (int i = 0; i < kBoxOperands; ++i) {
       if (operands[i] && static_cast<uint64_t>(reach(piece, i)) * element_size(operands[i]->dtype) > window) {
         return false;
@@ -231,7 +234,8 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
         plane_strides[i][slot_d] = operands[i] ? to_u32(piece.strides[i][d], "a plane stride") : 0;
       }
     }
-    vs.dispatch(pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.count() * per_plane));
+    vs.dispatch(pipeline, bindings, &params, sizeof params,
+                workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));
   }, backward ? "pool backward" : "pool");
 }
 
