@@ -20,8 +20,8 @@ bool kernel_profiling();
 // Adds one dispatch of `shader` that took `nanoseconds` on the device.
 void add_kernel_time(const std::string& shader, double nanoseconds);
 // Adds the interval of a timestamp pair with nothing between them: what the timestamps cost by
-// themselves, which every dispatch's interval includes (on lavapipe about 100 µs, since each timestamp
-// after a dispatch flushes llvmpipe's context; a dependent add alone takes about 40 µs there).
+// themselves, which every dispatch's interval includes (on lavapipe 50-80 µs, since each timestamp after
+// a dispatch flushes llvmpipe's context; a dependent add alone takes about 40 µs there).
 void add_empty_interval(double nanoseconds);
 // The mean of the empty intervals so far, in nanoseconds (0 before the first).
 double empty_interval_nanoseconds();

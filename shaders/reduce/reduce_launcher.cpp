@@ -373,24 +373,28 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
   }
 }
 
-// reduce.comp's SUBGROUP_MERGE variants need shuffles in compute shaders and subgroups of a power of two
-// that divides the workgroup. EMBER_REDUCE_SUBGROUPS=0 (read at each call, as tests flip it) keeps the
-// shared-memory tree.
-bool merges_in_subgroups(VulkanDevice& device) {
-  const char* switch_value = std::getenv("EMBER_REDUCE_SUBGROUPS");
-  if (switch_value != nullptr && std::string(switch_value) == "0") return false;
+// Whether the device can run reduce.comp's SUBGROUP_MERGE variants: shuffles in compute shaders, and
+// subgroups of a power of two that divides the workgroup.
+bool can_merge_in_subgroups(VulkanDevice& device) {
   const uint32_t size = device.info().subgroup_size;
   return size > 1 && (size & (size - 1)) == 0 && size <= kWorkgroupSize && compute_subgroup_shuffles(device);
 }
 
 class VulkanReduce final : public ReduceKernels {
  public:
-  explicit VulkanReduce(VulkanDevice& device) : device_(device) {}
+  explicit VulkanReduce(VulkanDevice& device) : device_(device), subgroups_(can_merge_in_subgroups(device)) {}
   void reduce(Stream& stream, const ReduceArgs& args) override;
   void scan(Stream& stream, const ScanArgs& args) override;
 
  private:
+  // Where the device can, unless EMBER_REDUCE_SUBGROUPS=0 (read at each call, as tests flip it).
+  bool merges_in_subgroups() const {
+    const char* switch_value = std::getenv("EMBER_REDUCE_SUBGROUPS");
+    return subgroups_ && (switch_value == nullptr || std::string(switch_value) != "0");
+  }
+
   VulkanDevice& device_;
+  const bool subgroups_;
 };
 
 void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
@@ -472,7 +476,7 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
   const ReduceJob job{
       device_,
       vulkan_stream(stream),
-      "reduce_" + std::string(compute_suffix(compute)) + (merges_in_subgroups(device_) ? "_subgroup" : ""),
+      "reduce_" + std::string(compute_suffix(compute)) + (merges_in_subgroups() ? "_subgroup" : ""),
       static_cast<uint32_t>(in.dtype),
       // Argmax and Argmin share Max's and Min's pipelines, whose values would have the input's dtype.
       static_cast<uint32_t>(out ? out->dtype : in.dtype),
