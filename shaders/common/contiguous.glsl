@@ -16,7 +16,8 @@
 // The layouts a shader's LAYOUT specialization constant selects, each its own pipeline: llvmpipe runs
 // both sides of every branch under a lane mask, so a path that is not taken still costs unless it is
 // compiled out.
-//   LAYOUT_STRIDED: strided.glsl's index arithmetic, any strides; items are elements.
+//   LAYOUT_STRIDED: strided.glsl's index arithmetic, any strides; item j is the run of elements
+//     4j .. 4j+3 (those below p.numel), whose offsets come from strided.glsl's run_offsets.
 //   LAYOUT_ELEMENTS: contiguous operands, element i of the launch at p.offsets[k] + i of each window.
 //   LAYOUT_BLOCKS: contiguous operands whose windows start at their first element on 16 bytes; p.numel is
 //     a multiple of four and item j is the block of elements 4j .. 4j+3, moved as whole words.
@@ -26,9 +27,13 @@
 #define LAYOUT_ELEMENTS 1
 #define LAYOUT_BLOCKS 2
 
-// Items of a launch of p.numel elements, and elements per item.
-#define LAYOUT_ITEMS(LAYOUT) ((LAYOUT) == LAYOUT_BLOCKS ? p.numel / BLOCK_ELEMENTS : p.numel)
-#define LAYOUT_ITEM_ELEMENTS(LAYOUT) ((LAYOUT) == LAYOUT_BLOCKS ? BLOCK_ELEMENTS : 1)
+// Items of a launch of p.numel elements, and elements per item (at most four: a compute4_t holds them).
+#define LAYOUT_ITEMS(LAYOUT)                                        \
+  ((LAYOUT) == LAYOUT_BLOCKS    ? p.numel / BLOCK_ELEMENTS         \
+   : (LAYOUT) == LAYOUT_STRIDED ? (p.numel + RUN_ELEMENTS - 1u) / RUN_ELEMENTS \
+                                : p.numel)
+#define LAYOUT_ITEM_ELEMENTS(LAYOUT) \
+  ((LAYOUT) == LAYOUT_BLOCKS ? BLOCK_ELEMENTS : (LAYOUT) == LAYOUT_STRIDED ? RUN_ELEMENTS : 1)
 
 // This invocation's item: one item per invocation, in rows of workgroups when one row cannot cover a
 // launch (groups_for_items in contiguous_launch.h). No grid-stride loop: it cost llvmpipe a quarter of a
@@ -37,13 +42,19 @@ uint launch_item() {
   return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WORKGROUP_SIZE;
 }
 
-// Element offsets of every operand for element `index` of a LAYOUT_ELEMENTS or LAYOUT_STRIDED launch.
-void element_offsets(int layout_code, uint index, out uint offsets[NUM_OPERANDS]) {
+// Element offsets of every operand for the elements of `item` in a LAYOUT_ELEMENTS or LAYOUT_STRIDED
+// launch: offsets[k] for its element k (item_has_element says which exist).
+void item_offsets(int layout_code, uint item, out uint offsets[RUN_ELEMENTS][NUM_OPERANDS]) {
   if (layout_code == LAYOUT_ELEMENTS) {
-    for (int op = 0; op < NUM_OPERANDS; ++op) offsets[op] = p.offsets[op] + index;
+    for (int op = 0; op < NUM_OPERANDS; ++op) offsets[0][op] = p.offsets[op] + item;
   } else {
-    operand_offsets(index, offsets);
+    run_offsets(item * RUN_ELEMENTS, offsets);
   }
+}
+
+// Whether element k of `item` lies in the launch.
+bool item_has_element(int layout_code, uint item, int k) {
+  return item * uint(LAYOUT_ITEM_ELEMENTS(layout_code)) + uint(k) < p.numel;
 }
 
 #endif

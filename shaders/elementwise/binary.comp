@@ -35,15 +35,18 @@ void main() {
   const compute_t scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const uint item = launch_item();
   if (item < LAYOUT_ITEMS(LAYOUT)) {
-    uint offsets[3];
-    compute4_t a, b;
+    uint offsets[RUN_ELEMENTS][3];
+    compute4_t a = compute4_t(scalar), b = compute4_t(scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
-      a = A_IS_SCALAR ? compute4_t(scalar) : a_data_load4(item);
-      b = B_IS_SCALAR ? compute4_t(scalar) : b_data_load4(item);
+      if (!A_IS_SCALAR) a = a_data_load4(item);
+      if (!B_IS_SCALAR) b = b_data_load4(item);
     } else {
-      element_offsets(LAYOUT, item, offsets);
-      a.x = A_IS_SCALAR ? scalar : a_data_load(offsets[1]);
-      b.x = B_IS_SCALAR ? scalar : b_data_load(offsets[2]);
+      item_offsets(LAYOUT, item, offsets);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (!item_has_element(LAYOUT, item, k)) continue;
+        if (!A_IS_SCALAR) a[k] = a_data_load(offsets[k][1]);
+        if (!B_IS_SCALAR) b[k] = b_data_load(offsets[k][2]);
+      }
     }
     // The shader's one call of the op: each copy of its switch costs lavapipe's compiler about 0.2 s per
     // pipeline, even where the layout leaves it out.
@@ -52,7 +55,9 @@ void main() {
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, r);
     } else {
-      out_data_store(offsets[0], r.x);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (item_has_element(LAYOUT, item, k)) out_data_store(offsets[k][0], r[k]);
+      }
     }
   }
 }

@@ -41,17 +41,20 @@ void main() {
   const compute_t c_scalar = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
   if (item < LAYOUT_ITEMS(LAYOUT)) {
-    uint offsets[4];
-    compute4_t a, b, c;
+    uint offsets[RUN_ELEMENTS][4];
+    compute4_t a = compute4_t(0), b = compute4_t(b_scalar), c = compute4_t(c_scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
       a = a_data_load4(item);
-      b = B_IS_SCALAR ? compute4_t(b_scalar) : b_data_load4(item);
-      c = C_IS_SCALAR ? compute4_t(c_scalar) : c_data_load4(item);
+      if (!B_IS_SCALAR) b = b_data_load4(item);
+      if (!C_IS_SCALAR) c = c_data_load4(item);
     } else {
-      element_offsets(LAYOUT, item, offsets);
-      a.x = a_data_load(offsets[1]);
-      b.x = B_IS_SCALAR ? b_scalar : b_data_load(offsets[2]);
-      c.x = C_IS_SCALAR ? c_scalar : c_data_load(offsets[3]);
+      item_offsets(LAYOUT, item, offsets);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (!item_has_element(LAYOUT, item, k)) continue;
+        a[k] = a_data_load(offsets[k][1]);
+        if (!B_IS_SCALAR) b[k] = b_data_load(offsets[k][2]);
+        if (!C_IS_SCALAR) c[k] = c_data_load(offsets[k][3]);
+      }
     }
     // The shader's one call of the op: each copy of its switch costs lavapipe's compiler time per
     // pipeline, even where the layout leaves it out.
@@ -60,7 +63,9 @@ void main() {
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, r);
     } else {
-      out_data_store(offsets[0], r.x);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (item_has_element(LAYOUT, item, k)) out_data_store(offsets[k][0], r[k]);
+      }
     }
   }
 }

@@ -28,13 +28,15 @@ void main() {
   const compute_t p2 = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
   if (item < LAYOUT_ITEMS(LAYOUT)) {
-    uint offsets[2];
-    compute4_t x;
+    uint offsets[RUN_ELEMENTS][2];
+    compute4_t x = compute4_t(0);
     if (LAYOUT == LAYOUT_BLOCKS) {
       x = in_data_load4(item);
     } else {
-      element_offsets(LAYOUT, item, offsets);
-      x.x = in_data_load(offsets[1]);
+      item_offsets(LAYOUT, item, offsets);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (item_has_element(LAYOUT, item, k)) x[k] = in_data_load(offsets[k][1]);
+      }
     }
     // The shader's one call of the op: each copy of its switch costs lavapipe's compiler about 0.2 s per
     // pipeline, even where the layout leaves it out.
@@ -43,7 +45,9 @@ void main() {
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, y);
     } else {
-      out_data_store(offsets[0], y.x);
+      for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
+        if (item_has_element(LAYOUT, item, k)) out_data_store(offsets[k][0], y[k]);
+      }
     }
   }
 }
