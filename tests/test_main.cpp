@@ -1,4 +1,5 @@
 // Test entry point: validation layers are always on, and a validation message anywhere fails the run.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -6,9 +7,24 @@
 
 #include "runtime/vulkan/context.h"
 
+namespace {
+
+// LibTorch seeds its default generator at random per process, so a LibTorch module built with its
+// default initialisation drew new weights on every run. Comparisons through ReLU and max pooling are
+// discontinuous: 9 of 600 seeds of the porting test's float32 CNN put a pre-activation within rounding of
+// zero, or two pooled values within rounding of each other, and its gradients then differed from
+// LibTorch's by up to 670 tolerances (in float64 all 9 passed). Each test starts from the same seed instead,
+// whatever ran before it.
+class SeedLibTorchPerTest : public testing::EmptyTestEventListener {
+  void OnTestStart(const testing::TestInfo&) override { at::manual_seed(0); }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   setenv("EMBER_VALIDATION", "1", /*overwrite=*/1);
   testing::InitGoogleTest(&argc, argv);
+  testing::UnitTest::GetInstance()->listeners().Append(new SeedLibTorchPerTest);
   int result = RUN_ALL_TESTS();
   // Messages raised outside any test (for example while devices are destroyed at exit) still fail.
   for (const auto& message : ember::vulkan::take_validation_messages()) {
