@@ -9,7 +9,6 @@ namespace ember::vulkan {
 
 namespace {
 
-constexpr int64_t kBlockElements = 4;  // BLOCK_ELEMENTS in contiguous.glsl
 // Pieces are multiples of this many elements, so that each piece after an aligned first one starts on
 // 16 bytes too, whatever the element size.
 constexpr int64_t kPieceQuantum = 1024;

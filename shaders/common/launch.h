@@ -12,6 +12,8 @@ namespace ember::vulkan {
 
 inline constexpr int kShaderMaxDims = 6;        // MAX_DIMS in strided.glsl
 inline constexpr uint32_t kWorkgroupSize = 256;  // WORKGROUP_SIZE in strided.glsl
+inline constexpr int64_t kRunElements = 4;       // RUN_ELEMENTS in strided.glsl: elements per run_offsets
+inline constexpr int64_t kBlockElements = 4;     // BLOCK_ELEMENTS in blocks.glsl: elements per word block
 
 // Mirrors the push-constant block of strided.glsl for N operands, followed by Extra.
 struct NoExtra {};

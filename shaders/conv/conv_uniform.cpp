@@ -93,14 +93,14 @@ std::vector<Chunk> chunks_of(int64_t total, int64_t k, int64_t unit) {
 
 // Predicted cost, in cycles of one CPU thread, of a launch plan: per invocation and k, a gathered load
 // of B costs about as much as 64 lanes' worth of arithmetic (llvmpipe loads one lane at a time), a load
-// of A `a_load` (kGather from a storage buffer; from the uniform buffer, kUniformLoad), an FMA one per 8
-// lanes; rounds of `workers` workgroups; 180k cycles per dispatch (~70 µs).
+// of A `a_load` (kGather from a storage buffer; from the uniform buffer, uniform_load_cost), an FMA one
+// per 8 lanes; rounds of `workers` workgroups; 180k cycles per dispatch (~70 µs).
 //
 // The uniform load's cost is per direction, fitted to measurements on lavapipe (docs/PERFORMANCE.md,
 // "Convolution", 2026-11-29): the forward and the input gradient of the Fashion-MNIST CNN's second layer
 // ran 16×7 blocks in 23-33 ms, 16×4 in 36, 8×8 in 39-42 and 32×2 in 43 (A's loads weigh about 40% of a
-// gather there, not the 6% that kUniformLoad 4 says), while the weight gradients kept running fastest
-// with 32×2 (50 ms against 68 for the 16×8 that the forward's cost would pick).
+// gather there, not the 6% that the former cost of 4 said), while the weight gradients kept running
+// fastest with 32×2 (50 ms against 68 for the 16×8 that the forward's cost would pick).
 struct Block {
   uint32_t m, n;
 };

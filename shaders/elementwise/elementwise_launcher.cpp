@@ -17,9 +17,6 @@ namespace ember::vulkan {
 
 namespace {
 
-// Elements per invocation of the strided layout (contiguous.glsl, strided.glsl's RUN_ELEMENTS).
-constexpr int64_t kStridedRun = 4;
-
 struct UnaryExtra {
   uint32_t scalars[6];
 };
@@ -110,8 +107,8 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
     return;
   }
   for_each_window(shape, Params::kDims, max_window_bytes(context), [&](const LaunchShape& piece) {
-    // A run of kStridedRun elements per invocation (contiguous.glsl's LAYOUT_STRIDED).
-    dispatch(Layout::Strided, piece, groups_for_items(limits, (piece.numel() + kStridedRun - 1) / kStridedRun));
+    // A run of kRunElements elements per invocation (contiguous.glsl's LAYOUT_STRIDED).
+    dispatch(Layout::Strided, piece, groups_for_items(limits, (piece.numel() + kRunElements - 1) / kRunElements));
   });
 }
 

@@ -13,9 +13,6 @@ namespace ember::vulkan {
 
 namespace {
 
-// Elements per run of copy.comp (strided.glsl's RUN_ELEMENTS).
-constexpr int64_t kCopyRun = 4;
-
 struct FillValue {
   uint32_t lo;
   uint32_t hi;
@@ -121,9 +118,9 @@ void VulkanMemory::copy(Stream& stream, const CopyArgs& args) {
                     Binding bindings[2];
                     const bool writes[] = {true, false};
                     fill_params(context, piece, params, bindings, writes);
-                    // An invocation per run of kCopyRun elements (copy.comp).
+                    // An invocation per run of kRunElements elements (copy.comp).
                     vs.dispatch(pipeline, bindings, &params, sizeof params,
-                                workgroups_for(context, (piece.numel() + kCopyRun - 1) / kCopyRun));
+                                workgroups_for(context, (piece.numel() + kRunElements - 1) / kRunElements));
                   });
 }
 

@@ -12,8 +12,8 @@
 // SUBGROUP_MERGE (the reduce_*_subgroup variants, for devices with subgroup shuffles in compute and
 // subgroups of a power of two): the tree's levels within a subgroup are shuffles, and a group wider than a
 // subgroup meets in shared memory once, so an output group costs two barriers instead of one per level.
-// llvmpipe runs each barrier() as a switch through the workgroup's 32 coroutines, which made a sum of
-// 1.6 M floats take 11 ms there against 1.6 ms for a ReLU over the same tensor (docs/PERFORMANCE.md).
+// llvmpipe runs each barrier() as a switch through the workgroup's 32 coroutines: a sum of 1.6 M floats
+// took 1.61-1.72 ms per pass this way against 1.91-1.93 with the tree (docs/PERFORMANCE.md).
 #if defined(SUBGROUP_MERGE)
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
@@ -179,21 +179,19 @@ State group_merge(State s, uint lane, uint group) {
   const uint slot = invocation_slot();
 #if defined(SUBGROUP_MERGE)
   const uint size = gl_SubgroupSize;
-  {
-    s = subgroup_merge(s, min(group, size));
-    if (group <= size) return s;
-    // One total per subgroup, through shared memory; each subgroup of the group then merges them all,
-    // in order: sequentially per lane (every size-th total), then across its lanes.
-    if (gl_SubgroupInvocationID == 0u) put_shared(slot, s);
-    barrier();
-    const uint first = slot - lane;
-    const uint parts = group / size;
-    State total = identity();
-    for (uint q = gl_SubgroupInvocationID; q < parts; q += size) total = merge(total, get_shared(first + q * size));
-    total = subgroup_merge(total, min(parts, size));
-    barrier();  // shared memory is reused by the next output group
-    return total;
-  }
+  s = subgroup_merge(s, min(group, size));
+  if (group <= size) return s;
+  // One total per subgroup, through shared memory; each subgroup of the group then merges them all, in
+  // order: sequentially per lane (every size-th total), then across its lanes.
+  if (gl_SubgroupInvocationID == 0u) put_shared(slot, s);
+  barrier();
+  const uint first = slot - lane;
+  const uint parts = group / size;
+  State total = identity();
+  for (uint q = gl_SubgroupInvocationID; q < parts; q += size) total = merge(total, get_shared(first + q * size));
+  total = subgroup_merge(total, min(parts, size));
+  barrier();  // shared memory is reused by the next output group
+  return total;
 #else
   put_shared(slot, s);
   barrier();
@@ -251,7 +249,7 @@ void main() {
       // counts use dims_offset, which needs no division for one dim.
       const bool counter = inner_dims == 2u;
       const uint low_size = counter ? p.sizes[outer_dims + 1u] : 1u;
-      const uint step = READS_BLOCKS ? 4u : 1u;  // elements per read
+      const uint step = READS_BLOCKS ? uint(BLOCK_ELEMENTS) : 1u;  // elements per read
       const uint high_step = group * step / low_size;
       const uint low_step = group * step % low_size;
       uint high = (begin + lane * step) / low_size;
@@ -260,11 +258,8 @@ void main() {
         const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
                                         : dims_offset(r, outer_dims, inner_dims));
         if (READS_BLOCKS) {
-          const compute4_t v = src_load4(at >> 2);
-          s = merge(s, lift(v.x, r + index_base, param));
-          s = merge(s, lift(v.y, r + 1u + index_base, param));
-          s = merge(s, lift(v.z, r + 2u + index_base, param));
-          s = merge(s, lift(v.w, r + 3u + index_base, param));
+          const compute4_t v = src_load4(at / uint(BLOCK_ELEMENTS));
+          for (int e = 0; e < BLOCK_ELEMENTS; ++e) s = merge(s, lift(v[e], r + uint(e) + index_base, param));
         } else {
           s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r + index_base, param));
         }

@@ -279,11 +279,11 @@ struct FinalTarget {
 bool reads_blocks(const ReduceJob& job, const PassInput& input, const PassShape& shape) {
   const int dims = input.outer_ndim + input.inner_ndim;
   if (element_size(static_cast<DType>(job.in_dtype)) != 4 || input.inner_ndim == 0) return false;
-  if (input.strides[dims - 1] != 1 || input.sizes[dims - 1] % 4 != 0) return false;
+  if (input.strides[dims - 1] != 1 || input.sizes[dims - 1] % kBlockElements != 0) return false;
   for (int d = 0; d < dims - 1; ++d) {
-    if (input.strides[d] % 4 != 0) return false;
+    if (input.strides[d] % kBlockElements != 0) return false;
   }
-  return input.offset % 4 == 0 && shape.chunk % 4 == 0;
+  return input.offset % kBlockElements == 0 && shape.chunk % kBlockElements == 0;
 }
 
 // Records the passes over one piece's `outputs` reductions: each pass reduces chunks of its input to
