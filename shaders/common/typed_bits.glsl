@@ -20,10 +20,10 @@
     if (DT == DT_F16) return compute_t(half_bits_to_float(b.x));                                    \
     if (DT == DT_BF16) return compute_t(bfloat16_bits_to_float(b.x));                               \
     if (DT == DT_F64) return compute_t(F64_FROM_BITS(b));                                           \
-    if (DT == DT_I8) return compute_t(bitfieldExtract(int(b.x), 0, 8));                             \
+    if (DT == DT_I8) return from_int32(bitfieldExtract(int(b.x), 0, 8));                            \
     if (DT == DT_U8 || DT == DT_BOOL) return compute_t(b.x);                                        \
-    if (DT == DT_I16) return compute_t(bitfieldExtract(int(b.x), 0, 16));                           \
-    if (DT == DT_I32) return compute_t(int(b.x));                                                   \
+    if (DT == DT_I16) return from_int32(bitfieldExtract(int(b.x), 0, 16));                          \
+    if (DT == DT_I32) return from_int32(int(b.x));                                                  \
     return compute_t(int64_t(pack64(b)));                                                           \
   }                                                                                                 \
   uvec2 NAME##_to_bits(compute_t v) {                                                               \

@@ -54,6 +54,18 @@
 #define F64_TO_BITS(value) uvec2(0)
 #endif
 
+// A signed 32-bit value (int8 to int32, already sign-extended to 32 bits) in compute_t. For int64 the
+// high word is built from the sign bit: lavapipe (Mesa 22.3) miscompiled int64_t(int(bits)) where the
+// op then tested the value's sign or size (int64 ** int32 -2 gave 1, 7 % int32 -2 gave 1, 3 << int32 2
+// gave 0), while sums and comparisons of the same loads were right.
+compute_t from_int32(int value) {
+#if defined(COMPUTE_I64)
+  return int64_t(pack64(uvec2(uint(value), uint(value >> 31))));
+#else
+  return compute_t(value);
+#endif
+}
+
 float half_bits_to_float(uint bits) { return unpackHalf2x16(bits).x; }
 uint float_to_half_bits(float value) { return packHalf2x16(vec2(value, 0.0)) & 0xffffu; }
 float bfloat16_bits_to_float(uint bits) { return uintBitsToFloat(bits << 16); }
@@ -91,10 +103,10 @@ compute_t scalar_from_bits(uvec2 bits) {
     if (DT == DT_F16) return compute_t(half_bits_to_float(uint(NAME##_16[i])));                        \
     if (DT == DT_BF16) return compute_t(bfloat16_bits_to_float(uint(NAME##_16[i])));                   \
     if (DT == DT_F64) return compute_t(F64_FROM_BITS(NAME##_64[i]));                                   \
-    if (DT == DT_I8) return compute_t(int(int8_t(NAME##_8[i])));                                       \
+    if (DT == DT_I8) return from_int32(int(int8_t(NAME##_8[i])));                                      \
     if (DT == DT_U8 || DT == DT_BOOL) return compute_t(uint(NAME##_8[i]));                             \
-    if (DT == DT_I16) return compute_t(int(int16_t(NAME##_16[i])));                                    \
-    if (DT == DT_I32) return compute_t(int(NAME##_32[i]));                                             \
+    if (DT == DT_I16) return from_int32(int(int16_t(NAME##_16[i])));                                   \
+    if (DT == DT_I32) return from_int32(int(NAME##_32[i]));                                            \
     return compute_t(int64_t(pack64(NAME##_64[i])));                                                   \
   }
 
