@@ -28,14 +28,30 @@ compute_t nan_max(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b
 compute_t nan_min(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : min(a, b)); }
 
 #if COMPUTE_IS_FLOAT
-// C's fmod: the result has a's sign.
-compute_t c_fmod(compute_t a, compute_t b) { return a - b * trunc(m_div(a, b)); }
 bool sign_bit(compute_t x) {
 #if defined(COMPUTE_F64)
   return (unpackDouble2x32(x).y >> 31) != 0u;
 #else
   return (floatBitsToUint(x) >> 31) != 0u;
 #endif
+}
+// C's fmod, exact as C's is: the result has a's sign. a - b * trunc(a / b) was NaN for an infinite b and
+// off by the quotient's rounding once |a / b| passed the mantissa. Instead, long division in binary:
+// subtract from |a| each |b| * 2^k, largest first, that fits. Each subtraction is exact (Sterbenz: the
+// remainder r and s = |b| * 2^k satisfy s <= r < 2s), and so is halving s while it is at least |b|.
+// At most twice the operands' exponent difference steps (about 560 for float32, 4,200 for float64).
+compute_t c_fmod(compute_t a, compute_t b) {
+  if (m_isnan(a) || m_isnan(b) || m_isinf(a) || b == compute_t(0)) return mc_nan();
+  if (m_isinf(b)) return a;
+  const compute_t divisor = abs(b);
+  compute_t r = abs(a);
+  if (r < divisor) return a;
+  compute_t s = divisor;
+  while (s * compute_t(2) <= r) s *= compute_t(2);  // an overflow to infinity ends it too
+  for (; s >= divisor; s *= compute_t(0.5)) {
+    if (r >= s) r -= s;
+  }
+  return sign_bit(a) ? -r : r;
 }
 compute_t sigmoid(compute_t x) { return compute_t(1) / (compute_t(1) + m_exp(-x)); }
 #endif
@@ -61,7 +77,7 @@ UNARY(isposinf) { return from_bool(m_isinf(x) && x > compute_t(0)); }
 UNARY(isneginf) { return from_bool(m_isinf(x) && x < compute_t(0)); }
 UNARY(isfinite) { return from_bool(!m_isinf(x) && !m_isnan(x)); }
 UNARY(logical_not) { return from_bool(!truthy(x)); }
-// p0 = min, p1 = max; a NaN x stays NaN.
+// p0 = min, p1 = max; a NaN x stays NaN. Bounds are never NaN here: tensor/clamp.cpp settles those.
 UNARY(clamp) { return m_isnan(x) ? x : min(max(x, p0), p1); }
 UNARY(clamp_min) { return m_isnan(x) ? x : max(x, p0); }
 UNARY(clamp_max) { return m_isnan(x) ? x : min(x, p0); }
