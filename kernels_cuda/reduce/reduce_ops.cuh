@@ -153,6 +153,11 @@ __host__ __device__ inline ReduceState<A> reduce_lift(const ReduceParams& p, A x
       s.v = x;
       s.n = 1;
       s.index = index;
+      // PyTorch's Welford update makes the sum of squared deviations NaN at a NaN or infinite element
+      // (inf * (inf - inf)); Chan's merge would keep it 0 for one element and inf for several.
+      if constexpr (kIsFloat<A>) {
+        if ((p.op == ReduceOp::Var || p.op == ReduceOp::Std) && (is_nan(x) || is_inf(x))) s.w = quiet_nan<A>();
+      }
       return s;
   }
   return s;

@@ -70,6 +70,11 @@ State lift(compute_t x, uint index, compute_t param) {
   } else if (OP == REDUCE_KERNEL_OP_VAR || OP == REDUCE_KERNEL_OP_STD) {
     s.a = x;
     s.c = 1u;
+#if COMPUTE_IS_FLOAT
+    // PyTorch's Welford update makes the sum of squared deviations NaN at a NaN or infinite element
+    // (inf * (inf - inf)); Chan's merge below would keep it 0 for one element and inf for several.
+    if (isnan(x) || isinf(x)) s.b = mc_nan();
+#endif
   } else if (OP == REDUCE_KERNEL_OP_NORM0 || OP == REDUCE_KERNEL_OP_ANY || OP == REDUCE_KERNEL_OP_COUNT_NONZERO) {
     s.c = x != compute_t(0) ? 1u : 0u;
   } else if (OP == REDUCE_KERNEL_OP_ALL) {
