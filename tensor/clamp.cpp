@@ -1,6 +1,12 @@
 // clamp with scalar or tensor bounds, clamp_min, clamp_max and clamp_. Scalar bounds take part in the
 // result dtype (PyTorch's promotion) and must fit it. The gradient flows to x where clamp passes it
 // through, the bounds included (PyTorch's rule).
+//
+// A NaN scalar bound is settled here, as LibTorch 1.13 does, and never reaches a kernel (GLSL's min and
+// max may return either operand for NaN): clamp with both bounds, clamp_min and clamp_max give NaN
+// everywhere; clamp or clamp_ with only that bound leave x as it is.
+#include <cmath>
+
 #include "tensor/elementwise_support.h"
 
 namespace ember {
@@ -29,6 +35,33 @@ UnaryArgs clamp_args(const std::optional<Scalar>& min, const std::optional<Scala
   return {.op = UnaryOp::ClampMax, .max = *max};
 }
 
+bool is_nan(const std::optional<Scalar>& bound) { return bound && std::isnan(bound->to_double()); }
+
+// What a NaN bound makes of the result: NaN everywhere, or as if it were absent.
+enum class NanBound { Fills, IsIgnored };
+
+// x clamped by the scalar bounds: in PyTorch's result dtype, or in place into *out.
+Tensor clamp_by_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max, NanBound nan_bound,
+                        Tensor* out) {
+  DType result = x.dtype();
+  if (min) result = result_type(x, *min);
+  if (max) result = promote_types(result, result_type(x, *max));
+  if (out) {
+    check_can_cast(result, out->dtype());
+    result = out->dtype();
+  }
+  const UnaryArgs op = clamp_args(min, max, result);  // checks the bounds first, NaN ones included
+  if (is_nan(min) || is_nan(max)) {
+    if (nan_bound == NanBound::Fills) {
+      const double nan = std::nan("");
+      return out ? out->fill_(nan) : full_like(x, nan, TensorOptions().dtype(result));
+    }
+    if (out) return *out;
+    return result == x.dtype() ? x.clone() : x.to(result);  // the one bound given is NaN: x is the result
+  }
+  return detail::run_unary(op, detail::UnaryKind::SameType, result == x.dtype() ? x : x.to(result), out);
+}
+
 Tensor passes_through(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   if (min && max) return (x >= *min).logical_and(x <= *max);
   return min ? x >= *min : x <= *max;
@@ -38,13 +71,8 @@ Tensor passes_through(const Tensor& x, const std::optional<Scalar>& min, const s
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   require_a_bound(min.has_value(), max.has_value());
-  DType result = dtype();
-  if (min) result = result_type(*this, *min);
-  if (max) result = promote_types(result, result_type(*this, *max));
-  const UnaryArgs op = clamp_args(min, max, result);
   Record rec("ClampBackward1", {this});
-  const Tensor x = result == dtype() ? *this : to(result);
-  Tensor out = detail::run_unary(op, detail::UnaryKind::SameType, x, nullptr);
+  Tensor out = clamp_by_scalars(*this, min, max, min && max ? NanBound::Fills : NanBound::IsIgnored, nullptr);
   if (!rec) return out;
   rec.save(*this);
   return rec.finish(out, [min, max](FunctionNode& node, const tensor_list& g) {
@@ -54,7 +82,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 
 Tensor Tensor::clamp_min(Scalar min) const {
   Record rec("ClampMinBackward0", {this});
-  Tensor out = clamp(min, std::nullopt);
+  Tensor out = clamp_by_scalars(*this, min, std::nullopt, NanBound::Fills, nullptr);
   if (!rec) return out;
   rec.save(*this);
   return rec.finish(out, [min](FunctionNode& node, const tensor_list& g) {
@@ -64,7 +92,7 @@ Tensor Tensor::clamp_min(Scalar min) const {
 
 Tensor Tensor::clamp_max(Scalar max) const {
   Record rec("ClampMaxBackward0", {this});
-  Tensor out = clamp(std::nullopt, max);
+  Tensor out = clamp_by_scalars(*this, std::nullopt, max, NanBound::Fills, nullptr);
   if (!rec) return out;
   rec.save(*this);
   return rec.finish(out, [max](FunctionNode& node, const tensor_list& g) {
@@ -75,7 +103,7 @@ Tensor Tensor::clamp_max(Scalar max) const {
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   require_a_bound(min.has_value(), max.has_value());
   return detail::inplace(*this, {}, [&](const Tensor& old) { return old.clamp(min, max); }, [&] {
-    detail::run_unary(clamp_args(min, max, dtype()), detail::UnaryKind::SameType, *this, this);
+    clamp_by_scalars(*this, min, max, min && max ? NanBound::Fills : NanBound::IsIgnored, this);
   });
 }
 

@@ -160,6 +160,9 @@ TEST_P(AutogradElementwiseTest, BoundaryValuesFollowPyTorch) {
   run("clamp min > max", {at_bounds}, OP("", x[0].clamp(2, 1)));
   run("clamp_min at bound", {at_bounds}, OP("", x[0].clamp_min(1)));
   run("clamp_max at bound", {at_bounds}, OP("", x[0].clamp_max(2)));
+  // A NaN bound: ignored alone by clamp, NaN everywhere from clamp_min; x's gradient is 0 both ways.
+  run("clamp NaN min", {at_bounds}, OP("", x[0].clamp(NAN)));
+  run("clamp_min NaN", {at_bounds}, OP("", x[0].clamp_min(NAN)));
   // Tensor bounds: equal to x, crossed (min > max), and equal to each other.
   const std::vector<at::Tensor> bounded = {values({0, 1, 1.5, 2, 3, 1.5, 1.5, 0}), values({1, 1, 1, 1, 1, 2, 1.5, 1}),
                                            values({2, 2, 2, 2, 2, 1, 1.5, 1})};

@@ -36,7 +36,7 @@ __host__ __device__ T unary_value(UnaryOp op, T x, T p0, T p1, T p2, int out_dty
     case UnaryOp::IsFinite: return is_nan(x) || is_inf(x) ? T(0) : T(1);
     case UnaryOp::LogicalNot: return x == T(0) ? T(1) : T(0);
     case UnaryOp::Clamp: {
-      // p0 = min, p1 = max. A NaN x stays NaN; NaN bounds are ignored, as torch.clamp with scalar bounds.
+      // p0 = min, p1 = max. A NaN x stays NaN. Bounds are never NaN here: tensor/clamp.cpp settles those.
       const T low = x < p0 ? p0 : x;
       return low > p1 ? p1 : low;
     }
