@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "runtime/vulkan/context.h"
+#include "tensor/functions.h"
 
 namespace {
 
@@ -14,9 +15,13 @@ namespace {
 // discontinuous: 9 of 600 seeds of the porting test's float32 CNN put a pre-activation within rounding of
 // zero, or two pooled values within rounding of each other, and its gradients then differed from
 // LibTorch's by up to 670 tolerances (in float64 all 9 passed). Each test starts from the same seed instead,
-// whatever ran before it.
-class SeedLibTorchPerTest : public testing::EmptyTestEventListener {
-  void OnTestStart(const testing::TestInfo&) override { at::manual_seed(0); }
+// whatever ran before it; ember's default generator from its start-up seed, so that a test run alone
+// (--gtest_filter) draws what it drew in its ctest batch.
+class SeedGeneratorsPerTest : public testing::EmptyTestEventListener {
+  void OnTestStart(const testing::TestInfo&) override {
+    at::manual_seed(0);
+    ember::manual_seed(ember::Generator().initial_seed());
+  }
 };
 
 }  // namespace
@@ -24,7 +29,7 @@ class SeedLibTorchPerTest : public testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   setenv("EMBER_VALIDATION", "1", /*overwrite=*/1);
   testing::InitGoogleTest(&argc, argv);
-  testing::UnitTest::GetInstance()->listeners().Append(new SeedLibTorchPerTest);
+  testing::UnitTest::GetInstance()->listeners().Append(new SeedGeneratorsPerTest);
   int result = RUN_ALL_TESTS();
   // Messages raised outside any test (for example while devices are destroyed at exit) still fail.
   for (const auto& message : ember::vulkan::take_validation_messages()) {
