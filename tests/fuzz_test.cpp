@@ -56,7 +56,7 @@ enum class Scalars {
 
 // f(x, s) for a drawn scalar s.
 template <class F>
-Row with_scalar(std::string name, Category category, F f, Scalars scalars = Scalars::Any, std::string known_bug = "") {
+Row with_scalar(std::string name, Category category, F f, Scalars scalars = Scalars::Any) {
   return {std::move(name), category, [f, scalars](Iteration& it) {
             const bool finite = scalars == Scalars::Finite;
             it.input(it.shape(), it.dtype(), {.infinities = !finite, .extremes = !finite, .large = !finite});
@@ -69,8 +69,7 @@ Row with_scalar(std::string name, Category category, F f, Scalars scalars = Scal
             it.arg("scalar", value);
             it.lenient_on("ZeroDivisionError");
             it.check([f, value](auto& x, const auto& s) { return f(x[0], s.scalar(value)); });
-          },
-          std::move(known_bug)};
+          }};
 }
 
 // What a binary row's operands hold besides ordinary values.
@@ -83,7 +82,7 @@ enum class Operands {
 
 // f(a, b) on two inputs that broadcast (or, sometimes, do not), of the same or of mixed dtypes.
 template <class F>
-Row binary(std::string name, F f, Operands operands = Operands::Any, std::string known_bug = "") {
+Row binary(std::string name, F f, Operands operands = Operands::Any) {
   return {std::move(name), Category::Binary, [f, operands](Iteration& it) {
             const Sizes a = it.shape();
             const DType da = it.dtype();
@@ -100,14 +99,13 @@ Row binary(std::string name, F f, Operands operands = Operands::Any, std::string
             // LibTorch's CPU checks integer division by zero; its CUDA, like ember, cannot.
             it.lenient_on("ZeroDivisionError");
             it.check([f](auto& x, const auto&) { return f(x[0], x[1]); });
-          },
-          std::move(known_bug)};
+          }};
 }
 
 // A reduction over drawn dims with keepdim; the tolerance grows with the element count. Without
 // `empty_dims`, an empty dim list is replaced by dim 0.
 template <class F>
-Row reduction(std::string name, F f, bool empty_dims = true, InputOptions options = {}, std::string known_bug = "") {
+Row reduction(std::string name, F f, bool empty_dims = true, InputOptions options = {}) {
   return {std::move(name), Category::Reduction, [f, empty_dims, options](Iteration& it) {
             const Sizes shape = it.shape();
             it.input(shape, it.dtype(), options);
@@ -120,8 +118,7 @@ Row reduction(std::string name, F f, bool empty_dims = true, InputOptions option
             for (int64_t s : shape) numel *= s;
             it.scale_tolerance(1 + static_cast<double>(numel) / 8);
             it.check([f, dims, keepdim](auto& x, const auto& s) { return f(s, x[0], dims, keepdim); });
-          },
-          std::move(known_bug)};
+          }};
 }
 
 // A reduction or scan along one drawn dim.
