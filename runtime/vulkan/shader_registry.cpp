@@ -140,7 +140,11 @@ ShaderLayout reflect(std::span<const uint32_t> spirv) {
   const spvc_specialization_constant* constants = nullptr;
   size_t constant_count = 0;
   spvc_compiler_get_specialization_constants(compiler, &constants, &constant_count);
-  layout.specialization_constants = static_cast<uint32_t>(constant_count);
+  // Launchers pass values by position (constant_id i takes entry i), and a shader may leave an id unused
+  // in some of its variants, where the compiler drops it: count up to the highest id.
+  for (size_t i = 0; i < constant_count; ++i) {
+    layout.specialization_constants = std::max(layout.specialization_constants, constants[i].constant_id + 1);
+  }
   return layout;
 }
 

@@ -43,7 +43,7 @@ struct ShaderLayout {
   std::vector<BindingKind> kinds;                  // per entry above
   uint32_t push_constant_bytes = 0;
   std::array<uint32_t, 3> local_size{1, 1, 1};
-  uint32_t specialization_constants = 0;
+  uint32_t specialization_constants = 0;  // one past the highest constant_id
 };
 
 // Throws Error when the module cannot be parsed or uses a resource ember's ABI does not have.

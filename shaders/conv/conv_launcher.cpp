@@ -39,36 +39,50 @@ struct Tiles {
   int64_t tile_m = 0;
   int64_t tile_n = 0;
   uint32_t lanes_n = 0;
+  bool shares_a = false;  // conv_register.comp's SHARE_A
 };
 
 // Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
 // lavapipe, where loads dominate (TM + TN loads per TM·TN FMAs).
+// A shared block (SHARE_A in conv_register.comp) loads an eighth of its A per k and takes the rest from
+// its subgroup: it needs subgroups of 8 with shuffles and float32 compute. It takes 32 or 64 lanes (on
+// the CNN's second layer, 8 and 16 lanes ran 30-40% slower than 32 in the forward, 10% in the weight
+// gradient), and a K of at least kMinSharedK, since it walks K in chunks of 8 (the first layer's forward,
+// K = 9, ran 11 times slower).
 struct RegisterBlock {
   uint32_t tm, tn;
+  bool shares_a;
   double speed;
 };
-constexpr RegisterBlock kRegisterBlocks[] = {{8, 8, 6.0}, {4, 4, 3.6}, {1, 8, 1.0}};
+constexpr RegisterBlock kRegisterBlocks[] = {{16, 8, true, 12.0}, {8, 8, false, 6.0}, {4, 4, false, 3.6}, {1, 8, false, 1.0}};
 constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};
+constexpr int64_t kMinSharedK = 64;
 
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups, each round as
 // long as one tile, padding included (as matmul's register_tiles).
-Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers) {
+// `can_share_a`: the device and dtype allow shared blocks; `may_share_a`: the model may also pick them.
+// EMBER_CONV_BLOCK=tm,tn,lanes[,1] forces a block (1: shared, where it can be).
+Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers,
+                     bool can_share_a, bool may_share_a) {
   if (const char* forced = std::getenv("EMBER_CONV_BLOCK")) {
-    unsigned tm = 8, tn = 8, lanes = 32;
-    std::sscanf(forced, "%u,%u,%u", &tm, &tn, &lanes);
-    return {name, {tm, tn}, int64_t{256 / lanes} * tm, int64_t{lanes} * tn, lanes};
+    unsigned tm = 8, tn = 8, lanes = 32, share = 0;
+    std::sscanf(forced, "%u,%u,%u,%u", &tm, &tn, &lanes, &share);
+    Tiles tiles{name, {tm, tn}, int64_t{256 / lanes} * tm, int64_t{lanes} * tn, lanes};
+    tiles.shares_a = share != 0 && can_share_a && lanes % 8 == 0;
+    return tiles;
   }
   Tiles best;
   double best_cost = 0;
   for (const RegisterBlock& block : kRegisterBlocks) {
     for (uint32_t lanes : kLaneCounts) {
+      if (block.shares_a && (!may_share_a || lanes < 32)) continue;
       const int64_t tile_m = int64_t{256 / lanes} * block.tm;
       const int64_t tile_n = int64_t{lanes} * block.tn;
       const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
       const int64_t rounds = (groups + workers - 1) / workers;
       const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
       if (best.shader.empty() || cost < best_cost) {
-        best = {name, {block.tm, block.tn}, tile_m, tile_n, lanes};
+        best = {name, {block.tm, block.tn}, tile_m, tile_n, lanes, block.shares_a};
         best_cost = cost;
       }
     }
@@ -99,6 +113,11 @@ class VulkanConv final : public ConvKernels {
   // Runs the uniform-buffer kernel where the variant and its plan allow, and says whether it did.
   bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                    const Operands& operands);
+  // Whether the register kernel may run shared-A blocks (kMinSharedK).
+  bool shares_a(Direction direction, const ConvShape& s, const Gemm& gemm, DType compute) const {
+    const int64_t k = gemm.k * (direction == Direction::WeightGrad ? s.batch : 1);
+    return compute == DType::Float32 && k >= kMinSharedK && register_blocks_can_share_a(device_);
+  }
   void fill_zero(Stream& stream, const TensorRef& out);
   // Whether a convolution runs the direct depthwise kernel (conv_depthwise.comp).
   bool depthwise(const ConvShape& s, const ConvGeometry& geometry) const {
@@ -117,9 +136,12 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
   const int64_t n = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * batch;
   if (conv_variant(info) != ConvVariant::Tiled) {
     const int64_t workers = info.kind == "CPU" ? cpu_workers() : 4096;
-    Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers);
+    Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers,
+                                 compute == DType::Float32 && register_blocks_can_share_a(device_),
+                                 shares_a(direction, s, gemm, compute));
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
-    if (direction == Direction::InputGrad) tiles.specialization.push_back(unit_stride ? 1u : 0u);
+    tiles.specialization.push_back(unit_stride ? 1u : 0u);
+    tiles.specialization.push_back(tiles.shares_a ? 1u : 0u);
     return tiles;
   }
   // 64×64 tiles, BK 16; BK 8 where 16 would not fit shared memory (float64 on a 16 KiB device).
@@ -229,6 +251,9 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
+  // The register kernel has a variant that reads float32 B through a texel view (conv_register.comp).
+  const bool texel_variant = dtype == DType::Float32 && tiles.shader.starts_with("conv_register_");
+  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
 
   ConvParams params = base_params(s, g);
 
@@ -268,7 +293,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       const bool accumulate = chunk > 0;
       const bool with_bias = !accumulate && operands.bias.has_value();
       params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (tiles.lanes_n << 8);
-      Binding bindings[4];
+      Binding bindings[5];
       for (int slot = 0; slot < 4; ++slot) {
         // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
         const TensorRef& ref = slot == kBias ? (with_bias ? pieces[kBias] : accumulate ? pieces[kOut] : pieces[kA])
@@ -279,7 +304,13 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
         bindings[slot] = window.binding;
         params.offsets[slot] = window.first_element;
       }
-      vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
+      bindings[4] = bindings[kB];
+      const bool texels = texel_variant && can_read_as_texels(context, bindings[kB]);
+      if (texels && texel_pipeline == nullptr) {
+        texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
+      }
+      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 5 : 4), &params,
+                  sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
     }
   }
 }
@@ -289,6 +320,11 @@ bool VulkanConv::try_uniform(Stream& stream, Direction direction, const ConvShap
   const ConvVariant variant = conv_variant(device_.info());
   if (variant != ConvVariant::Automatic && variant != ConvVariant::Uniform) return false;
   const Gemm gemm = gemm_of(direction, s, as_3d(s, geometry));
+  // Where the storage-buffer kernel can share A, it does better: on the Fashion-MNIST CNN's second layer
+  // it took 19-22 ms per direction against the uniform kernel's 22-23 (forward, input gradient) and 47
+  // (the weight gradient, whose window of A holds one sample, so that it ran a launch per sample).
+  const DType compute = operands.b.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  if (variant == ConvVariant::Automatic && shares_a(direction, s, gemm, compute)) return false;
   const int64_t samples = samples_per_launch(direction, s, operands, gemm, 256);
   const UniformPlan plan = plan_uniform(device_.context(), direction, s, gemm, samples, operands.b.dtype,
                                         variant == ConvVariant::Uniform);

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_KHR_shader_subgroup_shuffle : enable
 // Convolution as an implicit GEMM without shared memory, for CPU drivers (lavapipe), in the manner of
 // matmul_register.comp: each invocation keeps a TM×TN block of out in registers and reads A and the
 // gathered B straight from memory, because llvmpipe loads one lane at a time and shared memory only adds
@@ -20,8 +21,11 @@
 layout(constant_id = 4) const uint TM = 8;
 layout(constant_id = 5) const uint TN = 8;
 layout(constant_id = 6) const bool SPATIAL3 = false;  // dim 0 of the three spatial dims is in use
-#if defined(CONV_INPUT_GRAD)
-layout(constant_id = 7) const bool UNIT_STRIDE = false;  // every stride is 1
+layout(constant_id = 7) const bool UNIT_STRIDE = false;  // every stride is 1 (read by the input gradient)
+#if !defined(A_UNIFORM)
+// SHARE_A: the 8 invocations of a subgroup share their rows, and each loads an eighth of A's chunk of k
+// (as matmul_register.comp's SHARE_A); float32 compute, subgroups of 8 with shuffles (the host checks).
+layout(constant_id = 8) const uint SHARE_A = 0;
 #endif
 
 // Whether `pos` lies inside `size` (negative coordinates wrap to large unsigned ones).
@@ -30,9 +34,78 @@ bool inside(ivec3 pos, uvec3 size) {
   return SPATIAL3 ? in_plane && uint(pos.x) < size.x : in_plane;
 }
 
+// TEXEL_B (the *_f32_texel variants): float32 B comes from a uvec4 texel view of its window (binding 4),
+// which llvmpipe fetches for all lanes of a vector at once, where it loads a storage buffer lane by lane
+// behind a branch each. The host takes these variants where B's window starts on the texel alignment.
+#if defined(TEXEL_B)
+layout(set = 0, binding = 4) uniform utextureBuffer b_texels;
+compute_t gathered_b(uint i) {
+  if (B_DT != DT_F32) return b_data_load(i);
+  return compute_t(uintBitsToFloat(texelFetch(b_texels, int(i >> 2))[i & 3u]));
+}
+#else
+compute_t gathered_b(uint i) { return b_data_load(i); }
+#endif
+
 uint plane_offset(ivec3 pos, uvec3 size) {
   const uint row = SPATIAL3 ? uint(pos.x) * size.y + uint(pos.y) : uint(pos.y);
   return row * size.z + uint(pos.z);
+}
+
+// B's values at this invocation's columns for the current k (its plane at b_off, kernel or output
+// position kpos); positions outside B read as zero.
+void gather_b(uint col_base[TN], ivec3 col_pos[TN], ivec3 kpos, uint b_off, out compute_t b[TN]) {
+  const uvec3 I = in_sizes();
+  const uvec3 O = out_sizes();
+  for (uint j = 0; j < TN; ++j) {
+#if defined(CONV_INPUT_GRAD)
+    // The output position o with o·stride = i + padding − k·dilation, if there is one.
+    ivec3 t = col_pos[j] - kpos;
+    bool ok;
+    if (UNIT_STRIDE) {
+      ok = inside(t, O);
+    } else {
+      const ivec3 S = strides3();
+      ok = t.x >= 0 && t.y >= 0 && t.z >= 0 && t.x % S.x == 0 && t.y % S.y == 0 && t.z % S.z == 0;
+      t /= S;
+      ok = ok && inside(t, O);
+    }
+    const uint index = col_base[j] + b_off + (ok ? plane_offset(t, O) : 0u);
+#else
+    const ivec3 pos = col_pos[j] + kpos;
+    const bool ok = inside(pos, I);
+    const uint index = col_base[j] + b_off + (ok ? plane_offset(pos, I) : 0u);
+#endif
+    const compute_t value = gathered_b(index);
+    b[j] = ok ? value : compute_t(0);
+  }
+}
+
+// The next k: v steps through V row-major (kpos with it, by kscale), and past V's end u steps, moving A
+// by a_u and B by b_u.
+void next_k(uvec3 V, ivec3 kscale, uint a_u, uint v_volume, uint b_u, inout uvec3 v, inout ivec3 kpos,
+            inout uint a_off, inout uint b_off) {
+  ++a_off;
+  ++v.z;
+  kpos.z += kscale.z;
+  if (v.z == V.z) {
+    v.z = 0u;
+    kpos.z = 0;
+    ++v.y;
+    kpos.y += kscale.y;
+    if (v.y == V.y) {
+      v.y = 0u;
+      kpos.y = 0;
+      ++v.x;
+      kpos.x += kscale.x;
+      if (v.x == V.x) {
+        v.x = 0u;
+        kpos.x = 0;
+        a_off += a_u - v_volume;
+        b_off += b_u;
+      }
+    }
+  }
 }
 
 void main() {
@@ -48,12 +121,23 @@ void main() {
   const uint last_row = p.row_first + p.row_count - 1u;
   const uint a_origin = p.offsets[OP_A] - p.a_base;  // A's element e is the window's element a_origin + e
 #else
-  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + gl_LocalInvocationIndex / lanes * TM;
-  const uint n0 = (gl_WorkGroupID.x * lanes + gl_LocalInvocationIndex % lanes) * TN;
+  // Shared A needs each subgroup on the same rows: lanes is a multiple of 8 then, and invocations are
+  // numbered subgroup by subgroup.
+  const uint invocation =
+      SHARE_A != 0u ? gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID : gl_LocalInvocationIndex;
+  const uint m0 = gl_WorkGroupID.y * (WORKGROUP_SIZE / lanes * TM) + invocation / lanes * TM;
+  const uint n0 = (gl_WorkGroupID.x * lanes + invocation % lanes) * TN;
   const uint last_row = M - 1u;
   const uint a_origin = p.offsets[OP_A];
 #endif
+#if defined(A_UNIFORM)
   if (m0 > last_row || n0 >= N) return;
+#else
+  // A subgroup sharing A stays whole to the end: its invocations past N compute the last column, unless
+  // the whole subgroup is past N.
+  const uint subgroup_n0 = (gl_WorkGroupID.x * lanes + invocation % lanes / 8u * 8u) * TN;
+  if (m0 > last_row || (SHARE_A == 0u ? n0 >= N : subgroup_n0 >= N)) return;
+#endif
 
   const uvec3 I = in_sizes();
   const uvec3 O = out_sizes();
@@ -132,57 +216,42 @@ void main() {
     for (uint j = 0; j < TN; ++j) acc[i][j] = compute_t(0);
   }
 
+#if !defined(A_UNIFORM)
+  if (SHARE_A != 0u) {
+    // Chunks of 8 k: lane `sub` loads A's (row, k + sub) for the block's rows, and each step takes its
+    // k's value from that lane. Past k_end a lane loads the last k again, which no step uses.
+    const uint sub = gl_SubgroupInvocationID;
+    for (uint k = k_begin; k < k_end; k += 8u) {
+      const uint own_k = min(k + sub, k_end - 1u);
+      const uint own_a = (own_k / v_volume) * a_u + own_k % v_volume;
+      compute_t a_part[TM];
+      for (uint i = 0; i < TM; ++i) a_part[i] = a_data_load(a_index[i] + own_a);
+      // A bound llvmpipe's compiler cannot see through, as matmul_register.comp's chunks.
+      const uint steps = min(8u, k_end - k);
+      for (uint step = 0; step < steps; ++step) {
+        compute_t b[TN];
+        gather_b(col_base, col_pos, kpos, b_off, b);
+        for (uint i = 0; i < TM; ++i) {
+          const compute_t a = subgroupShuffle(a_part[i], step);
+          for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
+        }
+        uint unused_a_off = 0u;
+        next_k(V, kscale, a_u, v_volume, b_u, v, kpos, unused_a_off, b_off);
+      }
+    }
+  }
+  for (uint k = k_begin; SHARE_A == 0u && k < k_end; ++k) {
+#else
   for (uint k = k_begin; k < k_end; ++k) {
+#endif
     compute_t a[TM];
     for (uint i = 0; i < TM; ++i) a[i] = a_data_load(a_index[i] + a_off);
     compute_t b[TN];
-    for (uint j = 0; j < TN; ++j) {
-#if defined(CONV_INPUT_GRAD)
-      // The output position o with o·stride = i + padding − k·dilation, if there is one.
-      ivec3 t = col_pos[j] - kpos;
-      bool ok;
-      if (UNIT_STRIDE) {
-        ok = inside(t, O);
-      } else {
-        ok = t.x >= 0 && t.y >= 0 && t.z >= 0 && t.x % S.x == 0 && t.y % S.y == 0 && t.z % S.z == 0;
-        t /= S;
-        ok = ok && inside(t, O);
-      }
-      const uint index = col_base[j] + b_off + (ok ? plane_offset(t, O) : 0u);
-#else
-      const ivec3 pos = col_pos[j] + kpos;
-      const bool ok = inside(pos, I);
-      const uint index = col_base[j] + b_off + (ok ? plane_offset(pos, I) : 0u);
-#endif
-      const compute_t value = b_data_load(index);
-      b[j] = ok ? value : compute_t(0);
-    }
+    gather_b(col_base, col_pos, kpos, b_off, b);
     for (uint i = 0; i < TM; ++i) {
       for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
     }
-
-    // Next k: v steps through V row-major, and past its end u steps.
-    ++a_off;
-    ++v.z;
-    kpos.z += kscale.z;
-    if (v.z == V.z) {
-      v.z = 0u;
-      kpos.z = 0;
-      ++v.y;
-      kpos.y += kscale.y;
-      if (v.y == V.y) {
-        v.y = 0u;
-        kpos.y = 0;
-        ++v.x;
-        kpos.x += kscale.x;
-        if (v.x == V.x) {
-          v.x = 0u;
-          kpos.x = 0;
-          a_off += a_u - v_volume;
-          b_off += b_u;
-        }
-      }
-    }
+    next_k(V, kscale, a_u, v_volume, b_u, v, kpos, a_off, b_off);
   }
 
   for (uint i = 0; i < TM; ++i) {

@@ -205,6 +205,7 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
   const std::string shader =
       "conv_uniform_" + std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
   const Pipeline& pipeline = device.pipelines().get(shader, specialization);
+  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
 
   ConvParams params = base_params(s, g);
   VulkanStream& vs = vulkan_stream(stream);
@@ -240,7 +241,7 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
         params.k_per_split = static_cast<uint32_t>(chunk.length);
         params.a_base = static_cast<uint32_t>(a_low);
         params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u);
-        Binding bindings[4];
+        Binding bindings[5];
         const Window out_window = element_window(context, out.allocation, out.byte_offset, static_cast<uint32_t>(element_size(out.dtype)),
                                                  std::max<int64_t>(out.numel(), 1), true);
         const Window b_window = element_window(context, b.allocation, b.byte_offset, static_cast<uint32_t>(element),
@@ -266,7 +267,12 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
           params.offsets[kBias] = b_window.first_element;
         }
         const auto row_groups = static_cast<uint32_t>((rows + plan.block_m - 1) / plan.block_m);
-        vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, static_cast<uint32_t>(s.groups));
+        // B once more at 4, for the texel variant (conv_register.comp, TEXEL_B).
+        bindings[4] = bindings[kB];
+        const bool texels = dtype == DType::Float32 && can_read_as_texels(context, bindings[kB]);
+        if (texels && texel_pipeline == nullptr) texel_pipeline = &device.pipelines().get(shader + "_texel", specialization);
+        vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 5 : 4), &params,
+                    sizeof params, column_groups, row_groups, static_cast<uint32_t>(s.groups));
       }
     }
   }
