@@ -45,21 +45,28 @@ struct Tiles {
 // Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
 // lavapipe, where loads dominate (TM + TN loads per TM·TN FMAs).
 // A shared block (SHARE_A in conv_register.comp) loads an eighth of its A per k and takes the rest from
-// its subgroup: it needs subgroups of 8 with shuffles and float32 compute. It takes 32 or 64 lanes (on
-// the CNN's second layer, 8 and 16 lanes ran 30-40% slower than 32 in the forward, 10% in the weight
-// gradient), and a K of at least kMinSharedK, since it walks K in chunks of 8 (the first layer's forward,
-// K = 9, ran 11 times slower).
+// its subgroup: it needs subgroups of 8 with shuffles and float32 compute, and a K of at least
+// kMinSharedK, since it walks K in chunks of 8 (the first layer's forward, K = 9, ran 11 times slower).
+// On the Fashion-MNIST CNN's second layer (docs/PERFORMANCE.md, "Convolution"), ms per forward / input
+// gradient / weight gradient with 64 lanes: 32×8 17.7 / 16.9 / 17.2, 16×8 24 / 24 / 30, 32×16 16 / 15 / 27;
+// 16×8 with 8 or 16 lanes ran 30-40% slower than with 32 in the forward.
 struct RegisterBlock {
   uint32_t tm, tn;
   bool shares_a;
   double speed;
 };
-constexpr RegisterBlock kRegisterBlocks[] = {{16, 8, true, 12.0}, {8, 8, false, 6.0}, {4, 4, false, 3.6}, {1, 8, false, 1.0}};
+constexpr RegisterBlock kRegisterBlocks[] = {
+    {32, 8, true, 16.0}, {16, 8, true, 12.0}, {8, 8, false, 6.0}, {4, 4, false, 3.6}, {1, 8, false, 1.0}};
 constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};
 constexpr int64_t kMinSharedK = 64;
+// What a workgroup costs beyond its blocks' FMAs, in the model's units (about 60 ns each): llvmpipe runs
+// every invocation up to its return, past the last row too. Fitted to the first layer's forward (32 × 50176
+// × 9): 8×8 blocks with 4 lanes (1568 workgroups, 4 of 32 subgroups with rows) took 71 ms, with 64 lanes
+// (98 workgroups) 7.8.
+constexpr double kWorkgroupCost = 800;
 
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups, each round as
-// long as one tile, padding included (as matmul's register_tiles).
+// long as the tile's blocks that hold rows, plus the workgroup's own cost.
 // `can_share_a`: the device and dtype allow shared blocks; `may_share_a`: the model may also pick them.
 // EMBER_CONV_BLOCK=tm,tn,lanes[,1] forces a block (1: shared, where it can be).
 Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers,
@@ -80,7 +87,9 @@ Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t 
       const int64_t tile_n = int64_t{lanes} * block.tn;
       const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
       const int64_t rounds = (groups + workers - 1) / workers;
-      const double cost = static_cast<double>(rounds) * static_cast<double>(tile_m * tile_n) / block.speed;
+      const int64_t rows_run = std::min(tile_m, (M + block.tm - 1) / block.tm * block.tm);
+      const double cost = static_cast<double>(rounds) *
+                          (static_cast<double>(rows_run * tile_n) / block.speed + kWorkgroupCost);
       if (best.shader.empty() || cost < best_cost) {
         best = {name, {block.tm, block.tn}, tile_m, tile_n, lanes, block.shares_a};
         best_cost = cost;
