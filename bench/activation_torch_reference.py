@@ -1,6 +1,10 @@
 """PyTorch CPU timings of bench/activation_bench.cpp's cases (1024 x 1024 float32, forward and forward +
 backward), for the ratios in docs/PERFORMANCE.md's activation section: /usr/bin/python3 bench/activation_torch_reference.py
 """
+from steady_malloc import keep_freed_memory
+
+keep_freed_memory()
+
 import time, torch, torch.nn.functional as F
 torch.manual_seed(0)
 def timed(fn, repeats=10):

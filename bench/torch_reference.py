@@ -13,6 +13,10 @@ ember-bench runs itself for its ratios: one line per benchmark, "norm <name> <ms
 With --optim-cpu it times bench/optim_bench.cpp's optimizer steps on PyTorch's CPU instead: one line per
 benchmark, "optim <name> <ms per step> <CPU ms per step> <ms per step with foreach=True>".
 """
+from steady_malloc import keep_freed_memory
+
+keep_freed_memory()
+
 import sys
 import time
 

@@ -11,6 +11,10 @@ prints "step <model> <milliseconds>" per model: one training step on a fixed ran
 BM_TrainStep times ember's (bench/train_bench.cpp).
 The IDX files are read with gzip and numpy (Debian's python3-torch has no torchvision).
 """
+from steady_malloc import keep_freed_memory
+
+keep_freed_memory()
+
 import argparse
 import gzip
 import os
