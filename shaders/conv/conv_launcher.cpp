@@ -49,14 +49,15 @@ struct Tiles {
 // kMinSharedK, since it walks K in chunks of 8 (the first layer's forward, K = 9, ran 11 times slower).
 // On the Fashion-MNIST CNN's second layer (docs/PERFORMANCE.md, "Convolution"), ms per forward / input
 // gradient / weight gradient with 64 lanes: 32×8 17.7 / 16.9 / 17.2, 16×8 24 / 24 / 30, 32×16 16 / 15 / 27;
-// 16×8 with 8 or 16 lanes ran 30-40% slower than with 32 in the forward.
+// 16×8 with 8 or 16 lanes ran 30-40% slower than with 32 in the forward. Narrow 32×2 blocks are for few
+// columns: the first layer's weight gradient (32 × 9 results) took 3.8 ms with them against 7.7 with 32×8.
 struct RegisterBlock {
   uint32_t tm, tn;
   bool shares_a;
   double speed;
 };
 constexpr RegisterBlock kRegisterBlocks[] = {
-    {32, 8, true, 16.0}, {16, 8, true, 12.0}, {8, 8, false, 6.0}, {4, 4, false, 3.6}, {1, 8, false, 1.0}};
+    {32, 8, true, 16.0}, {16, 8, true, 12.0}, {32, 2, true, 8.0}, {8, 8, false, 6.0}, {4, 4, false, 3.6}, {1, 8, false, 1.0}};
 constexpr uint32_t kLaneCounts[] = {4, 8, 16, 32, 64};
 constexpr int64_t kMinSharedK = 64;
 // What a workgroup costs beyond its blocks' FMAs, in the model's units (about 60 ns each): llvmpipe runs
@@ -66,7 +67,7 @@ constexpr int64_t kMinSharedK = 64;
 constexpr double kWorkgroupCost = 800;
 
 // The block and tile shape with the least predicted time: rounds of `workers` workgroups, each round as
-// long as the tile's blocks that hold rows, plus the workgroup's own cost.
+// long as the tile's blocks that hold results, plus the workgroup's own cost.
 // `can_share_a`: the device and dtype allow shared blocks; `may_share_a`: the model may also pick them.
 // EMBER_CONV_BLOCK=tm,tn,lanes[,1] forces a block (1: shared, where it can be).
 Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t N, int64_t workers,
@@ -87,9 +88,11 @@ Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t 
       const int64_t tile_n = int64_t{lanes} * block.tn;
       const int64_t groups = (M + tile_m - 1) / tile_m * ((N + tile_n - 1) / tile_n) * batch;
       const int64_t rounds = (groups + workers - 1) / workers;
+      // Blocks past the last row return at once, and so do vectors of 8 invocations past the last column.
       const int64_t rows_run = std::min(tile_m, (M + block.tm - 1) / block.tm * block.tm);
+      const int64_t columns_run = std::min(tile_n, (N + 8 * block.tn - 1) / (8 * block.tn) * (8 * block.tn));
       const double cost = static_cast<double>(rounds) *
-                          (static_cast<double>(rows_run * tile_n) / block.speed + kWorkgroupCost);
+                          (static_cast<double>(rows_run * columns_run) / block.speed + kWorkgroupCost);
       if (best.shader.empty() || cost < best_cost) {
         best = {name, {block.tm, block.tn}, tile_m, tile_n, lanes, block.shares_a};
         best_cost = cost;
