@@ -152,23 +152,61 @@ void main() {
   uint col_base[TN];
   ivec3 col_pos[TN];
   uint out_index[TN];
+#if defined(CONV_FORWARD) || defined(CONV_INPUT_GRAD)
+  // Columns are (sample, position) in row-major order: the first is found by divisions and the others
+  // step from it with carries. llvmpipe divides lane by lane, and with a short K (the first layer's 9)
+  // the divisions of every column weighed as much as the k loop. Columns past N repeat the last one.
+#if defined(CONV_FORWARD)
+  const uvec3 C = O;
+  const uint b_per_sample = p.in_channels * (I.x * I.y * I.z);
+  const uint b_group = g * cin_g * (I.x * I.y * I.z);
+  const uint out_past_sample = (p.out_channels - 1u) * (O.x * O.y * O.z);
+#else
+  const uvec3 C = I;
+  const uint b_per_sample = p.out_channels * (O.x * O.y * O.z);
+  const uint b_group = g * cout_g * (O.x * O.y * O.z);
+  const uint out_past_sample = (p.in_channels - 1u) * (I.x * I.y * I.z);
+#endif
+  const uint n_first = min(n0, N - 1u);
+  const uint c_volume = C.x * C.y * C.z;
+  uvec3 c = coordinates(n_first % c_volume, C);
+  uint base = p.offsets[OP_B] + (n_first / c_volume) * b_per_sample + b_group;
+  uint out_at = out_column_index(g, split, n_first);
+  for (uint j = 0; j < TN; ++j) {
+    if (j > 0u && n0 + j < N) {
+      ++out_at;
+      ++c.z;
+      if (c.z == C.z) {
+        c.z = 0u;
+        ++c.y;
+        if (c.y == C.y) {
+          c.y = 0u;
+          ++c.x;
+          if (c.x == C.x) {
+            c.x = 0u;
+            base += b_per_sample;
+            out_at += out_past_sample;
+          }
+        }
+      }
+    }
+    col_base[j] = base;
+#if defined(CONV_FORWARD)
+    col_pos[j] = ivec3(c) * S - P;
+#else
+    col_pos[j] = ivec3(c) + P;
+#endif
+    out_index[j] = out_at;
+  }
+#else
   for (uint j = 0; j < TN; ++j) {
     const uint n = min(n0 + j, N - 1u);
-#if defined(CONV_FORWARD)
-    const uint plane = O.x * O.y * O.z;
-    col_base[j] = p.offsets[OP_B] + ((n / plane) * p.in_channels + g * cin_g) * (I.x * I.y * I.z);
-    col_pos[j] = ivec3(coordinates(n % plane, O)) * S - P;
-#elif defined(CONV_INPUT_GRAD)
-    const uint plane = I.x * I.y * I.z;
-    col_base[j] = p.offsets[OP_B] + ((n / plane) * p.out_channels + g * cout_g) * (O.x * O.y * O.z);
-    col_pos[j] = ivec3(coordinates(n % plane, I)) + P;
-#else
     const uint volume = KS.x * KS.y * KS.z;
     col_base[j] = p.offsets[OP_B] + (g * cin_g + n / volume) * (I.x * I.y * I.z);
     col_pos[j] = ivec3(coordinates(n % volume, KS)) * D - P;
-#endif
     out_index[j] = out_column_index(g, split, n);
   }
+#endif
 
   // Per row: the start of its part of A. Rows past the edge read the last one; they are never stored.
   uint a_index[TM];
