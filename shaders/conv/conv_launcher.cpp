@@ -263,7 +263,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
-  // The register kernel has a variant that reads float32 B through a texel view (conv_register.comp).
+  // The register kernel has a variant that reads float32 A and B through texel views (conv_register.comp).
   const bool texel_variant = dtype == DType::Float32 && tiles.shader.starts_with("conv_register_");
   const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
 
@@ -305,7 +305,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       const bool accumulate = chunk > 0;
       const bool with_bias = !accumulate && operands.bias.has_value();
       params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (tiles.lanes_n << 8);
-      Binding bindings[5];
+      Binding bindings[6];
       for (int slot = 0; slot < 4; ++slot) {
         // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
         const TensorRef& ref = slot == kBias ? (with_bias ? pieces[kBias] : accumulate ? pieces[kOut] : pieces[kA])
@@ -317,11 +317,13 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
         params.offsets[slot] = window.first_element;
       }
       bindings[4] = bindings[kB];
-      const bool texels = texel_variant && can_read_as_texels(context, bindings[kB]);
+      bindings[5] = bindings[kA];
+      const bool texels =
+          texel_variant && can_read_as_texels(context, bindings[kB]) && can_read_as_texels(context, bindings[kA]);
       if (texels && texel_pipeline == nullptr) {
         texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
       }
-      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 5 : 4), &params,
+      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 6 : 4), &params,
                   sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
     }
   }

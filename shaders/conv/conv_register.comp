@@ -36,15 +36,26 @@ bool inside(ivec3 pos, uvec3 size) {
 
 // TEXEL_B (the *_f32_texel variants): float32 B comes from a uvec4 texel view of its window (binding 4),
 // which llvmpipe fetches for all lanes of a vector at once, where it loads a storage buffer lane by lane
-// behind a branch each. The host takes these variants where B's window starts on the texel alignment.
+// behind a branch each; so does a float32 A of the storage-buffer kernel (binding 5). The host takes
+// these variants where both windows start on the texel alignment.
 #if defined(TEXEL_B)
 layout(set = 0, binding = 4) uniform utextureBuffer b_texels;
 compute_t gathered_b(uint i) {
   if (B_DT != DT_F32) return b_data_load(i);
   return compute_t(uintBitsToFloat(texelFetch(b_texels, int(i >> 2))[i & 3u]));
 }
+#if !defined(A_UNIFORM)
+layout(set = 0, binding = 5) uniform utextureBuffer a_texels;
+compute_t a_value(uint i) {
+  if (A_DT != DT_F32) return a_data_load(i);
+  return compute_t(uintBitsToFloat(texelFetch(a_texels, int(i >> 2))[i & 3u]));
+}
+#endif
 #else
 compute_t gathered_b(uint i) { return b_data_load(i); }
+#endif
+#if defined(A_UNIFORM) || !defined(TEXEL_B)
+compute_t a_value(uint i) { return a_data_load(i); }
 #endif
 
 uint plane_offset(ivec3 pos, uvec3 size) {
@@ -263,7 +274,7 @@ void main() {
       const uint own_k = min(k + sub, k_end - 1u);
       const uint own_a = (own_k / v_volume) * a_u + own_k % v_volume;
       compute_t a_part[TM];
-      for (uint i = 0; i < TM; ++i) a_part[i] = a_data_load(a_index[i] + own_a);
+      for (uint i = 0; i < TM; ++i) a_part[i] = a_value(a_index[i] + own_a);
       // A bound llvmpipe's compiler cannot see through, as matmul_register.comp's chunks.
       const uint steps = min(8u, k_end - k);
       for (uint step = 0; step < steps; ++step) {
@@ -283,7 +294,7 @@ void main() {
   for (uint k = k_begin; k < k_end; ++k) {
 #endif
     compute_t a[TM];
-    for (uint i = 0; i < TM; ++i) a[i] = a_data_load(a_index[i] + a_off);
+    for (uint i = 0; i < TM; ++i) a[i] = a_value(a_index[i] + a_off);
     compute_t b[TN];
     gather_b(col_base, col_pos, kpos, b_off, b);
     for (uint i = 0; i < TM; ++i) {
