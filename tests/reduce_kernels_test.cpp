@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/scoped_environment.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -370,6 +371,24 @@ TEST_P(ReduceKernelsTest, FloatSumsMeansVariancesAndNormsMatchLibTorch) {
       *device, *stream,
       {{"prod", ReduceOp::Prod, 0, [](const at::Tensor& f) { return at::prod(f, -1); }, no_scale}},
       [](DType dtype, int64_t count) { return random_values(dtype, count, 0.9, 1.1); });
+}
+
+// Float32 inputs read in blocks of four go through a texel view on Vulkan where the window allows it
+// (reduce.comp's TEXEL_READS), and through storage buffers with EMBER_TEXEL_READS=0: both, over every
+// layout (the "blocks" cases take the block reads).
+TEST_P(ReduceKernelsTest, BlockReadsThroughTexelsAndStorageBuffers) {
+  for (const char* texel_reads : {"1", "0"}) {
+    SCOPED_TRACE(std::string("EMBER_TEXEL_READS=") + texel_reads);
+    ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+    check_float_reductions(
+        *device, *stream,
+        {{"sum", ReduceOp::Sum, 0, [](const at::Tensor& f) { return at::sum(f, -1); },
+          [](const at::Tensor& f) { return at::sum(at::abs(f), -1); }},
+         {"var", ReduceOp::Var, 1,
+          [](const at::Tensor& f) { return at::var(f, at::IntArrayRef{-1}, c10::optional<int64_t>(1), false); },
+          no_scale}},
+        [](DType dtype, int64_t count) { return random_values(dtype, count, -3, 4); });
+  }
 }
 
 TEST_P(ReduceKernelsTest, NaNsPropagateOrAreSkippedAsInLibTorch) {

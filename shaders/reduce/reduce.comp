@@ -49,6 +49,18 @@ DECLARE_OPERAND(2, src, readonly)
 DEFINE_LOAD(src, IN_DT)
 DECLARE_BLOCK_VIEWS(2, src, readonly)
 DEFINE_LOAD4(src, IN_DT)
+// TEXEL_READS (reduce_f32_subgroup_texel): float32 blocks come from a uvec4 texel view of the input's
+// window (binding 5), which llvmpipe fetches for all lanes of a vector at once, where it loads a storage
+// buffer lane by lane. The host takes it where the window starts on the texel alignment.
+#if defined(TEXEL_READS)
+layout(set = 0, binding = 5) uniform utextureBuffer src_texels;
+compute4_t read_block(uint block) {
+  if (IN_DT != DT_F32) return src_load4(block);
+  return compute4_t(uintBitsToFloat(texelFetch(src_texels, int(block))));
+}
+#else
+compute4_t read_block(uint block) { return src_load4(block); }
+#endif
 layout(set = 0, binding = 3) readonly buffer StatesIn { uint states_in[]; };
 layout(set = 0, binding = 4) writeonly buffer StatesOut { uint states_out[]; };
 
@@ -258,7 +270,7 @@ void main() {
         const uint at = base + (counter ? high * p.strides[outer_dims] + low * p.strides[outer_dims + 1u]
                                         : dims_offset(r, outer_dims, inner_dims));
         if (READS_BLOCKS) {
-          const compute4_t v = src_load4(at / uint(BLOCK_ELEMENTS));
+          const compute4_t v = read_block(at / uint(BLOCK_ELEMENTS));
           for (int e = 0; e < BLOCK_ELEMENTS; ++e) s = merge(s, lift(v[e], r + uint(e) + index_base, param));
         } else {
           s = merge(s, READS_STATES ? load_state(at) : lift(src_load(at), r + index_base, param));

@@ -7,6 +7,7 @@ list(APPEND EMBER_SHADER_VARIANTS
   "reduce_i32|reduce.comp|COMPUTE_I32=1"
   "reduce_i64|reduce.comp|COMPUTE_I64=1"
   "reduce_f32_subgroup|reduce.comp|COMPUTE_F32=1,SUBGROUP_MERGE=1"
+  "reduce_f32_subgroup_texel|reduce.comp|COMPUTE_F32=1,SUBGROUP_MERGE=1,TEXEL_READS=1"
   "reduce_f64_subgroup|reduce.comp|COMPUTE_F64=1,SUBGROUP_MERGE=1"
   "reduce_i32_subgroup|reduce.comp|COMPUTE_I32=1,SUBGROUP_MERGE=1"
   "reduce_i64_subgroup|reduce.comp|COMPUTE_I64=1,SUBGROUP_MERGE=1"
