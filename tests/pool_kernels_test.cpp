@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/scoped_environment.h"
 #include "runtime/kernels/pool.h"
 #include "tests/oracle.h"
 
@@ -221,16 +222,21 @@ void expect_close(const at::Tensor& actual, const at::Tensor& expected, DType dt
       << what << "\nactual:\n" << actual << "\nexpected:\n" << expected;
 }
 
+// Float32 on Vulkan reads its input (and the backward its indices) through texel views where the windows
+// allow, and through storage buffers with EMBER_TEXEL_READS=0: both.
 TEST_P(PoolKernelsTest, EveryOpDtypeAndLayoutMatchesLibTorch) {
   at::Generator gen = at::detail::createCPUGenerator(11);
+  for (const std::string texel_reads : {"1", "0"})
   for (DType dtype : kPoolDtypes) {
-    if (!device->supports(dtype)) continue;
+    if (!device->supports(dtype) || (texel_reads == "0" && dtype != DType::Float32)) continue;
+    ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
     // Values rounded to the dtype; the reference computes in float32 (float64) on them and rounds once.
     const at::Tensor values = at::randn({2, 3, 9, 8}, gen).to(torch_dtype(dtype));
     const at::ScalarType wide = dtype == DType::Float64 ? at::kDouble : at::kFloat;
     for (const Layout& layout : input_layouts(values)) {
       for (const PoolCase& c : pool_cases()) {
-        const std::string what = std::string(dtype_name(dtype)) + " " + layout.name + " " + c.name;
+        const std::string what =
+            std::string(dtype_name(dtype)) + " " + layout.name + " " + c.name + " EMBER_TEXEL_READS=" + texel_reads;
         SCOPED_TRACE(what);
         auto [expected, expected_indices] = torch_forward(c, as_batch(layout.view.to(wide)));
         const bool strided_out = layout.name == "stepped";

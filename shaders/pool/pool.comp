@@ -18,6 +18,18 @@ DECLARE_OPERAND(2, in_data, readonly)
 DEFINE_LOAD(in_data, DT)
 DEFINE_STORE(out_data, DT)
 
+// TEXEL_READS (pool_f32_texel): float32 input through a uvec4 texel view of its window (binding 3), which
+// llvmpipe fetches for all lanes of a vector at once, where it loads a storage buffer lane by lane.
+#if defined(TEXEL_READS)
+layout(set = 0, binding = 3) uniform utextureBuffer in_texels;
+compute_t in_value(uint i) {
+  if (DT != DT_F32) return in_data_load(i);
+  return compute_t(uintBitsToFloat(texelFetch(in_texels, int(i >> 2))[i & 3u]));
+}
+#else
+compute_t in_value(uint i) { return in_data_load(i); }
+#endif
+
 #if defined(COMPUTE_F64)
 #define NEGATIVE_INFINITY packDouble2x32(uvec2(0u, 0xfff00000u))
 #else
@@ -39,7 +51,7 @@ void max_window(Position at, uint in_base, int h_first, int h_step, int h_count,
     const int h = h_first + kh * h_step;
     for (int kw = 0; kw < w_count; ++kw) {
       const int w = w_first + kw * w_step;
-      const compute_t value = in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
+      const compute_t value = in_value(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
       if (value > best || isnan(value)) {
         best = value;
         best_index = uint(h) * p.in_w + uint(w);
@@ -56,7 +68,7 @@ void interior_max(uint in_base, int h_first, int w_first, out compute_t best, ou
     const int h = h_first + kh * p.dilation[0];
     for (int kw = 0; kw < KERNEL_W; ++kw) {
       const int w = w_first + kw * p.dilation[1];
-      const compute_t value = in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
+      const compute_t value = in_value(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
       if (value > best || isnan(value)) {
         best = value;
         best_index = uint(h) * p.in_w + uint(w);
@@ -107,7 +119,7 @@ void pool_output(Position at) {
       w1 = w0 + KERNEL_W;
     }
     for (int h = h0; h < h1; ++h) {
-      for (int w = w0; w < w1; ++w) sum += in_data_load(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
+      for (int w = w0; w < w1; ++w) sum += in_value(in_base + uint(h) * p.in_strides[0] + uint(w) * p.in_strides[1]);
     }
     // PyTorch divides an adaptive window's sum by its height, then by its width.
     out_data_store(out_at, OP == POOL_OP_AVG ? sum / avg_divisor(span_h, span_w)

@@ -18,10 +18,29 @@ layout(constant_id = 4) const int FIXED_STRIDE_W = 0;
 #define STRIDE_W (FIXED_STRIDE_W > 0 ? FIXED_STRIDE_W : p.stride[1])
 
 DECLARE_OPERAND(0, grad_in, writeonly)
-layout(set = 0, binding = 1) readonly buffer Indices { uvec2 indices_data[]; };
 DECLARE_OPERAND(2, grad_out, readonly)
 DEFINE_LOAD(grad_out, DT)
 DEFINE_STORE(grad_in, DT)
+
+// TEXEL_READS (pool_backward_f32_texel): float32 grad_out (binding 3, its window again) and the indices
+// (binding 1 itself; a texel holds two) through uvec4 texel views, which llvmpipe fetches for all lanes
+// of a vector at once, where it loads a storage buffer lane by lane.
+#if defined(TEXEL_READS)
+layout(set = 0, binding = 1) uniform utextureBuffer indices_texels;
+layout(set = 0, binding = 3) uniform utextureBuffer grad_out_texels;
+compute_t grad_out_value(uint i) {
+  if (DT != DT_F32) return grad_out_load(i);
+  return compute_t(uintBitsToFloat(texelFetch(grad_out_texels, int(i >> 2))[i & 3u]));
+}
+uvec2 index_at(uint i) {
+  const uvec4 t = texelFetch(indices_texels, int(i >> 1));
+  return (i & 1u) != 0u ? t.zw : t.xy;
+}
+#else
+layout(set = 0, binding = 1) readonly buffer Indices { uvec2 indices_data[]; };
+compute_t grad_out_value(uint i) { return grad_out_load(i); }
+uvec2 index_at(uint i) { return indices_data[i]; }
+#endif
 
 // The outputs along dim d whose windows can hold input position x: [first, last].
 ivec2 outputs_holding(int d, int x, uint in_size, uint out_size) {
@@ -45,10 +64,9 @@ void write_block(Position at) {
   compute_t g = compute_t(0);
   uvec2 target = uvec2(0xffffffffu);
   if (has_window) {
-    g = grad_out_load(out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1]);
+    g = grad_out_value(out_plane(at) + uint(at.row) * p.out_strides[0] + uint(at.col) * p.out_strides[1]);
     if (IS_MAX) {
-      target = indices_data[indices_plane(at) + uint(at.row) * p.indices_strides[0] +
-                            uint(at.col) * p.indices_strides[1]];
+      target = index_at(indices_plane(at) + uint(at.row) * p.indices_strides[0] + uint(at.col) * p.indices_strides[1]);
     } else {
       g /= avg_divisor(avg_span(0, at.row, p.in_h), avg_span(1, at.col, p.in_w));
     }
@@ -98,16 +116,15 @@ void gather_element(Position at) {
     for (int ow = cols.x; ow <= cols.y; ++ow) {
       const uint g = out_base + uint(oh) * p.out_strides[0] + uint(ow) * p.out_strides[1];
       if (IS_MAX) {
-        if (indices_data[indices_base + uint(oh) * p.indices_strides[0] + uint(ow) * p.indices_strides[1]] ==
-            self_index) {
-          sum += grad_out_load(g);
+        if (index_at(indices_base + uint(oh) * p.indices_strides[0] + uint(ow) * p.indices_strides[1]) == self_index) {
+          sum += grad_out_value(g);
         }
       } else if (OP == POOL_OP_AVG) {
-        sum += grad_out_load(g) / avg_divisor(avg_span(0, oh, p.in_h), avg_span(1, ow, p.in_w));
+        sum += grad_out_value(g) / avg_divisor(avg_span(0, oh, p.in_h), avg_span(1, ow, p.in_w));
       } else {
         const int kh = adaptive_end(oh, p.in_h, p.out_h) - adaptive_start(oh, p.in_h, p.out_h);
         const int kw = adaptive_end(ow, p.in_w, p.out_w) - adaptive_start(ow, p.in_w, p.out_w);
-        sum += grad_out_load(g) / compute_t(kh) / compute_t(kw);
+        sum += grad_out_value(g) / compute_t(kh) / compute_t(kw);
       }
     }
   }

@@ -54,6 +54,8 @@ const KernelAbiRegistration kAbis{
     {"pool_f64", 3, sizeof(PoolParams)},
     {"pool_backward_f32", 3, sizeof(PoolParams)},
     {"pool_backward_f64", 3, sizeof(PoolParams)},
+    {"pool_f32_texel", 4, sizeof(PoolParams)},
+    {"pool_backward_f32_texel", 4, sizeof(PoolParams)},
 };
 
 uint32_t to_u32(int64_t value, const char* what) {
@@ -206,9 +208,10 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     specialization.push_back(interior ? 1 : 0);
   }
   const Pipeline& pipeline = device_.pipelines().get(shader, specialization);
+  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
   split_box(planes, kPlaneDims, fits, [&](const Box& piece) {
     PoolParams params = base;
-    Binding bindings[3];
+    Binding bindings[4];
     uint32_t* offsets[kBoxOperands] = {&params.in_offset, &params.out_offset, &params.indices_offset};
     // Bindings: 0 the written operand, 1 indices, 2 the read one. Without indices, binding 1 sees the
     // read operand's window, read-only.
@@ -234,8 +237,15 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
         plane_strides[i][slot_d] = operands[i] ? to_u32(piece.strides[i][d], "a plane stride") : 0;
       }
     }
-    vs.dispatch(pipeline, bindings, &params, sizeof params,
-                workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));
+    // The read operand once more at 3 for the float32 texel variants, which read it and the backward's
+    // indices (binding 1) through texel views: on lavapipe the CNN's 2×2 max pools ran 5-15% faster so
+    // (docs/PERFORMANCE.md).
+    bindings[3] = bindings[2];
+    bool texels = in.dtype == DType::Float32 && can_read_as_texels(context, bindings[3]) &&
+                  (!backward || can_read_as_texels(context, bindings[1]));
+    if (texels && texel_pipeline == nullptr) texel_pipeline = &device_.pipelines().get(shader + "_texel", specialization);
+    vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 4 : 3),
+                &params, sizeof params, workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));
   }, backward ? "pool backward" : "pool");
 }
 

@@ -4,5 +4,7 @@ list(APPEND EMBER_SHADER_VARIANTS
   "pool_f32|pool.comp|COMPUTE_F32=1"
   "pool_f64|pool.comp|COMPUTE_F64=1"
   "pool_backward_f32|pool_backward.comp|COMPUTE_F32=1"
+  "pool_f32_texel|pool.comp|COMPUTE_F32=1,TEXEL_READS=1"
+  "pool_backward_f32_texel|pool_backward.comp|COMPUTE_F32=1,TEXEL_READS=1"
   "pool_backward_f64|pool_backward.comp|COMPUTE_F64=1"
 )
