@@ -152,12 +152,18 @@ uint out_column_index(uint g, uint split, uint n) {
 #endif
 }
 
-// out = acc (+ the bias of its channel: the output channel of the forward, the input channel of the
-// input gradient, which is a transposed convolution's forward; the weight gradient has none, but reads
-// the flag too, so that every module keeps the same specialization constants).
-void store_result(uint g, uint m, uint column_index, compute_t acc) {
+// The bias of row m of group g (the output channel of the forward, the input channel of the input
+// gradient, which is a transposed convolution's forward), or 0 without one. The weight gradient has none,
+// but reads the flag too, so that every module keeps the same specialization constants.
+compute_t row_bias(uint g, uint m) {
+  return (p.flags & CONV_HAS_BIAS) != 0u ? bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m) : compute_t(0);
+}
+
+// out = acc + bias (row_bias of its row, which the caller loads once per row: the bias binding may alias
+// out, so the compiler could not hoist it).
+void store_result(uint m, uint column_index, compute_t acc, compute_t bias) {
   const uint index = column_index + m * out_row_stride();
-  if ((p.flags & CONV_HAS_BIAS) != 0u) acc += bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m);
+  acc += bias;
   if ((p.flags & CONV_ACCUMULATE) != 0u) acc += bias_data_load(index);
   out_data_store(index, acc);
 }

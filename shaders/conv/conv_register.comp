@@ -306,8 +306,9 @@ void main() {
   for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m > last_row) break;
+    const compute_t bias = row_bias(g, m);
     for (uint j = 0; j < TN; ++j) {
-      if (n0 + j < N) store_result(g, m, out_index[j], acc[i][j]);
+      if (n0 + j < N) store_result(m, out_index[j], acc[i][j], bias);
     }
   }
 }

@@ -126,7 +126,7 @@ void main() {
     const uint column = out_column_index(g, split, n);
     for (uint i = 0; i < TM; ++i) {
       const uint m = m0 + ty + 16u * i;
-      if (m < M) store_result(g, m, column, acc[i][j]);
+      if (m < M) store_result(m, column, acc[i][j], row_bias(g, m));
     }
   }
 }
