@@ -1,8 +1,9 @@
 // Convolution on Vulkan: forward, input gradient and weight gradient as implicit GEMMs (conv_common.glsl
 // says how each direction maps to one), except depthwise ones, which run directly (conv_depthwise.cpp).
 // GEMM kernels per direction, chosen per device class (conv_variant.h): shared-memory tiles on GPUs,
-// register blocks on CPU drivers, which read A through a uniform buffer where that pays (conv_uniform.cpp)
-// and from a storage buffer otherwise.
+// register blocks on CPU drivers. These read float32 operands through texel views where the windows
+// allow, and share A within subgroups (SHARE_A) where the device and K allow; where they cannot share
+// it, they read A through a uniform buffer where that pays (conv_uniform.cpp).
 //
 // Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
 // columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the

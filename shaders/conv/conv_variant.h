@@ -1,10 +1,11 @@
 #pragma once
 // Which convolution kernel a Vulkan device runs. GPUs: shared-memory tiles (conv_tiled.comp). CPU drivers
-// (lavapipe): register blocks (conv_register.comp), reading A through a uniform buffer where a launch's
-// part of A fits one and the cost model predicts it faster (conv_uniform.cpp), else from a storage
-// buffer. The device class decides as matmul_variant does (EMBER_MATMUL_VARIANT overrides both);
-// EMBER_CONV_VARIANT=register|uniform|tiled overrides it for convolutions alone (uniform: wherever A fits),
-// which is how tests and benchmarks run every kernel on one device. Read at every call.
+// (lavapipe): register blocks (conv_register.comp), sharing A within subgroups where they can, else
+// reading A through a uniform buffer where a launch's part of A fits one and the cost model predicts it
+// faster (conv_uniform.cpp), else from a storage buffer. The device class decides as matmul_variant does
+// (EMBER_MATMUL_VARIANT overrides both); EMBER_CONV_VARIANT=register|uniform|tiled overrides it for
+// convolutions alone (uniform: wherever A fits), which is how tests and benchmarks run every kernel on one
+// device. Read at every call.
 // Depthwise convolutions (groups == in channels) run the direct kernel (conv_depthwise.comp) on every
 // device class unless EMBER_CONV_VARIANT names a GEMM kernel; EMBER_CONV_VARIANT=depthwise asks for the
 // direct kernel and leaves the device class's choice for the other convolutions.
