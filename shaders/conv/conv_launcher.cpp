@@ -40,7 +40,8 @@ struct Tiles {
   int64_t tile_m = 0;
   int64_t tile_n = 0;
   uint32_t lanes_n = 0;
-  bool shares_a = false;  // conv_register.comp's SHARE_A
+  bool shares_a = false;       // conv_register.comp's SHARE_A
+  bool texel_variant = false;  // the shader has a *_texel variant for float32 operands (TEXEL_READS)
 };
 
 // Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
@@ -105,7 +106,8 @@ Tiles register_tiles(const std::string& name, int64_t batch, int64_t M, int64_t 
 
 class VulkanConv final : public ConvKernels {
  public:
-  explicit VulkanConv(VulkanDevice& device) : device_(device) {}
+  explicit VulkanConv(VulkanDevice& device)
+      : device_(device), subgroups_share_a_(register_blocks_can_share_a(device)) {}
   void forward(Stream& stream, const ConvForwardArgs& args) override;
   void input_grad(Stream& stream, const ConvInputGradArgs& args) override;
   void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
@@ -126,10 +128,11 @@ class VulkanConv final : public ConvKernels {
   // Runs the uniform-buffer kernel where the variant and its plan allow, and says whether it did.
   bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                    const Operands& operands);
-  // Whether the register kernel may run shared-A blocks (kMinSharedK).
+  // Whether the register kernel can run shared-A blocks at all, and whether it should (kMinSharedK).
+  bool can_share_a(DType compute) const { return compute == DType::Float32 && subgroups_share_a_; }
   bool shares_a(Direction direction, const ConvShape& s, const Gemm& gemm, DType compute) const {
     const int64_t k = gemm.k * (direction == Direction::WeightGrad ? s.batch : 1);
-    return compute == DType::Float32 && k >= kMinSharedK && register_blocks_can_share_a(device_);
+    return can_share_a(compute) && k >= kMinSharedK;
   }
   void fill_zero(Stream& stream, const TensorRef& out);
   // Whether a convolution runs the direct depthwise kernel (conv_depthwise.comp).
@@ -140,6 +143,7 @@ class VulkanConv final : public ConvKernels {
   void broadcast_bias(Stream& stream, const TensorRef& out, const TensorRef& bias);
 
   VulkanDevice& device_;
+  const bool subgroups_share_a_;  // the device's properties, asked once
 };
 
 Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Gemm& gemm, int64_t batch, int64_t z,
@@ -149,9 +153,9 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
   const int64_t n = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * batch;
   if (conv_variant(info) != ConvVariant::Tiled) {
     const int64_t workers = info.kind == "CPU" ? cpu_workers() : 4096;
-    Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers,
-                                 compute == DType::Float32 && register_blocks_can_share_a(device_),
+    Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers, can_share_a(compute),
                                  shares_a(direction, s, gemm, compute));
+    tiles.texel_variant = compute == DType::Float32;
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
     tiles.specialization.push_back(unit_stride ? 1u : 0u);
     tiles.specialization.push_back(tiles.shares_a ? 1u : 0u);
@@ -264,8 +268,6 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
   const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
-  // The register kernel has a variant that reads float32 A and B through texel views (conv_register.comp).
-  const bool texel_variant = dtype == DType::Float32 && tiles.shader.starts_with("conv_register_");
   const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
 
   ConvParams params = base_params(s, g);
@@ -319,8 +321,8 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       }
       bindings[4] = bindings[kB];
       bindings[5] = bindings[kA];
-      const bool texels =
-          texel_variant && can_read_as_texels(context, bindings[kB]) && can_read_as_texels(context, bindings[kA]);
+      const bool texels = tiles.texel_variant && dtype == DType::Float32 && can_read_as_texels(context, bindings[kB]) &&
+                          can_read_as_texels(context, bindings[kA]);
       if (texels && texel_pipeline == nullptr) {
         texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
       }

@@ -34,11 +34,11 @@ bool inside(ivec3 pos, uvec3 size) {
   return SPATIAL3 ? in_plane && uint(pos.x) < size.x : in_plane;
 }
 
-// TEXEL_B (the *_f32_texel variants): float32 B comes from a uvec4 texel view of its window (binding 4),
+// TEXEL_READS (the *_f32_texel variants): float32 B comes from a uvec4 texel view of its window (binding 4),
 // which llvmpipe fetches for all lanes of a vector at once, where it loads a storage buffer lane by lane
 // behind a branch each; so does a float32 A of the storage-buffer kernel (binding 5). The host takes
 // these variants where both windows start on the texel alignment.
-#if defined(TEXEL_B)
+#if defined(TEXEL_READS)
 layout(set = 0, binding = 4) uniform utextureBuffer b_texels;
 compute_t gathered_b(uint i) {
   if (B_DT != DT_F32) return b_data_load(i);
@@ -54,7 +54,7 @@ compute_t a_value(uint i) {
 #else
 compute_t gathered_b(uint i) { return b_data_load(i); }
 #endif
-#if defined(A_UNIFORM) || !defined(TEXEL_B)
+#if defined(A_UNIFORM) || !defined(TEXEL_READS)
 compute_t a_value(uint i) { return a_data_load(i); }
 #endif
 

@@ -267,7 +267,7 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
           params.offsets[kBias] = b_window.first_element;
         }
         const auto row_groups = static_cast<uint32_t>((rows + plan.block_m - 1) / plan.block_m);
-        // B once more at 4, for the texel variant (conv_register.comp, TEXEL_B).
+        // B once more at 4, for the texel variant (conv_register.comp, TEXEL_READS).
         bindings[4] = bindings[kB];
         const bool texels = dtype == DType::Float32 && can_read_as_texels(context, bindings[kB]);
         if (texels && texel_pipeline == nullptr) texel_pipeline = &device.pipelines().get(shader + "_texel", specialization);

@@ -14,6 +14,6 @@ foreach(direction forward input_grad weight_grad)
       "conv_depthwise_${direction}_${compute}|conv_depthwise.comp|${direction_define}=1,${compute_define}=1")
   endforeach()
   list(APPEND EMBER_SHADER_VARIANTS
-    "conv_register_${direction}_f32_texel|conv_register.comp|${direction_define}=1,COMPUTE_F32=1,TEXEL_B=1"
-    "conv_uniform_${direction}_f32_texel|conv_register.comp|${direction_define}=1,A_UNIFORM=1,COMPUTE_F32=1,TEXEL_B=1")
+    "conv_register_${direction}_f32_texel|conv_register.comp|${direction_define}=1,COMPUTE_F32=1,TEXEL_READS=1"
+    "conv_uniform_${direction}_f32_texel|conv_register.comp|${direction_define}=1,A_UNIFORM=1,COMPUTE_F32=1,TEXEL_READS=1")
 endforeach()

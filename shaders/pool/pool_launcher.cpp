@@ -241,8 +241,8 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     // indices (binding 1) through texel views: on lavapipe the CNN's 2×2 max pools ran 5-15% faster so
     // (docs/PERFORMANCE.md).
     bindings[3] = bindings[2];
-    bool texels = in.dtype == DType::Float32 && can_read_as_texels(context, bindings[3]) &&
-                  (!backward || can_read_as_texels(context, bindings[1]));
+    const bool texels = in.dtype == DType::Float32 && can_read_as_texels(context, bindings[3]) &&
+                        (!backward || can_read_as_texels(context, bindings[1]));
     if (texels && texel_pipeline == nullptr) texel_pipeline = &device_.pipelines().get(shader + "_texel", specialization);
     vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 4 : 3),
                 &params, sizeof params, workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));

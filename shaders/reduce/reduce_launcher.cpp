@@ -225,6 +225,7 @@ struct ReduceJob {
   KernelOp op;
   uint64_t param_bits;
   uint32_t state_size;
+  bool texel_reads;  // float32 input and a shader with a *_texel variant (reduce_f32_subgroup_texel)
 };
 
 // A run of reduction indices: the part of the reduced dims that one piece of a split reduction reads,
@@ -354,8 +355,8 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
     // Float32 blocks read through a texel view where there is a texel variant (the float32 subgroup one):
     // a sum over 64×32×28×28 floats took 3.7 ms per pass through storage loads on lavapipe (below).
     bindings[5] = bindings[2];
-    const bool texels = (stage & kStageReadsBlocks) != 0 && job.in_dtype == static_cast<uint32_t>(DType::Float32) &&
-                        job.shader == "reduce_f32_subgroup" && can_read_as_texels(context, bindings[2]);
+    const bool texels =
+        job.texel_reads && (stage & kStageReadsBlocks) != 0 && can_read_as_texels(context, bindings[2]);
     const Pipeline& pipeline = job.device.pipelines().get(
         texels ? job.shader + "_texel" : job.shader, {job.in_dtype, job.out_dtype, static_cast<uint32_t>(job.op), stage});
     const int64_t output_groups = ceil_div(outputs, kWorkgroupSize >> shape.group_log2);
@@ -492,6 +493,7 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
           ? uint64_t{0}
           : Scalar(kop == KernelOp::Mean ? static_cast<double>(reduced) : param).bits_as(compute_storage(compute)),
       state_bytes(compute),
+      in.dtype == DType::Float32 && compute == DType::Float32 && merges_in_subgroups(),
   };
 
   // The reductions run in pieces of their reduced dims when one output's slice of the input is wider
