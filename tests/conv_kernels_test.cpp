@@ -1,8 +1,9 @@
 // The convolution kernels' contract (runtime/kernels/conv.h) on every backend: forward, input gradient
-// and weight gradient against a direct evaluation of their formulas in float64 and against LibTorch's
-// convolution; free output and input sizes (asymmetric padding, output_padding), the bias of the input
-// gradient, groups, 1 to 3 spatial dims, every floating dtype; on Vulkan both kernels and every register
-// block shape, and weight gradients that split their reduction; empty operands; and rejections.
+// and weight gradient (with the bias gradient) against a direct evaluation of their formulas in float64
+// and against LibTorch's convolution; free output and input sizes (asymmetric padding, output_padding),
+// the bias of the input gradient, groups, 1 to 3 spatial dims, every floating dtype; on Vulkan both
+// kernels and every register block shape, and weight gradients that split their reduction; empty
+// operands; and rejections.
 #include <ATen/ATen.h>
 
 #include <array>
@@ -74,14 +75,15 @@ void for_each_tap(const Geometry& g, F f) {
 }
 
 struct Reference {
-  at::Tensor output, input_grad, weight_grad;
+  at::Tensor output, input_grad, weight_grad, bias_grad;
 };
 
 // The three formulas evaluated directly in float64; input_grad gets `bias` per input channel.
 Reference reference(const Geometry& g, const at::Tensor& x, const at::Tensor& w, const at::Tensor& gy,
                     const at::Tensor& bias, const at::Tensor& in_bias) {
   at::Tensor xd = x.to(at::kDouble).contiguous(), wd = w.to(at::kDouble).contiguous(), gd = gy.to(at::kDouble).contiguous();
-  Reference r{at::zeros(g.output, at::kDouble), at::zeros(g.input, at::kDouble), at::zeros(g.weight, at::kDouble)};
+  Reference r{at::zeros(g.output, at::kDouble), at::zeros(g.input, at::kDouble), at::zeros(g.weight, at::kDouble),
+              at::zeros({g.output[1]}, at::kDouble)};
   const double* xp = xd.data_ptr<double>();
   const double* wp = wd.data_ptr<double>();
   const double* gp = gd.data_ptr<double>();
@@ -93,6 +95,10 @@ Reference reference(const Geometry& g, const at::Tensor& x, const at::Tensor& w,
     gxp[i] += wp[k] * gp[o];
     gwp[k] += gp[o] * xp[i];
   });
+  // The bias gradient sums grad_output over the batch and positions.
+  double* gbp = r.bias_grad.data_ptr<double>();
+  const int64_t out_plane = gd.numel() / std::max<int64_t>(1, g.output[0] * g.output[1]);
+  for (int64_t o = 0; o < gd.numel(); ++o) gbp[o / out_plane % g.output[1]] += gp[o];
   std::vector<int64_t> channel_shape(g.input.size(), 1);
   channel_shape[1] = -1;
   if (bias.defined()) r.output += bias.to(at::kDouble).view(channel_shape);
@@ -118,17 +124,19 @@ class ConvKernelsTest : public BackendTest {
     DeviceStorage ys(*device, *stream, at::full(g.output, 7, x.options()));
     DeviceStorage gxs(*device, *stream, at::full(g.input, 7, x.options()));
     DeviceStorage gws(*device, *stream, at::full(g.weight, 7, x.options()));
-    std::optional<DeviceStorage> bs, ibs;
+    std::optional<DeviceStorage> bs, ibs, gbs;
     if (with_bias) {
       bs.emplace(*device, *stream, bias);
       ibs.emplace(*device, *stream, in_bias);
+      gbs.emplace(*device, *stream, at::full({g.output[1]}, 7, x.options()));
     }
     const ConvGeometry geometry = geometry_of(g);
     kernels().forward(*stream, {ys.ref(at::empty(g.output, x.options())), xs.ref(x), ws.ref(w),
                                 with_bias ? std::optional<TensorRef>(bs->ref(bias)) : std::nullopt, geometry});
     kernels().input_grad(*stream, {gxs.ref(at::empty(g.input, x.options())), gs.ref(gy), ws.ref(w),
                                    with_bias ? std::optional<TensorRef>(ibs->ref(in_bias)) : std::nullopt, geometry});
-    kernels().weight_grad(*stream, {gws.ref(at::empty(g.weight, x.options())), gs.ref(gy), xs.ref(x), geometry});
+    kernels().weight_grad(*stream, {gws.ref(at::empty(g.weight, x.options())), gs.ref(gy), xs.ref(x), geometry,
+                                    with_bias ? std::optional<TensorRef>(gbs->ref(bias)) : std::nullopt});
     const double tol = dtype == DType::Float64 ? 1e-12 : dtype == DType::Float32 ? 1e-5 : dtype == DType::Float16 ? 4e-3 : 3e-2;
     auto expect = [&](const DeviceStorage& s, const at::Tensor& expected, const char* name) {
       const at::Tensor got = s.read(*stream, at::empty(expected.sizes(), x.options())).to(at::kDouble);
@@ -139,6 +147,7 @@ class ConvKernelsTest : public BackendTest {
     expect(ys, r.output, "forward");
     expect(gxs, r.input_grad, "input_grad");
     expect(gws, r.weight_grad, "weight_grad");
+    if (with_bias) expect(*gbs, r.bias_grad, "bias gradient");
   }
 };
 
@@ -211,16 +220,17 @@ TEST_P(ConvKernelsTest, EveryVulkanKernelShape) {
   unsetenv("EMBER_CONV_VARIANT");
 }
 
-// A long reduction: the weight gradient splits it over workgroups and sums the partial results (storage-
-// buffer kernel), or adds launches over chunks of samples into one accumulator (uniform-buffer kernel).
+// A long reduction: the weight gradient splits it over workgroups and sums the partial results, the bias
+// gradient's among them (storage-buffer kernel), or adds launches over chunks of samples into one
+// accumulator (uniform-buffer kernel).
 TEST_P(ConvKernelsTest, WeightGradientOverALongReduction) {
   for (const char* variant : {"register", "uniform"}) {
     if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
     const Geometry long_sum{{40, 3, 17, 19}, {4, 3, 3, 3}, {40, 4, 17, 19}, {1, 1}, {1, 1}, {1, 1}};
-    check(long_sum, DType::Float32, false, std::string("split ") + variant);
-    check(long_sum, DType::Float16, false, std::string("split ") + variant);
+    check(long_sum, DType::Float32, true, std::string("split ") + variant);
+    check(long_sum, DType::Float16, true, std::string("split ") + variant);
     // A uniform window holds part of one sample's positions of 40 channels.
-    check({{2, 3, 20, 30}, {40, 3, 3, 3}, {2, 40, 20, 30}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, false,
+    check({{2, 3, 20, 30}, {40, 3, 3, 3}, {2, 40, 20, 30}, {1, 1}, {1, 1}, {1, 1}}, DType::Float32, true,
           std::string("planes larger than a window ") + variant);
   }
   unsetenv("EMBER_CONV_VARIANT");
@@ -326,6 +336,8 @@ TEST_P(ConvKernelsTest, Rejections) {
   bad.bias = bs.ref(wrong_bias);
   expect_error<Error>([&] { kernels().forward(*stream, bad); },
                       "conv kernel: bias [3] must hold one value per channel of the result");
+  expect_error<Error>([&] { kernels().weight_grad(*stream, {ws.ref(w), ys.ref(y), xs.ref(x), g, bs.ref(wrong_bias)}); },
+                      "conv kernel: grad_bias [3] must hold one value per channel of the result");
   const at::Tensor xi = at::zeros({2, 3, 5, 5}, at::kInt), wi = at::zeros({4, 3, 3, 3}, at::kInt),
                    yi = at::zeros({2, 4, 5, 5}, at::kInt);
   DeviceStorage xis(*device, *stream, xi), wis(*device, *stream, wi), yis(*device, *stream, yi);

@@ -1,10 +1,11 @@
 // The convolution family on CUDA, through cuDNN: cudnnConvolutionForward, BackwardData and
 // BackwardFilter with the heuristics' algorithm and its workspace from the caching allocator, the bias
-// added by cudnnAddTensor. The descriptors and the algorithm are kept per problem (DnnPlan): cuDNN 9's v7
-// heuristics query costs a few hundred microseconds of host time, more than the GPU spends on the
-// convolutions of a small training step. A 1-d convolution runs as a 2-d one of height 1. float16 and bfloat16 compute
-// in float32 (tensor cores allowed); float32 in float32 without TF32 (CUDNN_FMA_MATH), as the kernel
-// interface promises; float64 in float64. Errors carry cuDNN's status text.
+// added by cudnnAddTensor, the bias gradient summed by the reduce family. The descriptors and the
+// algorithm are kept per problem (DnnPlan): cuDNN 9's v7 heuristics query costs a few hundred
+// microseconds of host time, more than the GPU spends on the convolutions of a small training step. A 1-d
+// convolution runs as a 2-d one of height 1. float16 and bfloat16 compute in float32 (tensor cores
+// allowed); float32 in float32 without TF32 (CUDNN_FMA_MATH), as the kernel interface promises; float64
+// in float64. Errors carry cuDNN's status text.
 //
 // cuDNN takes the sizes its formula gives: O = (I + 2·padding − dilation·(kernel − 1) − 1) / stride + 1.
 // The kernel interface allows others (asymmetric "same" padding, output_padding past the stride). Those
@@ -25,6 +26,7 @@
 #include "runtime/kernels/conv.h"
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/memory.h"
+#include "runtime/kernels/reduce.h"
 
 namespace ember::cuda {
 
@@ -453,6 +455,7 @@ void CudaConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
 
 void CudaConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   const ConvShape s = check_conv_args(args);
+  conv_bias_grad_by_reduction(device_.kernels().get<ReduceKernels>(), stream, args);
   if (args.grad_weight.numel() == 0) return;
   if (args.input.numel() == 0 || args.grad_output.numel() == 0) return memory().fill(stream, {args.grad_weight, 0});
   const DnnProblem p = problem_of(s, args.geometry);

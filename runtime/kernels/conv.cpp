@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/kernels/reduce.h"
 
 namespace ember {
 
@@ -72,12 +73,13 @@ ConvShape shape_of(const ConvGeometry& g, const TensorRef& input, const TensorRe
   return s;
 }
 
-void check_bias(const std::optional<TensorRef>& bias, int64_t channels, DType dtype) {
+void check_bias(const std::optional<TensorRef>& bias, int64_t channels, DType dtype, const char* name = "bias") {
   if (!bias) return;
   if (bias->ndim != 1 || bias->sizes[0] != channels) {
-    throw Error("conv kernel: bias " + sizes_text(*bias) + " must hold one value per channel of the result");
+    throw Error(std::string("conv kernel: ") + name + " " + sizes_text(*bias) +
+                " must hold one value per channel of the result");
   }
-  check_operand(*bias, "bias", 1, dtype);
+  check_operand(*bias, name, 1, dtype);
 }
 
 }  // namespace
@@ -95,7 +97,20 @@ ConvShape check_conv_args(const ConvInputGradArgs& args) {
 }
 
 ConvShape check_conv_args(const ConvWeightGradArgs& args) {
-  return shape_of(args.geometry, args.input, args.grad_output, args.grad_weight, "input", "grad_output");
+  ConvShape s = shape_of(args.geometry, args.input, args.grad_output, args.grad_weight, "input", "grad_output");
+  check_bias(args.grad_bias, s.out_channels, args.input.dtype, "grad_bias");
+  return s;
+}
+
+void conv_bias_grad_by_reduction(ReduceKernels& reduce, Stream& stream, const ConvWeightGradArgs& args) {
+  if (!args.grad_bias || args.grad_bias->numel() == 0) return;
+  ReduceArgs sum;
+  sum.op = ReduceOp::Sum;
+  sum.out = *args.grad_bias;
+  sum.in = args.grad_output;
+  sum.reduce_mask = ((1u << args.grad_output.ndim) - 1u) & ~2u;  // every dim but the channels
+  sum.compute = args.grad_output.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  reduce.reduce(stream, sum);
 }
 
 }  // namespace ember

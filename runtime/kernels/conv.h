@@ -51,12 +51,14 @@ struct ConvInputGradArgs {
 };
 
 // grad_weight[co, c, k] = Σ over (b, o) of grad_output[b, co, o] · input[b, g·Cin/G + c, o·stride − padding
-// + k·dilation], g = co's group.
+// + k·dilation], g = co's group; and grad_bias[co] = Σ over (b, o) of grad_output[b, co, o] (optional,
+// Cout elements), which a kernel can sum as it reads grad_output for the weight gradient.
 struct ConvWeightGradArgs {
   TensorRef grad_weight;
   TensorRef grad_output;
   TensorRef input;
   ConvGeometry geometry;
+  std::optional<TensorRef> grad_bias;
 };
 
 // The sizes every entry point agrees on, read from its operands.
@@ -75,6 +77,11 @@ struct ConvShape {
 ConvShape check_conv_args(const ConvForwardArgs& args);
 ConvShape check_conv_args(const ConvInputGradArgs& args);
 ConvShape check_conv_args(const ConvWeightGradArgs& args);
+
+class ReduceKernels;
+// Writes args.grad_bias, when there is one, by summing grad_output with the reduce family: for the
+// kernels that do not sum it alongside the weight gradient.
+void conv_bias_grad_by_reduction(ReduceKernels& reduce, Stream& stream, const ConvWeightGradArgs& args);
 
 class ConvKernels : public KernelFamily {
  public:

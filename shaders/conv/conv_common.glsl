@@ -71,7 +71,8 @@ layout(push_constant) uniform Params {
   uint dilation[3];
   uint k_first;      // the first k of this launch
   uint k_per_split;  // the k of one split (workgroup z / groups)
-  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE; bits 8-23: conv_register.comp's invocations along n
+  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE, CONV_BIAS_COLUMN; bits 8-23: conv_register.comp's
+                     // invocations along n
   uint row_first;    // A_UNIFORM: this launch's rows [row_first, row_first + row_count) of each group
   uint row_count;
   uint a_base;       // A_UNIFORM: A's element (in the launch's view of A) at offsets[OP_A] of the window
@@ -84,6 +85,9 @@ layout(push_constant) uniform Params {
 // the invocation), so the host keeps each invocation's share of k well below that and sums longer
 // reductions over launches (CONV_ACCUMULATE) or splits.
 #define CONV_ACCUMULATE 2u  // out += the sum: the bias binding is out's own window, read before the write
+// The weight gradient of conv_register.comp: one more column, n = gemm_n(), whose B is all ones, so that
+// its results are the bias gradient (Σ_k A[m, k], A being grad_output) beside the weight gradient's.
+#define CONV_BIAS_COLUMN 4u
 
 uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
 
@@ -109,6 +113,15 @@ uint gemm_k() { return p.batch * out_plane(); }
 #else
 #error define CONV_FORWARD, CONV_INPUT_GRAD or CONV_WEIGHT_GRAD
 #endif
+
+// The columns of out: the GEMM's, and the weight gradient's bias column (CONV_BIAS_COLUMN).
+uint out_columns() {
+#if defined(CONV_WEIGHT_GRAD)
+  return gemm_n() + ((p.flags & CONV_BIAS_COLUMN) != 0u ? 1u : 0u);
+#else
+  return gemm_n();
+#endif
+}
 
 // Splits a row-major position over `sizes` into its coordinates.
 uvec3 coordinates(uint linear, uvec3 sizes) {
@@ -136,7 +149,7 @@ uint out_row_stride() {
 #elif defined(CONV_INPUT_GRAD)
   return in_plane();
 #else
-  return gemm_n();
+  return out_columns();
 #endif
 }
 
@@ -148,7 +161,7 @@ uint out_column_index(uint g, uint split, uint n) {
   const uint plane = in_plane();
   return p.offsets[OP_OUT] + ((n / plane) * p.in_channels + g * in_per_group()) * plane + n % plane;
 #else
-  return p.offsets[OP_OUT] + split * (p.out_channels * gemm_n()) + g * out_per_group() * gemm_n() + n;
+  return p.offsets[OP_OUT] + split * (p.out_channels * out_columns()) + g * out_per_group() * out_columns() + n;
 #endif
 }
 

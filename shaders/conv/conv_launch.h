@@ -34,6 +34,7 @@ static_assert(sizeof(ConvParams) == 128, "push constants must fit lavapipe's 128
 
 constexpr uint32_t kHasBias = 1;     // CONV_HAS_BIAS
 constexpr uint32_t kAccumulate = 2;  // CONV_ACCUMULATE
+constexpr uint32_t kBiasColumn = 4;  // CONV_BIAS_COLUMN
 
 // The most k one invocation sums. llvmpipe ends a shader invocation's loops after 65535 iterations in all
 // (gallivm's loop limiter); the tiled kernel counts about 1.6 iterations per k (its k0, staging and kk

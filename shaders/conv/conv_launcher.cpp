@@ -42,6 +42,7 @@ struct Tiles {
   uint32_t lanes_n = 0;
   bool shares_a = false;       // conv_register.comp's SHARE_A
   bool texel_variant = false;  // the shader has a *_texel variant for float32 operands (TEXEL_READS)
+  bool bias_column = false;    // the weight gradient can sum the bias gradient too (CONV_BIAS_COLUMN)
 };
 
 // Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
@@ -113,9 +114,10 @@ class VulkanConv final : public ConvKernels {
   void weight_grad(Stream& stream, const ConvWeightGradArgs& args) override;
 
  private:
-  // Records the launches of one direction. `out` is the partial-sum buffer for a split weight gradient.
+  // Records the launches of one direction. `out` is the partial-sum buffer for a split weight gradient,
+  // with one more column per row, the bias gradient's, with `bias_column` (register kernel only).
   void launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
-              const Operands& operands, int64_t splits_per_launch);
+              const Operands& operands, int64_t splits_per_launch, bool bias_column = false);
   Tiles choose_tiles(Direction direction, const ConvShape& s, const Gemm& gemm, int64_t batch, int64_t z,
                      bool unit_stride, DType compute) const;
   // Samples per launch: as many as every batched operand's binding window holds, and the columns a
@@ -156,6 +158,7 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
     Tiles tiles = register_tiles("conv_register_" + suffix, z, gemm.m, n, workers, can_share_a(compute),
                                  shares_a(direction, s, gemm, compute));
     tiles.texel_variant = compute == DType::Float32;
+    tiles.bias_column = true;
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
     tiles.specialization.push_back(unit_stride ? 1u : 0u);
     tiles.specialization.push_back(tiles.shares_a ? 1u : 0u);
@@ -222,7 +225,8 @@ int64_t VulkanConv::samples_per_launch(Direction direction, const ConvShape& s, 
 
 int64_t VulkanConv::max_weight_splits(const ConvShape& s, const Gemm& gemm, uint64_t element) const {
   const Context& context = device_.context();
-  const uint64_t weight_bytes = static_cast<uint64_t>(s.out_channels * gemm.n_per_sample) *
+  // One split's partial sums, with the bias column.
+  const uint64_t weight_bytes = static_cast<uint64_t>(s.out_channels * (gemm.n_per_sample + 1)) *
                                 std::max<uint64_t>(element, element_size(DType::Float32));
   const int64_t by_window = static_cast<int64_t>(max_window_bytes(context) / std::max<uint64_t>(weight_bytes, 1));
   const int64_t by_groups = context.properties.limits.maxComputeWorkGroupCount[2] / s.groups;
@@ -246,7 +250,7 @@ void VulkanConv::broadcast_bias(Stream& stream, const TensorRef& out, const Tens
 
 
 void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
-                        const Operands& operands, int64_t splits_per_launch) {
+                        const Operands& operands, int64_t splits_per_launch, bool bias_column) {
   const Geometry3 g = as_3d(s, geometry);
   const Gemm gemm = gemm_of(direction, s, g);
   const DType dtype = operands.b.dtype;
@@ -288,7 +292,8 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
     pieces[kB] = samples_of(operands.b, first, count);
     if (operands.bias) pieces[kBias] = *operands.bias;
     params.batch = static_cast<uint32_t>(count);
-    const int64_t columns = direction == Direction::WeightGrad ? gemm.n_per_sample : gemm.n_per_sample * count;
+    const int64_t columns =
+        direction == Direction::WeightGrad ? gemm.n_per_sample + (bias_column ? 1 : 0) : gemm.n_per_sample * count;
     const auto column_groups = static_cast<uint32_t>((columns + tiles.tile_n - 1) / tiles.tile_n);
     const auto row_groups = static_cast<uint32_t>((gemm.m + tiles.tile_m - 1) / tiles.tile_m);
     if (column_groups > limits.maxComputeWorkGroupCount[0] || row_groups > limits.maxComputeWorkGroupCount[1]) {
@@ -307,7 +312,8 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       params.k_first = static_cast<uint32_t>(chunk * k_step);
       const bool accumulate = chunk > 0;
       const bool with_bias = !accumulate && operands.bias.has_value();
-      params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (tiles.lanes_n << 8);
+      params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (bias_column ? kBiasColumn : 0u) |
+                     (tiles.lanes_n << 8);
       Binding bindings[6];
       for (int slot = 0; slot < 4; ++slot) {
         // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
@@ -384,15 +390,23 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   const ConvShape s = check_conv_args(args);
   const DType dtype = args.input.dtype;
   require_dtype(device_, dtype, "conv weight_grad");
-  if (args.grad_weight.numel() == 0) return;
-  if (args.input.numel() == 0 || args.grad_output.numel() == 0) return fill_zero(stream, args.grad_weight);
+  // The bias gradient is summed on its own, except where the register kernel's bias column sums it.
+  auto bias_apart = [&] { conv_bias_grad_by_reduction(device_.kernels().get<ReduceKernels>(), stream, args); };
+  if (args.grad_weight.numel() == 0) return bias_apart();
+  if (args.input.numel() == 0 || args.grad_output.numel() == 0) {
+    fill_zero(stream, args.grad_weight);
+    return bias_apart();
+  }
   const uint64_t window = max_window_bytes(device_.context());
   if (args.grad_weight.extent_bytes() > window) {
     throw UnsupportedError("conv weight_grad: the weight (" + format_bytes(args.grad_weight.extent_bytes()) +
                            ") is larger than a storage-buffer binding of " + device_.info().name + " can reach (" +
                            format_bytes(window) + ")");
   }
-  if (depthwise(s, args.geometry)) return launch_depthwise_weight_grad(device_, stream, s, args.geometry, args);
+  if (depthwise(s, args.geometry)) {
+    launch_depthwise_weight_grad(device_, stream, s, args.geometry, args);
+    return bias_apart();
+  }
 
   // The uniform-buffer kernel adds every launch's sums into one float32 (float64) accumulator: the
   // gradient itself, or scratch memory that is cast into it.
@@ -414,7 +428,7 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
       cast.compute = accumulator_dtype;
       device_.kernels().get<ElementwiseKernels>().unary(stream, cast);
     }
-    return;
+    return bias_apart();
   }
 
   // Splits of the reduction per launch: enough workgroups for the device, each split at least kMinK long
@@ -438,25 +452,41 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   splits = std::min(splits, max_weight_splits(s, gemm, element_size(dtype)));
   const DType partial_dtype = compute_storage(compute);
   const int64_t partials = splits * launches;
-  if (partials == 1) {
+  // The register kernel sums the bias gradient in one more column of the partial sums (conv_common.glsl's
+  // CONV_BIAS_COLUMN): grad_output is read once for both gradients.
+  const bool bias_column = args.grad_bias.has_value() && tiles.bias_column;
+  if (partials == 1 && !bias_column) {
     // One launch, one split: straight into the gradient, seen as the shader's [1, weight elements].
     const TensorRef out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {1, weight_elements},
                                                 args.grad_weight.byte_offset);
     launch(stream, Direction::WeightGrad, s, args.geometry, {out, args.grad_output, args.input, {}}, 1);
-    return;
+    return bias_apart();
   }
-  const uint64_t partial_bytes = static_cast<uint64_t>(partials * weight_elements) * element_size(partial_dtype);
-  std::shared_ptr<Allocation> scratch = device_.allocator().allocate(partial_bytes, stream.shared_from_this());
-  const TensorRef partial = TensorRef::contiguous(*scratch, partial_dtype, {partials, weight_elements});
-  launch(stream, Direction::WeightGrad, s, args.geometry, {partial, args.grad_output, args.input, {}}, splits);
+  // Partial sums [partials, Cout, columns]: the weight gradient's row of each output channel, and its bias
+  // gradient in the last column with bias_column.
+  const int64_t columns = gemm.n_per_sample + (bias_column ? 1 : 0);
+  const int64_t partial_elements = partials * s.out_channels * columns;
+  std::shared_ptr<Allocation> scratch = device_.allocator().allocate(
+      static_cast<uint64_t>(partial_elements) * element_size(partial_dtype), stream.shared_from_this());
+  const TensorRef partial = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels * columns});
+  launch(stream, Direction::WeightGrad, s, args.geometry, {partial, args.grad_output, args.input, {}}, splits,
+         bias_column);
+  ReduceKernels& reduce = device_.kernels().get<ReduceKernels>();
   ReduceArgs sum;
   sum.op = ReduceOp::Sum;
-  sum.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {weight_elements},
+  sum.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {s.out_channels, gemm.n_per_sample},
                                   args.grad_weight.byte_offset);
-  sum.in = partial;
+  sum.in = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels, gemm.n_per_sample});
+  sum.in.strides = {s.out_channels * columns, columns, 1};
   sum.reduce_mask = 1;
   sum.compute = compute;
-  device_.kernels().get<ReduceKernels>().reduce(stream, sum);
+  reduce.reduce(stream, sum);
+  if (!bias_column) return bias_apart();
+  sum.out = args.grad_bias;
+  sum.in = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels},
+                                 static_cast<uint64_t>(gemm.n_per_sample) * element_size(partial_dtype));
+  sum.in.strides = {s.out_channels * columns, columns};
+  reduce.reduce(stream, sum);
 }
 
 }  // namespace

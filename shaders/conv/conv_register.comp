@@ -65,7 +65,8 @@ uint plane_offset(ivec3 pos, uvec3 size) {
 
 // B's values at this invocation's columns for the current k (its plane at b_off, kernel or output
 // position kpos); positions outside B read as zero.
-void gather_b(uint col_base[TN], ivec3 col_pos[TN], ivec3 kpos, uint b_off, out compute_t b[TN]) {
+// `ones` has bit j set where column j is the weight gradient's bias column, whose B is 1.
+void gather_b(uint col_base[TN], ivec3 col_pos[TN], uint ones, ivec3 kpos, uint b_off, out compute_t b[TN]) {
   const uvec3 I = in_sizes();
   const uvec3 O = out_sizes();
   for (uint j = 0; j < TN; ++j) {
@@ -89,6 +90,9 @@ void gather_b(uint col_base[TN], ivec3 col_pos[TN], ivec3 kpos, uint b_off, out 
 #endif
     const compute_t value = gathered_b(index);
     b[j] = ok ? value : compute_t(0);
+#if defined(CONV_WEIGHT_GRAD)
+    if ((ones & (1u << j)) != 0u) b[j] = compute_t(1);
+#endif
   }
 }
 
@@ -124,7 +128,7 @@ void main() {
   const uint g = gl_WorkGroupID.z % p.groups;
   const uint split = gl_WorkGroupID.z / p.groups;
   const uint M = gemm_m();
-  const uint N = gemm_n();
+  const uint N = out_columns();
   const uint K = gemm_k();
 #if defined(A_UNIFORM)
   const uint m0 = p.row_first + gl_WorkGroupID.y * TM;
@@ -209,12 +213,17 @@ void main() {
 #endif
     out_index[j] = out_at;
   }
+  const uint ones = 0u;
 #else
+  // The bias column gathers the last real column's B, which gather_b replaces by ones.
+  uint ones = 0u;
   for (uint j = 0; j < TN; ++j) {
     const uint n = min(n0 + j, N - 1u);
+    const uint gathered = min(n, gemm_n() - 1u);
+    if (n != gathered) ones |= 1u << j;
     const uint volume = KS.x * KS.y * KS.z;
-    col_base[j] = p.offsets[OP_B] + (g * cin_g + n / volume) * (I.x * I.y * I.z);
-    col_pos[j] = ivec3(coordinates(n % volume, KS)) * D - P;
+    col_base[j] = p.offsets[OP_B] + (g * cin_g + gathered / volume) * (I.x * I.y * I.z);
+    col_pos[j] = ivec3(coordinates(gathered % volume, KS)) * D - P;
     out_index[j] = out_column_index(g, split, n);
   }
 #endif
@@ -279,7 +288,7 @@ void main() {
       const uint steps = min(8u, k_end - k);
       for (uint step = 0; step < steps; ++step) {
         compute_t b[TN];
-        gather_b(col_base, col_pos, kpos, b_off, b);
+        gather_b(col_base, col_pos, ones, kpos, b_off, b);
         for (uint i = 0; i < TM; ++i) {
           const compute_t a = subgroupShuffle(a_part[i], step);
           for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
@@ -296,7 +305,7 @@ void main() {
     compute_t a[TM];
     for (uint i = 0; i < TM; ++i) a[i] = a_value(a_index[i] + a_off);
     compute_t b[TN];
-    gather_b(col_base, col_pos, kpos, b_off, b);
+    gather_b(col_base, col_pos, ones, kpos, b_off, b);
     for (uint i = 0; i < TM; ++i) {
       for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
     }

@@ -3,6 +3,8 @@
 #include "nn/functional/detail/convolution.h"
 
 #include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autograd/record.h"
@@ -37,6 +39,19 @@ std::optional<TensorRef> bias_ref(const Tensor& bias) {
 
 ConvKernels& kernels(const Tensor& t) { return ember::detail::kernels_for<ConvKernels>(*t.device()); }
 Stream& stream(const Tensor& t) { return *ember::detail::stream_for(*t.device()); }
+
+// convolution's weight and bias gradients from one weight-gradient call, which sums the bias gradient as it
+// reads grad_output. It records nothing: convolution_backward's node stands for both.
+std::pair<Tensor, Tensor> weight_and_bias_grads(const Tensor& grad_output, const Tensor& input,
+                                                const ConvGeometry& geometry, IntArrayRef kernel_size) {
+  const Tensor g = grad_output.contiguous();
+  const Tensor x = input.contiguous();
+  Tensor weight = ember::detail::empty_on(with_spatial(g.size(1), x.size(1) / geometry.groups, kernel_size),
+                                          x.dtype(), x.device());
+  Tensor bias = ember::detail::empty_on({g.size(1)}, x.dtype(), x.device());
+  kernels(x).weight_grad(stream(x), {weight.ref(), g.ref(), x.ref(), geometry, bias.ref()});
+  return {weight, bias};
+}
 
 }  // namespace
 
@@ -106,11 +121,15 @@ std::vector<Tensor> convolution_backward(const Tensor& grad, const Tensor& input
     out[0] = transposed ? convolution(grad, weight, Tensor(), geometry, in_size)
                         : convolution_transpose(grad, weight, Tensor(), geometry, in_size);
   }
-  if (mask[1]) {
-    out[1] = transposed ? convolution_weight(input, grad, geometry, kernel_size)
-                        : convolution_weight(grad, input, geometry, kernel_size);
+  if (mask[1] && mask[2] && !transposed) {
+    std::tie(out[1], out[2]) = weight_and_bias_grads(grad, input, geometry, kernel_size);
+  } else {
+    if (mask[1]) {
+      out[1] = transposed ? convolution_weight(input, grad, geometry, kernel_size)
+                          : convolution_weight(grad, input, geometry, kernel_size);
+    }
+    if (mask[2]) out[2] = bias_grad(grad);
   }
-  if (mask[2]) out[2] = bias_grad(grad);
   if (!rec) return out;
   rec.save(grad);
   rec.save(input);

@@ -6,7 +6,8 @@
 //   convolution_transpose(x, w, b)  d/dx: convolution(g, w)             d/dw: convolution_weight(x, g)
 //   convolution_weight(g, x)        d/dg: convolution(x, v)             d/dx: convolution_transpose(g, v)
 //
-// and a bias's gradient is the sum of g over the batch and positions. The first two (PyTorch's
+// and a bias's gradient is the sum of g over the batch and positions (which the weight gradient's
+// kernel sums too where convolution needs both). The first two (PyTorch's
 // ConvolutionBackward0) take their gradients through convolution_backward, which computes all three as
 // one node, as PyTorch's ConvolutionBackwardBackward0, whose own backward is made of the three
 // convolutions again: gradients of any order work. Operands are batched (B × C × spatial), of one
