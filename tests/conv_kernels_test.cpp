@@ -1,9 +1,9 @@
-// The convolution kernels' contract (runtime/kernels/conv.h) on every backend: forward, input gradient
-// and weight gradient (with the bias gradient) against a direct evaluation of their formulas in float64
-// and against LibTorch's convolution; free output and input sizes (asymmetric padding, output_padding),
-// the bias of the input gradient, groups, 1 to 3 spatial dims, every floating dtype; on Vulkan both
-// kernels and every register block shape, and weight gradients that split their reduction; empty
-// operands; and rejections.
+// The convolution kernels' contract (runtime/kernels/conv.h) on every backend: the forward (with and
+// without relu), input gradient and weight gradient (with the bias gradient) against a direct evaluation
+// of their formulas in float64 and against LibTorch's convolution; free output and input sizes
+// (asymmetric padding, output_padding), the bias of the input gradient, groups, 1 to 3 spatial dims,
+// every floating dtype; on Vulkan both kernels and every register block shape, and weight gradients that
+// split their reduction; empty operands; and rejections.
 #include <ATen/ATen.h>
 
 #include <array>
@@ -122,6 +122,7 @@ class ConvKernelsTest : public BackendTest {
 
     DeviceStorage xs(*device, *stream, x), ws(*device, *stream, w), gs(*device, *stream, gy);
     DeviceStorage ys(*device, *stream, at::full(g.output, 7, x.options()));
+    DeviceStorage relu_ys(*device, *stream, at::full(g.output, 7, x.options()));
     DeviceStorage gxs(*device, *stream, at::full(g.input, 7, x.options()));
     DeviceStorage gws(*device, *stream, at::full(g.weight, 7, x.options()));
     std::optional<DeviceStorage> bs, ibs, gbs;
@@ -133,6 +134,8 @@ class ConvKernelsTest : public BackendTest {
     const ConvGeometry geometry = geometry_of(g);
     kernels().forward(*stream, {ys.ref(at::empty(g.output, x.options())), xs.ref(x), ws.ref(w),
                                 with_bias ? std::optional<TensorRef>(bs->ref(bias)) : std::nullopt, geometry});
+    kernels().forward(*stream, {relu_ys.ref(at::empty(g.output, x.options())), xs.ref(x), ws.ref(w),
+                                with_bias ? std::optional<TensorRef>(bs->ref(bias)) : std::nullopt, geometry, true});
     kernels().input_grad(*stream, {gxs.ref(at::empty(g.input, x.options())), gs.ref(gy), ws.ref(w),
                                    with_bias ? std::optional<TensorRef>(ibs->ref(in_bias)) : std::nullopt, geometry});
     kernels().weight_grad(*stream, {gws.ref(at::empty(g.weight, x.options())), gs.ref(gy), xs.ref(x), geometry,
@@ -145,6 +148,7 @@ class ConvKernelsTest : public BackendTest {
           << name << "\ngot:\n" << got << "\nexpected:\n" << expected;
     };
     expect(ys, r.output, "forward");
+    expect(relu_ys, at::relu(r.output), "forward with relu");
     expect(gxs, r.input_grad, "input_grad");
     expect(gws, r.weight_grad, "weight_grad");
     if (with_bias) expect(*gbs, r.bias_grad, "bias gradient");

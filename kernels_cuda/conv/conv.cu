@@ -1,11 +1,11 @@
 // The convolution family on CUDA, through cuDNN: cudnnConvolutionForward, BackwardData and
 // BackwardFilter with the heuristics' algorithm and its workspace from the caching allocator, the bias
-// added by cudnnAddTensor, the bias gradient summed by the reduce family. The descriptors and the
-// algorithm are kept per problem (DnnPlan): cuDNN 9's v7 heuristics query costs a few hundred
-// microseconds of host time, more than the GPU spends on the convolutions of a small training step. A 1-d
-// convolution runs as a 2-d one of height 1. float16 and bfloat16 compute in float32 (tensor cores
-// allowed); float32 in float32 without TF32 (CUDNN_FMA_MATH), as the kernel interface promises; float64
-// in float64. Errors carry cuDNN's status text.
+// added by cudnnAddTensor, the bias gradient summed by the reduce family, relu run after. The
+// descriptors and the algorithm are kept per problem (DnnPlan): cuDNN 9's v7 heuristics query costs a
+// few hundred microseconds of host time, more than the GPU spends on the convolutions of a small
+// training step. A 1-d convolution runs as a 2-d one of height 1. float16 and bfloat16 compute in
+// float32 (tensor cores allowed); float32 in float32 without TF32 (CUDNN_FMA_MATH), as the kernel
+// interface promises; float64 in float64. Errors carry cuDNN's status text.
 //
 // cuDNN takes the sizes its formula gives: O = (I + 2·padding − dilation·(kernel − 1) − 1) / stride + 1.
 // The kernel interface allows others (asymmetric "same" padding, output_padding past the stride). Those
@@ -403,15 +403,17 @@ void CudaConv::forward(Stream& stream, const ConvForwardArgs& args) {
   const ConvShape s = check_conv_args(args);
   if (args.output.numel() == 0) return;
   if (args.input.numel() == 0 || args.weight.numel() == 0) {
-    if (args.bias) return broadcast_bias(stream, args.output, *args.bias);
-    return memory().fill(stream, {args.output, 0});
+    if (args.bias) broadcast_bias(stream, args.output, *args.bias);
+    else memory().fill(stream, {args.output, 0});
+  } else if (const DnnProblem p = problem_of(s, args.geometry); p.native()) {
+    run(stream, Direction::Forward, p, args.input, args.output, args.weight, args.bias);
+  } else {
+    std::vector<std::shared_ptr<Allocation>> scratch;
+    const DnnProblem padded = p.padded();
+    const TensorRef x = padded_copy(stream, args.input, padded, s, args.geometry, scratch);
+    run(stream, Direction::Forward, padded, x, args.output, args.weight, args.bias);
   }
-  const DnnProblem p = problem_of(s, args.geometry);
-  if (p.native()) return run(stream, Direction::Forward, p, args.input, args.output, args.weight, args.bias);
-  std::vector<std::shared_ptr<Allocation>> scratch;
-  const DnnProblem padded = p.padded();
-  const TensorRef x = padded_copy(stream, args.input, padded, s, args.geometry, scratch);
-  run(stream, Direction::Forward, padded, x, args.output, args.weight, args.bias);
+  conv_relu_in_place(device_.kernels().get<ElementwiseKernels>(), stream, args);
 }
 
 void CudaConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {

@@ -114,10 +114,11 @@ ConvGeometry geometry_of(const ExpandingArray<D>& stride, const std::array<int64
 }
 
 template <size_t D>
-Tensor conv_nd(const char* name, const Tensor& input_in, const Tensor& weight, const ConvFuncOptions<D>& options) {
+Tensor conv_nd(const char* name, const Tensor& input_in, const Tensor& weight, const ConvFuncOptions<D>& options,
+               bool relu = false) {
   if (autocast::is_active()) {
     return autocast::in_lower_precision([&](const Tensor& x, const Tensor& w, const Tensor& b) {
-      return conv_nd<D>(name, x, w, ConvFuncOptions<D>(options).bias(b));
+      return conv_nd<D>(name, x, w, ConvFuncOptions<D>(options).bias(b), relu);
     }, input_in, weight, options.bias());
   }
   auto [input, batched] = batchify(input_in, D, name);
@@ -171,7 +172,8 @@ Tensor conv_nd(const char* name, const Tensor& input_in, const Tensor& weight, c
   }
   std::vector<int64_t> out_size(D);
   for (size_t d = 0; d < D; ++d) out_size[d] = (padded[d] - kernel[d]) / stride[d] + 1;
-  Tensor out = detail::convolution(input, weight, bias, geometry_of(stride, padding, dilation, groups), out_size);
+  Tensor out =
+      detail::convolution(input, weight, bias, geometry_of(stride, padding, dilation, groups), out_size, relu);
   return batched ? out : out.squeeze(0);
 }
 
@@ -257,6 +259,19 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
   return conv_nd<3>("conv3d", input, weight, options);
 }
+
+namespace detail {
+
+template <size_t D>
+Tensor conv_relu(const Tensor& input, const Tensor& weight, const ConvFuncOptions<D>& options) {
+  static const char* const names[] = {"conv1d", "conv2d", "conv3d"};
+  return conv_nd<D>(names[D - 1], input, weight, options, true);
+}
+template Tensor conv_relu<1>(const Tensor&, const Tensor&, const ConvFuncOptions<1>&);
+template Tensor conv_relu<2>(const Tensor&, const Tensor&, const ConvFuncOptions<2>&);
+template Tensor conv_relu<3>(const Tensor&, const Tensor&, const ConvFuncOptions<3>&);
+
+}  // namespace detail
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options) {
   return conv_transpose_nd<1>("conv_transpose1d", input, weight, options);

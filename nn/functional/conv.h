@@ -20,6 +20,14 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
 
+namespace detail {
+// relu(conv1d/2d/3d(input, weight, options)) with the relu applied as the convolution stores its result,
+// recorded as the two ops PyTorch runs (ConvolutionBackward0, then ReluBackward0): nn::Sequential runs a
+// Conv followed by a ReLU so. D is 1, 2 or 3.
+template <size_t D>
+Tensor conv_relu(const Tensor& input, const Tensor& weight, const ConvFuncOptions<D>& options);
+}  // namespace detail
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options = {});
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options = {});
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const ConvTranspose3dFuncOptions& options = {});

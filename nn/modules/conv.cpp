@@ -40,9 +40,10 @@ std::vector<int64_t> as_vector(const ExpandingArray<D>& values) {
   return values.vec();
 }
 
-// F::conv1d, conv2d or conv3d by the number of spatial dims.
+// F::conv1d, conv2d or conv3d by the number of spatial dims, or with relu after it.
 template <size_t D>
-Tensor convolve(const Tensor& input, const Tensor& weight, const functional::ConvFuncOptions<D>& options) {
+Tensor convolve(const Tensor& input, const Tensor& weight, const functional::ConvFuncOptions<D>& options, bool relu) {
+  if (relu) return functional::detail::conv_relu<D>(input, weight, options);
   if constexpr (D == 1) {
     return functional::conv1d(input, weight, options);
   } else if constexpr (D == 2) {
@@ -137,13 +138,13 @@ ConvImpl<D>::ConvImpl(ConvOptions<D> options)
 }
 
 template <size_t D>
-Tensor ConvImpl<D>::forward(const Tensor& input) {
+Tensor ConvImpl<D>::run(const Tensor& input, bool relu) {
   const auto& o = this->options;
   functional::ConvFuncOptions<D> call;
   call.bias(this->bias).stride(o.stride()).dilation(o.dilation()).groups(o.groups());
   if (std::holds_alternative<enumtype::kZeros>(o.padding_mode())) {
     call.padding(o.padding());
-    return convolve(input, this->weight, call);
+    return convolve(input, this->weight, call, relu);
   }
   functional::PadFuncOptions pad(this->reversed_padding_repeated_twice_);
   std::visit(
@@ -154,7 +155,7 @@ Tensor ConvImpl<D>::forward(const Tensor& input) {
       o.padding_mode());
   const Tensor padded = functional::pad(input, pad);
   call.padding(ExpandingArray<D>(0));
-  return convolve(padded, this->weight, call);
+  return convolve(padded, this->weight, call, relu);
 }
 
 template <size_t D>

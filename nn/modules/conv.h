@@ -40,7 +40,13 @@ class ConvImpl : public ConvNdImpl<D, ConvImpl<D>> {
   ConvImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
       : ConvImpl(ConvOptions<D>(in_channels, out_channels, kernel_size)) {}
   explicit ConvImpl(ConvOptions<D> options);
-  Tensor forward(const Tensor& input);
+  Tensor forward(const Tensor& input) { return run(input, false); }
+  // relu(forward(input)), the relu applied as the convolution stores its result (a launch fewer);
+  // nn::Sequential runs a Conv followed by a ReLU so.
+  Tensor forward_relu(const Tensor& input) { return run(input, true); }
+
+ private:
+  Tensor run(const Tensor& input, bool relu);
 };
 using Conv1dImpl = ConvImpl<1>;
 using Conv2dImpl = ConvImpl<2>;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/reduce.h"
 
 namespace ember {
@@ -111,6 +112,16 @@ void conv_bias_grad_by_reduction(ReduceKernels& reduce, Stream& stream, const Co
   sum.reduce_mask = ((1u << args.grad_output.ndim) - 1u) & ~2u;  // every dim but the channels
   sum.compute = args.grad_output.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
   reduce.reduce(stream, sum);
+}
+
+void conv_relu_in_place(ElementwiseKernels& elementwise, Stream& stream, const ConvForwardArgs& args) {
+  if (!args.relu || args.output.numel() == 0) return;
+  UnaryArgs relu;
+  relu.op = UnaryOp::Relu;
+  relu.out = args.output;
+  relu.in = args.output;
+  relu.compute = args.output.dtype;
+  elementwise.unary(stream, relu);
 }
 
 }  // namespace ember

@@ -30,13 +30,15 @@ struct ConvGeometry {
   std::array<int64_t, kMaxConvSpatialDims> dilation{1, 1, 1};
 };
 
-// output = conv(input, weight) + bias (bias: Cout elements, optional).
+// output = conv(input, weight) + bias (bias: Cout elements, optional), then relu when asked (NaN stays
+// NaN, as torch.relu), which a kernel can apply as it stores.
 struct ConvForwardArgs {
   TensorRef output;
   TensorRef input;
   TensorRef weight;
   std::optional<TensorRef> bias;
   ConvGeometry geometry;
+  bool relu = false;
 };
 
 // grad_input[b, c, i] = Σ over (co, k, o) with o·stride − padding + k·dilation = i of
@@ -79,9 +81,12 @@ ConvShape check_conv_args(const ConvInputGradArgs& args);
 ConvShape check_conv_args(const ConvWeightGradArgs& args);
 
 class ReduceKernels;
+class ElementwiseKernels;
 // Writes args.grad_bias, when there is one, by summing grad_output with the reduce family: for the
 // kernels that do not sum it alongside the weight gradient.
 void conv_bias_grad_by_reduction(ReduceKernels& reduce, Stream& stream, const ConvWeightGradArgs& args);
+// Applies args.relu, when asked, to the output in place: for the kernels that do not apply it as they store.
+void conv_relu_in_place(ElementwiseKernels& elementwise, Stream& stream, const ConvForwardArgs& args);
 
 class ConvKernels : public KernelFamily {
  public:

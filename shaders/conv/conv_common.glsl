@@ -71,8 +71,8 @@ layout(push_constant) uniform Params {
   uint dilation[3];
   uint k_first;      // the first k of this launch
   uint k_per_split;  // the k of one split (workgroup z / groups)
-  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE, CONV_BIAS_COLUMN; bits 8-23: conv_register.comp's
-                     // invocations along n
+  uint flags;        // CONV_HAS_BIAS, CONV_ACCUMULATE, CONV_BIAS_COLUMN, CONV_RELU; bits 8-23:
+                     // conv_register.comp's invocations along n
   uint row_first;    // A_UNIFORM: this launch's rows [row_first, row_first + row_count) of each group
   uint row_count;
   uint a_base;       // A_UNIFORM: A's element (in the launch's view of A) at offsets[OP_A] of the window
@@ -88,6 +88,15 @@ layout(push_constant) uniform Params {
 // The weight gradient of conv_register.comp: one more column, n = gemm_n(), whose B is all ones, so that
 // its results are the bias gradient (Σ_k A[m, k], A being grad_output) beside the weight gradient's.
 #define CONV_BIAS_COLUMN 4u
+// The forward's relu, applied as the last launch of a sum stores (a select: unlike matmul's GELU, it
+// costs the k loop nothing, so it is a flag and not a specialization constant).
+#define CONV_RELU 8u
+
+// The stored value: relu(value) with CONV_RELU, keeping NaN as torch.relu does.
+compute_t conv_epilogue(compute_t value) {
+  if ((p.flags & CONV_RELU) == 0u) return value;
+  return isnan(value) || value > compute_t(0) ? value : compute_t(0);
+}
 
 uint lanes_n() { return (p.flags >> 8) & 0xffffu; }
 
@@ -172,13 +181,13 @@ compute_t row_bias(uint g, uint m) {
   return (p.flags & CONV_HAS_BIAS) != 0u ? bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m) : compute_t(0);
 }
 
-// out = acc + bias (row_bias of its row, which the caller loads once per row: the bias binding may alias
+// out = conv_epilogue(acc + bias) (row_bias of its row, which the caller loads once per row: the bias binding may alias
 // out, so the compiler could not hoist it).
 void store_result(uint m, uint column_index, compute_t acc, compute_t bias) {
   const uint index = column_index + m * out_row_stride();
   acc += bias;
   if ((p.flags & CONV_ACCUMULATE) != 0u) acc += bias_data_load(index);
-  out_data_store(index, acc);
+  out_data_store(index, conv_epilogue(acc));
 }
 
 #endif

@@ -144,7 +144,7 @@ void main() {
   const uint out_base = p.offsets[OP_OUT] + (b * channels + c) * (here.x * here.y * here.z) + row * here.z;
   const compute_t bias = (p.flags & CONV_HAS_BIAS) != 0u ? bias_data_load(p.offsets[OP_BIAS] + c) : compute_t(0);
   for (uint q = 0; q < POSITIONS; ++q) {
-    if (x0 + q < here.z) out_data_store(out_base + x0 + q, acc[q] + bias);
+    if (x0 + q < here.z) out_data_store(out_base + x0 + q, conv_epilogue(acc[q] + bias));
   }
 }
 

@@ -108,7 +108,7 @@ void launch_depthwise(VulkanDevice& device, Stream& stream, Direction direction,
                                              direction_name(direction));
   const Pipeline& pipeline = pipeline_of(device, direction, operands);
   ConvParams params = base_params(s, g);
-  params.flags = operands.bias ? kHasBias : 0u;
+  params.flags = (operands.bias ? kHasBias : 0u) | (operands.relu ? kRelu : 0u);
   VulkanStream& vs = vulkan_stream(stream);
   for (int64_t first = 0; first < s.batch; first += samples) {
     const int64_t count = std::min(samples, s.batch - first);

@@ -35,6 +35,7 @@ static_assert(sizeof(ConvParams) == 128, "push constants must fit lavapipe's 128
 constexpr uint32_t kHasBias = 1;     // CONV_HAS_BIAS
 constexpr uint32_t kAccumulate = 2;  // CONV_ACCUMULATE
 constexpr uint32_t kBiasColumn = 4;  // CONV_BIAS_COLUMN
+constexpr uint32_t kRelu = 8;        // CONV_RELU
 
 // The most k one invocation sums. llvmpipe ends a shader invocation's loops after 65535 iterations in all
 // (gallivm's loop limiter); the tiled kernel counts about 1.6 iterations per k (its k0, staging and kk
@@ -65,10 +66,11 @@ struct Gemm {
 };
 Gemm gemm_of(Direction direction, const ConvShape& s, const Geometry3& g);
 
-// The operands as the shaders see them (conv_common.glsl's table).
+// The operands as the shaders see them (conv_common.glsl's table), and the forward's relu.
 struct Operands {
   TensorRef out, a, b;
   std::optional<TensorRef> bias;
+  bool relu = false;
 };
 
 // The push constants' sizes and geometry.

@@ -313,7 +313,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       const bool accumulate = chunk > 0;
       const bool with_bias = !accumulate && operands.bias.has_value();
       params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) | (bias_column ? kBiasColumn : 0u) |
-                     (tiles.lanes_n << 8);
+                     (operands.relu && chunk == chunks - 1 ? kRelu : 0u) | (tiles.lanes_n << 8);
       Binding bindings[6];
       for (int slot = 0; slot < 4; ++slot) {
         // The bias slot holds the bias, or out itself (read) when accumulating, or else any window.
@@ -362,9 +362,10 @@ void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
   if (args.output.numel() == 0) return;
   if (args.input.numel() == 0 || args.weight.numel() == 0) {
     if (!args.bias) return fill_zero(stream, args.output);
-    return broadcast_bias(stream, args.output, *args.bias);
+    broadcast_bias(stream, args.output, *args.bias);
+    return conv_relu_in_place(device_.kernels().get<ElementwiseKernels>(), stream, args);
   }
-  const Operands operands{args.output, args.weight, args.input, args.bias};
+  const Operands operands{args.output, args.weight, args.input, args.bias, args.relu};
   if (depthwise(s, args.geometry)) return launch_depthwise(device_, stream, Direction::Forward, s, args.geometry, operands);
   if (try_uniform(stream, Direction::Forward, s, args.geometry, operands)) return;
   launch(stream, Direction::Forward, s, args.geometry, operands, 1);

@@ -240,7 +240,9 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
         params.k_first = static_cast<uint32_t>(chunk.first);
         params.k_per_split = static_cast<uint32_t>(chunk.length);
         params.a_base = static_cast<uint32_t>(a_low);
-        params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u);
+        const bool last = chunk.first + chunk.length == total_k;
+        params.flags = (with_bias ? kHasBias : 0u) | (accumulate ? kAccumulate : 0u) |
+                       (operands.relu && last ? kRelu : 0u);
         Binding bindings[5];
         const Window out_window = element_window(context, out.allocation, out.byte_offset, static_cast<uint32_t>(element_size(out.dtype)),
                                                  std::max<int64_t>(out.numel(), 1), true);

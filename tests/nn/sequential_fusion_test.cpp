@@ -1,7 +1,10 @@
 // A Sequential's Linear followed by ReLU or GELU runs as one matmul launch with the activation in its
-// store: the same values, graph and gradients as LibTorch's unfused modules, one launch fewer, and no
-// fusion where a hook, a subclass or the input's rank asks for the unfused path.
+// store, and a Conv followed by ReLU as one convolution launch: the same values, graph and gradients as
+// LibTorch's unfused modules, one launch fewer, and no fusion where a hook, a subclass or the input's
+// rank asks for the unfused path.
 #include <torch/torch.h>
+
+#include <limits>
 
 #include "ember.h"
 #include "tests/nn/torch_parameters.h"
@@ -147,6 +150,79 @@ TEST_P(SequentialFusionTest, HooksSubclassesAndBatchedInputsRunUnfused) {
   const at::Tensor batched = random_torch({2, 3, 4}, kFloat32, 10);
   EXPECT_TENSOR_EQ(model(from_torch(batched, device)),
                    at::relu(at::matmul(batched, to_torch(linear->weight).t()) + to_torch(linear->bias)));
+}
+
+// Conv1d, Conv2d (zero and reflect padding, groups) and Conv3d followed by ReLU: the relu in the
+// convolution's store, with LibTorch's values, graph and gradients.
+TEST_P(SequentialFusionTest, ConvReLUMatchesLibTorchWithItsGraph) {
+  torch::nn::Sequential theirs(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).padding(1)), torch::nn::ReLU(),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 6, 3).padding(1).padding_mode(torch::kReflect).groups(2)),
+      torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  nn::Sequential ours(nn::Conv2d(nn::Conv2dOptions(3, 8, 3).padding(1)), nn::ReLU(),
+                      nn::Conv2d(nn::Conv2dOptions(8, 6, 3).padding(1).padding_mode(kReflect).groups(2)),
+                      nn::ReLU(nn::ReLUOptions().inplace(true)));
+  ours->to(device);
+  copy_parameters(*ours, *theirs);
+  for (int64_t batch : {1, 5}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const at::Tensor x = random_torch({batch, 3, 7, 9}, kFloat32, 60 + batch);
+    const at::Tensor tx = x.clone().requires_grad_(true);
+    const Tensor ex = from_torch(x, device).requires_grad_(true);
+    const at::Tensor ty = theirs->forward(tx);
+    const Tensor ey = ours(ex);
+    EXPECT_TENSOR_EQ(ey, ty.detach(), 1e-5, 1e-6);
+    // The graph of the unfused ops: relu's node, then the convolution's.
+    ASSERT_NE(ey.grad_fn(), nullptr);
+    EXPECT_EQ(ey.grad_fn()->name(), "ReluBackward0");
+    ASSERT_NE(ey.grad_fn()->next_edge(0).function, nullptr);
+    EXPECT_EQ(ey.grad_fn()->next_edge(0).function->name(), "ConvolutionBackward0");
+
+    const at::Tensor seed = random_torch(ty.sizes().vec(), kFloat32, 8);
+    ty.backward(seed);
+    ey.backward(from_torch(seed, device));
+    EXPECT_TENSOR_EQ(ex.grad(), tx.grad(), 1e-5, 1e-6);
+    for (const auto& p : theirs->named_parameters()) {
+      SCOPED_TRACE(p.key());
+      EXPECT_TENSOR_EQ(ours->named_parameters()[p.key()].grad(), p.value().grad(), 1e-4, 1e-5);
+    }
+    ours->zero_grad();
+    theirs->zero_grad();
+  }
+  // One and three spatial dims, unbatched too.
+  torch::nn::Sequential theirs1(torch::nn::Conv1d(torch::nn::Conv1dOptions(2, 4, 3)), torch::nn::ReLU());
+  nn::Sequential ours1(nn::Conv1d(nn::Conv1dOptions(2, 4, 3)), nn::ReLU());
+  torch::nn::Sequential theirs3(torch::nn::Conv3d(torch::nn::Conv3dOptions(2, 3, 2)), torch::nn::ReLU());
+  nn::Sequential ours3(nn::Conv3d(nn::Conv3dOptions(2, 3, 2)), nn::ReLU());
+  ours1->to(device);
+  ours3->to(device);
+  copy_parameters(*ours1, *theirs1);
+  copy_parameters(*ours3, *theirs3);
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{3, 2, 11}, std::vector<int64_t>{2, 11}}) {
+    const at::Tensor x = random_torch(sizes, kFloat32, 70);
+    EXPECT_TENSOR_EQ(ours1(from_torch(x, device)), theirs1->forward(x).detach(), 1e-5, 1e-6);
+  }
+  const at::Tensor x3 = random_torch({2, 2, 4, 5, 3}, kFloat32, 71);
+  EXPECT_TENSOR_EQ(ours3(from_torch(x3, device)), theirs3->forward(x3).detach(), 1e-5, 1e-6);
+}
+
+TEST_P(SequentialFusionTest, ConvReLUIsOneLaunchFewerAndKeepsNaN) {
+  nn::Conv2d conv(nn::Conv2dOptions(2, 5, 3).padding(1));
+  nn::Sequential fused(conv, nn::ReLU());
+  nn::Sequential unfused(conv, nn::Functional([](const Tensor& x) { return x.relu(); }));
+  fused->to(device);
+  at::Tensor x = random_torch({3, 2, 6, 6}, kFloat32, 12);
+  x[1][0][2][3] = std::numeric_limits<float>::quiet_NaN();  // NaN reaches nine positions of every channel
+  const Tensor input = from_torch(x, device);
+  Tensor a, b;
+  const uint64_t fused_launches = dispatches_of([&] { a = fused(input); });
+  const uint64_t unfused_launches = dispatches_of([&] { b = unfused(input); });
+  // CUDA runs relu as a launch of its own after cuDNN (kernels_cuda/conv/conv.cu).
+  if (GetParam() == "vulkan") EXPECT_EQ(fused_launches + 1, unfused_launches);
+  const at::Tensor fused_values = to_torch(a), unfused_values = to_torch(b);
+  EXPECT_EQ(at::isnan(fused_values).sum().item<int64_t>(), 9 * 5);
+  EXPECT_TRUE(at::equal(at::isnan(fused_values), at::isnan(unfused_values)));
+  EXPECT_TRUE(at::equal(at::nan_to_num(fused_values), at::nan_to_num(unfused_values)));
 }
 
 TEST_P(SequentialFusionTest, WrongInputGetsLinearsMessage) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "tensor/elementwise_support.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional::detail {
@@ -56,20 +57,22 @@ std::pair<Tensor, Tensor> weight_and_bias_grads(const Tensor& grad_output, const
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeometry& geometry,
-                   IntArrayRef out_size) {
+                   IntArrayRef out_size, bool relu) {
   autograd::Record rec(kConvolutionNode, {&input, &weight, &bias});
   const Tensor x = input.contiguous();
   const Tensor w = weight.contiguous();
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   Tensor out = ember::detail::empty_on(with_spatial(x.size(0), w.size(0), out_size), x.dtype(), x.device());
-  kernels(x).forward(stream(x), {out.ref(), x.ref(), w.ref(), bias_ref(b), geometry});
+  kernels(x).forward(stream(x), {out.ref(), x.ref(), w.ref(), bias_ref(b), geometry, relu});
   if (!rec) return out;
   rec.save(input);
   rec.save(weight);
-  return rec.finish(out, [geometry](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
+  out = rec.finish(out, [geometry](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
     return convolution_backward(grads[0], node.saved(0), node.saved(1), geometry, false,
                                 {node.needs_input_grad(0), node.needs_input_grad(1), node.needs_input_grad(2)});
   });
+  // relu's node reads only its output, which the kernel wrote; the convolution's reads no output.
+  return relu ? ember::detail::record_unary_result({.op = UnaryOp::Relu}, out, out.detach()) : out;
 }
 
 Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,

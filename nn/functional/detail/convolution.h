@@ -26,9 +26,10 @@ inline constexpr const char* kConvolutionNode = "ConvolutionBackward0";
 inline constexpr const char* kConvolutionBackwardNode = "ConvolutionBackwardBackward0";
 
 // out[b, co, o] = bias[co] + Σ weight[co, c, k] · input[b, g·Cin/G + c, o·stride − padding + k·dilation]
-// with out's spatial sizes `out_size`; bias may be undefined.
+// with out's spatial sizes `out_size`; bias may be undefined. With `relu`, relu(out), applied as the kernel
+// stores and recorded as the two ops PyTorch runs (ConvolutionBackward0, then ReluBackward0).
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeometry& geometry,
-                   IntArrayRef out_size);
+                   IntArrayRef out_size, bool relu = false);
 
 // The transposed convolution: the input gradient of `convolution` for a grad_output `input`, with
 // spatial sizes `out_size`, plus bias. weight is in_channels × out_channels/G × kernel.
