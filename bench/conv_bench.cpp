@@ -1,11 +1,12 @@
 // Convolution throughput in GFLOP/s (2 · B · Cout · Cin/G · kernel · output positions per op), float32,
-// for the forward, input gradient and weight gradient kernels (ConvKernels), on training shapes: the
-// Fashion-MNIST CNN's two layers (batch 64, 1→32 at 28×28 and 32→64 at 14×14, 3×3, padding 1), a ResNet
-// layer (batch 32, 64→64 at 56×56) and a depthwise 3×3 (batch 64, 32 channels at 28×28). Beside each,
-// PyTorch's CPU on the same shapes in the same run (bench/torch_reference.py --conv-cpu, through
-// EMBER_PYTHON, default /usr/bin/python3), as a ratio of times: `vs_torch` against its default kernels,
-// `vs_torch_blas` against its im2col + BLAS path (oneDNN off). BM_ConvFashionMnistLayers runs the
-// CNN's six convolutions per op, the target (at most 3× PyTorch's CPU time on lavapipe).
+// for the forward, input gradient and weight gradient kernels (ConvKernels; the weight gradient alone and
+// with the bias gradient), on training shapes: the Fashion-MNIST CNN's two layers (batch 64, 1→32 at
+// 28×28 and 32→64 at 14×14, 3×3, padding 1), a ResNet layer (batch 32, 64→64 at 56×56) and a depthwise
+// 3×3 (batch 64, 32 channels at 28×28). Beside each, PyTorch's CPU on the same shapes in the same run
+// (bench/torch_reference.py --conv-cpu, through EMBER_PYTHON, default /usr/bin/python3), as a ratio of
+// times: `vs_torch` against its default kernels, `vs_torch_blas` against its im2col + BLAS path (oneDNN
+// off). BM_ConvFashionMnistLayers runs the CNN's six convolutions per op (the weight gradients without
+// the bias), the target (at most 3× PyTorch's CPU time on lavapipe).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -39,8 +40,9 @@ const ConvShape kShapes[] = {
     {"depthwise", 64, 32, 32, 28, 3, 1, 32},
 };
 
-enum class Direction { Forward, InputGrad, WeightGrad };
-const char* kDirectionNames[] = {"forward", "input_grad", "weight_grad"};
+// WeightAndBiasGrad: the weight gradient with the bias gradient, as a layer with a bias trains.
+enum class Direction { Forward, InputGrad, WeightGrad, WeightAndBiasGrad };
+const char* kDirectionNames[] = {"forward", "input_grad", "weight_grad", "weight_bias_grad"};
 
 // PyTorch's CPU milliseconds per op, by "shape direction": default kernels and the BLAS path. Run once.
 struct TorchTimes {
@@ -79,10 +81,10 @@ const TorchTimes& torch_times() {
 
 // The buffers and arguments of one shape, ones everywhere (no denormals or NaN).
 struct ConvBuffers {
-  std::shared_ptr<ember::Allocation> input, weight, output;
+  std::shared_ptr<ember::Allocation> input, weight, output, bias;
   ember::ConvForwardArgs forward;
   ember::ConvInputGradArgs input_grad;
-  ember::ConvWeightGradArgs weight_grad;
+  ember::ConvWeightGradArgs weight_grad, weight_and_bias_grad;
   double flops = 0;
 
   ConvBuffers(ember::Device& device, const ConvShape& s) {
@@ -93,6 +95,7 @@ struct ConvBuffers {
     input = ones_buffer(device, in_elements * sizeof(float));
     weight = ones_buffer(device, weight_elements * sizeof(float));
     output = ones_buffer(device, out_elements * sizeof(float));
+    bias = ones_buffer(device, s.out_channels * sizeof(float));
     using ember::TensorRef;
     const ember::DType f32 = ember::DType::Float32;
     const TensorRef x = TensorRef::contiguous(*input, f32, {s.batch, s.in_channels, s.side, s.side});
@@ -105,6 +108,7 @@ struct ConvBuffers {
     forward = {y, x, w, std::nullopt, g};
     input_grad = {x, y, w, std::nullopt, g};
     weight_grad = {w, y, x, g};
+    weight_and_bias_grad = {w, y, x, g, TensorRef::contiguous(*bias, f32, {s.out_channels})};
     flops = 2.0 * static_cast<double>(out_elements) * static_cast<double>(s.in_channels / s.groups) *
             static_cast<double>(s.kernel * s.kernel);
   }
@@ -115,6 +119,7 @@ struct ConvBuffers {
       case Direction::Forward: conv.forward(stream, forward); break;
       case Direction::InputGrad: conv.input_grad(stream, input_grad); break;
       case Direction::WeightGrad: conv.weight_grad(stream, weight_grad); break;
+      case Direction::WeightAndBiasGrad: conv.weight_grad(stream, weight_and_bias_grad); break;
     }
   }
 };
@@ -179,7 +184,7 @@ void BM_ConvFashionMnistLayers(benchmark::State& state, const char* variant) {
   stream->synchronize();
   double torch_ms = 0, torch_blas_ms = 0;
   for (const char* shape : {"mnist1", "mnist2"}) {
-    for (const char* direction : kDirectionNames) {
+    for (const char* direction : {"forward", "input_grad", "weight_grad"}) {
       const auto found = torch_times().ms.find(std::string(shape) + " " + direction);
       if (found == torch_times().ms.end()) continue;
       torch_ms += found->second.first;
@@ -206,7 +211,8 @@ void BM_ConvFashionMnistLayers(benchmark::State& state, const char* variant) {
         ->Unit(benchmark::kMillisecond)
         ->MinTime(1.0);
     for (const ConvShape& shape : kShapes) {
-      for (Direction direction : {Direction::Forward, Direction::InputGrad, Direction::WeightGrad}) {
+      for (Direction direction :
+           {Direction::Forward, Direction::InputGrad, Direction::WeightGrad, Direction::WeightAndBiasGrad}) {
         const std::string name = std::string("BM_Conv/") + variant + "/" + shape.name + "/" +
                                  kDirectionNames[static_cast<int>(direction)];
         benchmark::RegisterBenchmark(name.c_str(), BM_Conv, variant, shape, direction)

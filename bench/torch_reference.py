@@ -71,6 +71,8 @@ def conv_cpu():
                 gy, x, w, None, one, pad, one, False, [0, 0], groups, [True, False, False]),
             "weight_grad": lambda: torch.ops.aten.convolution_backward(
                 gy, x, w, None, one, pad, one, False, [0, 0], groups, [False, True, False]),
+            "weight_bias_grad": lambda: torch.ops.aten.convolution_backward(
+                gy, x, w, [cout], one, pad, one, False, [0, 0], groups, [False, True, True]),
         }
         for direction, fn in ops.items():
             default_s = cpu_timed(fn)

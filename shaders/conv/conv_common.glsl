@@ -181,8 +181,8 @@ compute_t row_bias(uint g, uint m) {
   return (p.flags & CONV_HAS_BIAS) != 0u ? bias_data_load(p.offsets[OP_BIAS] + g * gemm_m() + m) : compute_t(0);
 }
 
-// out = conv_epilogue(acc + bias) (row_bias of its row, which the caller loads once per row: the bias binding may alias
-// out, so the compiler could not hoist it).
+// out = conv_epilogue(acc + bias) (row_bias of its row, which the caller loads once per row: the bias
+// binding may alias out, so the compiler could not hoist it).
 void store_result(uint m, uint column_index, compute_t acc, compute_t bias) {
   const uint index = column_index + m * out_row_stride();
   acc += bias;

@@ -7,12 +7,12 @@
 //   convolution_weight(g, x)        d/dg: convolution(x, v)             d/dx: convolution_transpose(g, v)
 //
 // and a bias's gradient is the sum of g over the batch and positions (which the weight gradient's
-// kernel sums too where convolution needs both). The first two (PyTorch's
-// ConvolutionBackward0) take their gradients through convolution_backward, which computes all three as
-// one node, as PyTorch's ConvolutionBackwardBackward0, whose own backward is made of the three
-// convolutions again: gradients of any order work. Operands are batched (B × C × spatial), of one
-// floating dtype and on one device, already checked by the caller; the output's spatial sizes are given,
-// since "same" padding and output_padding make them differ from the formula's. Internal to nn/functional.
+// kernel sums too where convolution needs both). The first two (PyTorch's ConvolutionBackward0) take
+// their gradients through convolution_backward, which computes all three as one node, as PyTorch's
+// ConvolutionBackwardBackward0, whose own backward is made of the three convolutions again: gradients of
+// any order work. Operands are batched (B × C × spatial), of one floating dtype and on one device, already
+// checked by the caller; the output's spatial sizes are given, since "same" padding and output_padding
+// make them differ from the formula's. Internal to nn/functional.
 #include <array>
 #include <vector>
 

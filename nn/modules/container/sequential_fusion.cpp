@@ -22,14 +22,14 @@ std::optional<UnaryOp> store_activation(const Module& module) {
   return std::nullopt;
 }
 
-}  // namespace
-
 // A convolution of D spatial dims then relu, when `head` is exactly ConvImpl<D>.
 template <size_t D>
 std::optional<Tensor> conv_relu(Module& head, const Tensor& input) {
   if (typeid(head) != typeid(ConvImpl<D>)) return std::nullopt;
   return static_cast<ConvImpl<D>&>(head).forward_relu(input);
 }
+
+}  // namespace
 
 std::optional<Tensor> fused_forward(const AnyModule& first, const AnyModule& second, const Tensor& input) {
   Module& head = *first.ptr();
