@@ -89,6 +89,13 @@ compute_t scalar_from_bits(uvec2 bits) {
 #endif
 }
 
+// Float32 element i of a window read through a uvec4 texel view of it (four elements per texel): the
+// *_texel variants' reads, since llvmpipe fetches a texel for all lanes of a vector at once, where it
+// loads a storage buffer lane by lane behind a branch each.
+float float_from_texels(utextureBuffer texels, uint i) {
+  return uintBitsToFloat(texelFetch(texels, int(i >> 2))[i & 3u]);
+}
+
 // One binding seen at the four element widths. QUALIFIER is readonly, writeonly or empty.
 #define DECLARE_OPERAND(BINDING, NAME, QUALIFIER)                                                       \
   layout(set = 0, binding = BINDING) QUALIFIER buffer NAME##_block8 { uint8_t NAME##_8[]; };           \

@@ -42,13 +42,13 @@ bool inside(ivec3 pos, uvec3 size) {
 layout(set = 0, binding = 4) uniform utextureBuffer b_texels;
 compute_t gathered_b(uint i) {
   if (B_DT != DT_F32) return b_data_load(i);
-  return compute_t(uintBitsToFloat(texelFetch(b_texels, int(i >> 2))[i & 3u]));
+  return compute_t(float_from_texels(b_texels, i));
 }
 #if !defined(A_UNIFORM)
 layout(set = 0, binding = 5) uniform utextureBuffer a_texels;
 compute_t a_value(uint i) {
   if (A_DT != DT_F32) return a_data_load(i);
-  return compute_t(uintBitsToFloat(texelFetch(a_texels, int(i >> 2))[i & 3u]));
+  return compute_t(float_from_texels(a_texels, i));
 }
 #endif
 #else

@@ -80,7 +80,7 @@ layout(set = 0, binding = 0) readonly buffer Table { uint table[]; };
 // The gradients are only read, so binding 2 is not declared.
 #define DECLARE_READS(TEXELS, NAME)                                                                  \
   layout(set = 0, binding = TEXELS) uniform utextureBuffer NAME##_texels;                            \
-  compute_t NAME##_load(uint i) { return uintBitsToFloat(texelFetch(NAME##_texels, int(i >> 2))[i & 3u]); } \
+  compute_t NAME##_load(uint i) { return float_from_texels(NAME##_texels, i); }                   \
   compute4_t NAME##_load4(uint block) { return uintBitsToFloat(texelFetch(NAME##_texels, int(block))); }
 #define DECLARE_ROLE(BINDING, TEXELS, NAME, QUALIFIER) \
   DECLARE_OPERAND(BINDING, NAME, QUALIFIER)           \

@@ -24,7 +24,7 @@ DEFINE_STORE(out_data, DT)
 layout(set = 0, binding = 3) uniform utextureBuffer in_texels;
 compute_t in_value(uint i) {
   if (DT != DT_F32) return in_data_load(i);
-  return compute_t(uintBitsToFloat(texelFetch(in_texels, int(i >> 2))[i & 3u]));
+  return compute_t(float_from_texels(in_texels, i));
 }
 #else
 compute_t in_value(uint i) { return in_data_load(i); }

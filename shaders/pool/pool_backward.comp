@@ -30,7 +30,7 @@ layout(set = 0, binding = 1) uniform utextureBuffer indices_texels;
 layout(set = 0, binding = 3) uniform utextureBuffer grad_out_texels;
 compute_t grad_out_value(uint i) {
   if (DT != DT_F32) return grad_out_load(i);
-  return compute_t(uintBitsToFloat(texelFetch(grad_out_texels, int(i >> 2))[i & 3u]));
+  return compute_t(float_from_texels(grad_out_texels, i));
 }
 uvec2 index_at(uint i) {
   const uvec4 t = texelFetch(indices_texels, int(i >> 1));
