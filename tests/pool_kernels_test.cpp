@@ -14,6 +14,7 @@
 #include "runtime/error.h"
 #include "runtime/scoped_environment.h"
 #include "runtime/kernels/pool.h"
+#include "runtime/vulkan/vulkan_device.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -280,6 +281,70 @@ TEST_P(PoolKernelsTest, TiesNanAndInfinityFollowPyTorch) {
       EXPECT_TRUE(at::equal(indices, expected_indices)) << x << indices << expected_indices;
       EXPECT_TRUE(at::allclose(actual, expected, 0, 0, true)) << actual << expected;
     }
+  }
+}
+
+// `values` at element `lead` of a storage of `fill`, with room for `lead` elements before it.
+std::pair<at::Tensor, at::Tensor> placed(const at::Tensor& values, int64_t lead, double fill) {
+  const at::Tensor storage = at::full({lead + values.numel()}, fill, values.options());
+  const at::Tensor view = storage.slice(0, lead).view(values.sizes());
+  view.copy_(values);
+  return {storage, view};
+}
+
+// 2×2 max pooling with stride 2 over float32 planes of an even height and width, the CNN's, takes
+// pool_pairs.comp on Vulkan (four elements per invocation, whole-word stores) where every operand starts
+// on a word, and pool.comp elsewhere: both against LibTorch, with ties, NaN and windows of -inf, rows
+// of pairs that cross plane rows (an odd output width), counts that are not whole words, and operands
+// that start off a word. Nothing before an operand's view is written.
+TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
+  const PoolCase c{"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})};
+  at::Generator gen = at::detail::createCPUGenerator(17);
+  std::vector<at::Tensor> inputs = {at::randn({2, 3, 8, 6}, gen),
+                                    at::randint(-1, 2, {2, 3, 8, 6}, gen).to(at::kFloat),  // ties in most windows
+                                    at::randn({3, 1, 4, 2}, gen)};                          // six outputs
+  at::Tensor special = at::randn({1, 2, 4, 12}, gen);
+  special.index_put_({0, 0, 0, 0}, std::nan(""));  // two NaN in one window: the later one wins
+  special.index_put_({0, 0, 1, 1}, std::nan(""));
+  special.index_put_({0, 0, at::indexing::Slice(0, 2), at::indexing::Slice(2, 4)}, -INFINITY);
+  special.index_put_({0, 1, 3, 5}, std::nan(""));
+  inputs.push_back(special);
+  for (const at::Tensor& values : inputs) {
+    for (int64_t lead : {0, 1, 2, 4}) {  // elements before each operand in its storage
+      SCOPED_TRACE(testing::Message() << "input " << values.sizes() << ", each operand after " << lead << " elements");
+      std::vector<int64_t> out_sizes = values.sizes().vec();
+      out_sizes[2] /= 2;
+      out_sizes[3] /= 2;
+      const auto [in_storage, in_view] = placed(values, lead, 0);
+      const auto [out_storage, out_view] = placed(at::zeros(out_sizes), lead, -7);
+      const auto [indices_storage, indices_view] = placed(at::zeros(out_sizes, at::kLong), lead, -7);
+      DeviceStorage in(*device, *stream, in_storage), out(*device, *stream, out_storage),
+          indices(*device, *stream, indices_storage);
+      kernels().pool(*stream, {.geometry = c.geometry, .out = out.ref(out_view), .indices = indices.ref(indices_view),
+                               .in = in.ref(in_view)});
+      const auto [expected, expected_indices] = torch_forward(c, values);
+      const at::Tensor actual_out = out.read(*stream, out_storage), actual_indices = indices.read(*stream, indices_storage);
+      EXPECT_TRUE(at::allclose(actual_out.slice(0, lead).view(out_sizes), expected, 0, 0, true)) << actual_out;
+      EXPECT_TRUE(at::equal(actual_indices.slice(0, lead).view(out_sizes), expected_indices)) << actual_indices;
+      EXPECT_TRUE(at::equal(actual_out.slice(0, 0, lead), out_storage.slice(0, 0, lead)));
+      EXPECT_TRUE(at::equal(actual_indices.slice(0, 0, lead), indices_storage.slice(0, 0, lead)));
+
+      const at::Tensor grad = at::randn(out_sizes, gen);
+      const auto [grad_in_storage, grad_in_view] = placed(at::zeros(values.sizes()), lead, -7);
+      DeviceStorage grad_out(*device, *stream, grad), grad_in(*device, *stream, grad_in_storage);
+      kernels().pool_backward(*stream, {.geometry = c.geometry, .grad_in = grad_in.ref(grad_in_view),
+                                        .grad_out = grad_out.ref(grad), .indices = indices.ref(indices_view)});
+      const at::Tensor actual_grad = grad_in.read(*stream, grad_in_storage);
+      EXPECT_TRUE(at::equal(actual_grad.slice(0, lead).view(values.sizes()),
+                            torch_backward(c, grad, values, expected_indices)))
+          << actual_grad;
+      EXPECT_TRUE(at::equal(actual_grad.slice(0, 0, lead), grad_in_storage.slice(0, 0, lead)));
+    }
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
+    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_f32"));
+    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_backward_f32"));
   }
 }
 

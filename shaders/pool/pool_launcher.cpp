@@ -1,6 +1,7 @@
 // Launcher of the pool kernels (pool.comp forward, pool_backward.comp backward): one dispatch over
 // every element of the output (forward) or of grad_in (backward), each invocation computing its element
-// whole.
+// whole. 2×2 max pooling with stride 2 of float32 planes laid out one after the other takes
+// pool_pairs.comp instead, four elements per invocation.
 //
 // The planes (every dim but the last two) are merged where all operands allow and passed as at most
 // two dims. A launch whose operands reach past a buffer binding is split along the planes; a single
@@ -13,6 +14,7 @@
 #include "runtime/error.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/pool.h"
+#include "shaders/common/contiguous_launch.h"
 #include "shaders/common/vulkan_family.h"
 #include "shaders/reduce/reduce_plan.h"
 
@@ -56,6 +58,8 @@ const KernelAbiRegistration kAbis{
     {"pool_backward_f64", 3, sizeof(PoolParams)},
     {"pool_f32_texel", 4, sizeof(PoolParams)},
     {"pool_backward_f32_texel", 4, sizeof(PoolParams)},
+    {"pool_pairs_f32", 3, sizeof(PoolParams)},
+    {"pool_pairs_backward_f32", 3, sizeof(PoolParams)},
 };
 
 uint32_t to_u32(int64_t value, const char* what) {
@@ -70,6 +74,44 @@ int32_t to_i32(int64_t value, const char* what) {
     throw UnsupportedError(std::string("pool: ") + what + " does not fit the kernel's 32-bit arguments");
   }
   return static_cast<int32_t>(value);
+}
+
+// Whether pool_pairs.comp can take this pooling, apart from where the operands start: 2×2 max pooling
+// with stride 2 of float32 planes of an even height and width, each plane's rows one after the other in
+// every operand (its pieces also need their planes one after the other).
+bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef& out, const TensorRef* indices) {
+  if (g.op != PoolOp::Max || in.dtype != DType::Float32 || indices == nullptr) return false;
+  for (const PoolWindow& win : g.window) {
+    if (win.kernel != 2 || win.stride != 2 || win.padding != 0 || win.dilation != 1) return false;
+  }
+  const int h = in.ndim - 2, w = in.ndim - 1;
+  if (in.sizes[h] != 2 * out.sizes[h] || in.sizes[w] != 2 * out.sizes[w]) return false;
+  for (const TensorRef* ref : {&in, &out, indices}) {
+    if (ref->strides[w] != 1 || ref->strides[h] != ref->sizes[w]) return false;
+  }
+  return true;
+}
+
+// Whether pool_pairs.comp can take a piece of a launch that pairs_geometry accepts: its planes one after
+// the other in every operand, whole uvec4 words of the written operands (a multiple of four outputs
+// forward, which also starts on a word), and texel views of what it reads. Bindings as launch() binds
+// them: 0 the written operand, 1 the indices, 2 the read operand.
+bool pairs_piece(const Box& piece, const PoolParams& params, const Binding* bindings, const Context& context,
+                 int64_t in_plane_size, int64_t out_plane_size, bool backward) {
+  const int64_t plane_sizes[kBoxOperands] = {in_plane_size, out_plane_size, out_plane_size};
+  for (int d = 0; d < piece.ndim; ++d) {
+    if (piece.sizes[d] == 1) continue;
+    if (d != piece.ndim - 1) return false;
+    for (int i = 0; i < kBoxOperands; ++i) {
+      if (piece.strides[i][d] != plane_sizes[i]) return false;
+    }
+  }
+  if (backward) {
+    return params.in_offset % 4 == 0 && can_read_as_texels(context, bindings[1]) &&
+           can_read_as_texels(context, bindings[2]);
+  }
+  return piece.count() * out_plane_size % 4 == 0 && params.in_offset % 2 == 0 && params.out_offset % 4 == 0 &&
+         params.indices_offset % 2 == 0 && can_read_as_texels(context, bindings[2]);
 }
 
 // Elements of one plane of `ref` from its first, to one past its furthest.
@@ -209,6 +251,9 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
   }
   const Pipeline& pipeline = device_.pipelines().get(shader, specialization);
   const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
+  const Pipeline* pairs_pipeline = nullptr;
+  const bool pairs_layout = pairs_geometry(g, in, out, indices);
+  const int64_t in_plane_size = in.sizes[h] * in.sizes[w], out_plane_size = out.sizes[h] * out.sizes[w];
   split_box(planes, kPlaneDims, fits, [&](const Box& piece) {
     PoolParams params = base;
     Binding bindings[4];
@@ -236,6 +281,16 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
       for (int i = 0; i < kBoxOperands; ++i) {
         plane_strides[i][slot_d] = operands[i] ? to_u32(piece.strides[i][d], "a plane stride") : 0;
       }
+    }
+    if (pairs_layout && pairs_piece(piece, params, bindings, context, in_plane_size, out_plane_size, backward)) {
+      if (pairs_pipeline == nullptr) {
+        pairs_pipeline = &device_.pipelines().get(backward ? "pool_pairs_backward_f32" : "pool_pairs_f32", {});
+      }
+      const Binding pair_bindings[3] = {bindings[0], bindings[1], bindings[2]};
+      const int64_t items = piece.count() * (backward ? in_plane_size : out_plane_size) / 4;
+      const Groups groups = groups_for_items(contiguous_limits(context), items);
+      vs.dispatch(*pairs_pipeline, pair_bindings, &params, sizeof params, groups.x, groups.y);
+      return;
     }
     // The read operand once more at 3 for the float32 texel variants, which read it and the backward's
     // indices (binding 1) through texel views: on lavapipe the CNN's 2×2 max pools ran 5-15% faster so

@@ -7,4 +7,6 @@ list(APPEND EMBER_SHADER_VARIANTS
   "pool_f32_texel|pool.comp|COMPUTE_F32=1,TEXEL_READS=1"
   "pool_backward_f32_texel|pool_backward.comp|COMPUTE_F32=1,TEXEL_READS=1"
   "pool_backward_f64|pool_backward.comp|COMPUTE_F64=1"
+  "pool_pairs_f32|pool_pairs.comp|COMPUTE_F32=1"
+  "pool_pairs_backward_f32|pool_pairs.comp|COMPUTE_F32=1,BACKWARD=1"
 )

@@ -1,0 +1,107 @@
+#version 450
+// 2×2 max pooling with stride 2 over float32 planes of an even height and width that lie one after the
+// other in every operand (the CNN's pooling), forward and (BACKWARD) backward, four elements per
+// invocation moved as whole uvec4 words: lavapipe stores a storage buffer one lane at a time, so one
+// 16-byte store costs what a 4-byte one does, and the generic kernels' one store per element (three per
+// output forward, with the int64 index) was most of their time.
+//
+// Such planes flatten: output row r of the launch (over all its planes) pools input rows 2r and 2r + 1,
+// so output j's window starts at element 2 (j + r out_w) of the input, and the window's two pairs of
+// columns sit in one half of a uvec4 texel each. The host (pool_launcher.cpp) checks the layout.
+#include "pool_common.glsl"
+
+layout(set = 0, binding = 0) writeonly buffer Written { uvec4 written_v128[]; };
+#if defined(BACKWARD)
+layout(set = 0, binding = 1) uniform utextureBuffer indices_texels;
+layout(set = 0, binding = 2) uniform utextureBuffer grad_out_texels;
+#else
+layout(set = 0, binding = 1) writeonly buffer Indices { uvec4 indices_v128[]; };
+layout(set = 0, binding = 2) uniform utextureBuffer in_texels;
+#endif
+
+// Four elements per item, one item per invocation over rows of workgroups (groups_for_items on the host).
+uint launch_item() { return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WORKGROUP_SIZE; }
+
+// The pair of float32 at element `e` (even) of a texel view.
+uvec2 pair_at(utextureBuffer texels, uint e) {
+  const uvec4 t = texelFetch(texels, int(e >> 2));
+  return (e & 2u) != 0u ? t.zw : t.xy;
+}
+
+#if defined(BACKWARD)
+
+// grad_in's elements 4 item .. 4 item + 3: two pairs of columns, each in one output's window.
+void main() {
+  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.in_h * p.in_w / 4u;
+  const uint item = launch_item();
+  if (item >= items) return;
+  // Pair q of the launch lies in input row q / out_w (an input row holds out_w pairs), which is row
+  // h of its plane, at pair column pc.
+  const uint q = 2u * item;
+  uint row = divide(q, p.out_w);
+  uint pc = q - row * p.out_w;
+  uint h = row - divide(row, p.in_h) * p.in_h;
+  uint bits[4];
+  for (int k = 0; k < 2; ++k) {
+    const uint j = (row >> 1) * p.out_w + pc;
+    const uint g = floatBitsToUint(float_from_texels(grad_out_texels, p.out_offset + j));
+    const uint e = p.indices_offset + j;  // an int64 index: texel element 2e holds its low word
+    const uvec2 index = pair_at(indices_texels, 2u * e);
+    const uint first = h * p.in_w + 2u * pc;
+    bits[2 * k] = index == uvec2(first, 0u) ? g : 0u;
+    bits[2 * k + 1] = index == uvec2(first + 1u, 0u) ? g : 0u;
+    if (++pc == p.out_w) {
+      pc = 0u;
+      ++row;
+      if (++h == p.in_h) h = 0u;
+    }
+  }
+  written_v128[(p.in_offset >> 2) + item] = uvec4(bits[0], bits[1], bits[2], bits[3]);
+}
+
+#else
+
+#define NEGATIVE_INFINITY uintBitsToFloat(0xff800000u)
+
+// Outputs 4 item .. 4 item + 3 and their indices.
+void main() {
+  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w / 4u;
+  const uint item = launch_item();
+  if (item >= items) return;
+  const uint first = 4u * item;
+  uint row = divide(first, p.out_w);  // of the launch
+  uint col = first - row * p.out_w;
+  uint oh = row - divide(row, p.out_h) * p.out_h;  // of its plane
+  vec4 best;
+  uvec4 where;
+  for (int k = 0; k < 4; ++k) {
+    const uint e = p.in_offset + 2u * (first + uint(k) + row * p.out_w);
+    const uvec2 top = pair_at(in_texels, e);
+    const uvec2 bottom = pair_at(in_texels, e + p.in_w);
+    const float window[4] = {uintBitsToFloat(top.x), uintBitsToFloat(top.y), uintBitsToFloat(bottom.x),
+                             uintBitsToFloat(bottom.y)};
+    // PyTorch's CPU rule, as pool.comp's max_window: the first largest, a NaN over any number and a later
+    // NaN over an earlier one.
+    const uint corner = 2u * oh * p.in_w + 2u * col;
+    const uint offsets[4] = {0u, 1u, p.in_w, p.in_w + 1u};
+    best[k] = NEGATIVE_INFINITY;
+    where[k] = corner;
+    for (int i = 0; i < 4; ++i) {
+      if (window[i] > best[k] || isnan(window[i])) {
+        best[k] = window[i];
+        where[k] = corner + offsets[i];
+      }
+    }
+    if (++col == p.out_w) {
+      col = 0u;
+      ++row;
+      if (++oh == p.out_h) oh = 0u;
+    }
+  }
+  written_v128[(p.out_offset >> 2) + item] = floatBitsToUint(best);
+  const uint index_words = (p.indices_offset >> 1) + 2u * item;
+  indices_v128[index_words] = uvec4(where.x, 0u, where.y, 0u);
+  indices_v128[index_words + 1u] = uvec4(where.z, 0u, where.w, 0u);
+}
+
+#endif
