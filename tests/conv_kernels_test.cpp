@@ -241,14 +241,19 @@ TEST_P(ConvKernelsTest, WeightGradientOverALongReduction) {
 }
 
 // Sums longer than one invocation takes (16384 of k): the forward and the input gradient add launches'
-// partial sums into their output (the bias once), on both Vulkan kernels.
+// partial sums into their output (the bias once), on both Vulkan kernels; with planes of 9 elements
+// (results stored one by one) and of 4 (the register kernel's word stores).
 TEST_P(ConvKernelsTest, LongSumsAccumulateOverLaunches) {
   const Geometry forward_heavy{{1, 1900, 3, 3}, {2, 1900, 3, 3}, {1, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const Geometry input_grad_heavy{{1, 2, 3, 3}, {1900, 2, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Geometry forward_heavy_words{{2, 1900, 2, 2}, {2, 1900, 3, 3}, {2, 2, 2, 2}, {1, 1}, {1, 1}, {1, 1}};
+  const Geometry input_grad_heavy_words{{2, 2, 2, 2}, {1900, 2, 3, 3}, {2, 1900, 2, 2}, {1, 1}, {1, 1}, {1, 1}};
   for (const char* variant : {"register", "uniform", "tiled"}) {
     if (GetParam() == "vulkan") setenv("EMBER_CONV_VARIANT", variant, 1);
     check(forward_heavy, DType::Float32, true, std::string("forward ") + variant);
     check(input_grad_heavy, DType::Float32, true, std::string("input gradient ") + variant);
+    check(forward_heavy_words, DType::Float32, true, std::string("forward, planes of 4, ") + variant);
+    check(input_grad_heavy_words, DType::Float32, true, std::string("input gradient, planes of 4, ") + variant);
   }
   unsetenv("EMBER_CONV_VARIANT");
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "runtime/kernels/conv.h"
 #include "runtime/vulkan/vulkan_device.h"
@@ -79,6 +81,26 @@ ConvParams base_params(const ConvShape& s, const Geometry3& g);
 TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count);
 // Workgroups lavapipe runs at once: one per CPU thread.
 int64_t cpu_workers();
+
+// The pipelines of one launch plan, looked up at the first launch that takes each: with or without texel
+// reads (the *_texel variant) and, for conv_register.comp (storage- or uniform-buffer A), word stores
+// (WORD_STORES, specialization constant 9, which `specialization` must not reach).
+class ConvPipelines {
+ public:
+  ConvPipelines(Pipelines& pipelines, std::string shader, std::vector<uint32_t> specialization);
+  const Pipeline& get(bool texels, bool word_stores);
+
+ private:
+  Pipelines& pipelines_;
+  std::string shader_;
+  std::vector<uint32_t> specialization_;
+  const Pipeline* made_[2][2] = {};
+};
+// Whether a forward or input-gradient launch of conv_register.comp can store its results as words
+// (WORD_STORES): float32 out and compute, blocks of a multiple of four columns, planes of out (`plane`
+// elements, the output's or the input's) of a multiple of four, and out's window starting on a word.
+bool takes_word_stores(Direction direction, DType compute, DType out, uint32_t block_n, int64_t plane,
+                       uint32_t out_first_element);
 
 // How the uniform-buffer kernel runs a convolution: its register block, and per launch at most `rows`
 // rows and `k` of k, so that the launch's part of A fits one uniform-buffer window. block_m == 0: it

@@ -43,6 +43,7 @@ struct Tiles {
   bool shares_a = false;       // conv_register.comp's SHARE_A
   bool texel_variant = false;  // the shader has a *_texel variant for float32 operands (TEXEL_READS)
   bool bias_column = false;    // the weight gradient can sum the bias gradient too (CONV_BIAS_COLUMN)
+  uint32_t block_n = 0;        // conv_register.comp's TN, for its word stores (WORD_STORES); 0: it has none
 };
 
 // Register blocks, as matmul's (shaders/matmul/matmul_launcher.cpp): relative speed per FMA on
@@ -159,6 +160,7 @@ Tiles VulkanConv::choose_tiles(Direction direction, const ConvShape& s, const Ge
                                  shares_a(direction, s, gemm, compute));
     tiles.texel_variant = compute == DType::Float32;
     tiles.bias_column = true;
+    tiles.block_n = tiles.specialization[1];
     tiles.specialization.push_back(s.spatial == 3 ? 1u : 0u);
     tiles.specialization.push_back(unit_stride ? 1u : 0u);
     tiles.specialization.push_back(tiles.shares_a ? 1u : 0u);
@@ -271,8 +273,8 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   std::vector<uint32_t> specialization(4, static_cast<uint32_t>(dtype));
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
-  const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
-  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
+  ConvPipelines pipelines(device_.pipelines(), tiles.shader, specialization);
+  const int64_t out_plane = direction == Direction::InputGrad ? volume(g.in_size) : volume(g.out_size);
 
   ConvParams params = base_params(s, g);
 
@@ -329,10 +331,9 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
       bindings[5] = bindings[kA];
       const bool texels = tiles.texel_variant && dtype == DType::Float32 && can_read_as_texels(context, bindings[kB]) &&
                           can_read_as_texels(context, bindings[kA]);
-      if (texels && texel_pipeline == nullptr) {
-        texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
-      }
-      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 6 : 4), &params,
+      const bool word_stores = tiles.block_n != 0 && takes_word_stores(direction, compute, operands.out.dtype,
+                                                                      tiles.block_n, out_plane, params.offsets[kOut]);
+      vs.dispatch(pipelines.get(texels, word_stores), std::span<const Binding>(bindings, texels ? 6 : 4), &params,
                   sizeof params, column_groups, row_groups, static_cast<uint32_t>(z));
     }
   }

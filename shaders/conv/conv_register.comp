@@ -22,6 +22,14 @@ layout(constant_id = 4) const uint TM = 8;
 layout(constant_id = 5) const uint TN = 8;
 layout(constant_id = 6) const bool SPATIAL3 = false;  // dim 0 of the three spatial dims is in use
 layout(constant_id = 7) const bool UNIT_STRIDE = false;  // every stride is 1 (read by the input gradient)
+// WORD_STORES (the forward and the input gradient, float32): each run of four columns of a row is
+// stored as one uvec4. The host asks for it where every run lies in one plane of out and starts on a
+// word: TN a multiple of four, out's planes of a multiple of four elements, out's window starting on a
+// word. llvmpipe stores a storage buffer one lane at a time, so one 16-byte store costs what a 4-byte
+// one does: the first layer of the Fashion-MNIST CNN (32 × 9 × 50176), whose K is short, ran 32% faster.
+layout(constant_id = 9) const bool WORD_STORES = false;
+layout(set = 0, binding = 0) writeonly buffer OutWords { uvec4 out_words[]; };
+layout(set = 0, binding = 3) readonly buffer AccumulatedWords { uvec4 accumulated_words[]; };
 #if !defined(A_UNIFORM)
 // SHARE_A: the 8 invocations of a subgroup share their rows, and each loads an eighth of A's chunk of k
 // (as matmul_register.comp's SHARE_A); float32 compute, subgroups of 8 with shuffles (the host checks).
@@ -312,6 +320,25 @@ void main() {
     next_k(V, kscale, a_u, v_volume, b_u, v, kpos, a_off, b_off);
   }
 
+#if (defined(CONV_FORWARD) || defined(CONV_INPUT_GRAD)) && defined(COMPUTE_F32)
+  if (WORD_STORES) {
+    for (uint i = 0; i < TM; ++i) {
+      const uint m = m0 + i;
+      if (m > last_row) break;
+      const compute_t bias = row_bias(g, m);
+      for (uint j = 0; j < TN; j += 4u) {
+        if (n0 + j >= N) break;
+        // store_result's sum for four columns.
+        const uint word = (out_index[j] + m * out_row_stride()) >> 2;
+        vec4 value = vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]) + bias;
+        if ((p.flags & CONV_ACCUMULATE) != 0u) value += uintBitsToFloat(accumulated_words[word]);
+        for (uint e = 0; e < 4u; ++e) value[e] = conv_epilogue(value[e]);
+        out_words[word] = floatBitsToUint(value);
+      }
+    }
+    return;
+  }
+#endif
   for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m > last_row) break;

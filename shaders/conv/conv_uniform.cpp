@@ -204,8 +204,8 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
   if (direction == Direction::InputGrad) specialization.push_back(unit_stride ? 1u : 0u);
   const std::string shader =
       "conv_uniform_" + std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
-  const Pipeline& pipeline = device.pipelines().get(shader, specialization);
-  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
+  ConvPipelines pipelines(device.pipelines(), shader, specialization);
+  const int64_t out_plane = direction == Direction::InputGrad ? volume(g.in_size) : volume(g.out_size);
 
   ConvParams params = base_params(s, g);
   VulkanStream& vs = vulkan_stream(stream);
@@ -272,8 +272,9 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
         // B once more at 4, for the texel variant (conv_register.comp, TEXEL_READS).
         bindings[4] = bindings[kB];
         const bool texels = dtype == DType::Float32 && can_read_as_texels(context, bindings[kB]);
-        if (texels && texel_pipeline == nullptr) texel_pipeline = &device.pipelines().get(shader + "_texel", specialization);
-        vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 5 : 4), &params,
+        const bool word_stores = takes_word_stores(direction, compute, out.dtype, plan.block_n, out_plane,
+                                                   params.offsets[kOut]);
+        vs.dispatch(pipelines.get(texels, word_stores), std::span<const Binding>(bindings, texels ? 5 : 4), &params,
                     sizeof params, column_groups, row_groups, static_cast<uint32_t>(s.groups));
       }
     }
