@@ -89,6 +89,10 @@ const Shape kShapes[] = {
     {64, 256, 10, Layout::Linear},
     {256, 784, 128, Layout::Linear},
     {256, 64, 784, Layout::WeightGrad},
+    // The Fashion-MNIST CNN's first Linear (3136 -> 128, batch 64): forward, weight gradient, input gradient.
+    {64, 3136, 128, Layout::Linear},
+    {128, 64, 3136, Layout::WeightGrad},
+    {64, 128, 3136, Layout::Plain},
     // The Fashion-MNIST CNN's second convolution (batch 64, 32 -> 64 channels at 14x14, 3x3) lowered to
     // GEMMs over its 12,544 output positions: forward (positions x 288 taps) @ (288 x 64 channels), input
     // gradient (positions x 64) @ (64 x 288), weight gradient (64 x positions) @ (positions x 288). What a
