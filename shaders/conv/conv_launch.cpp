@@ -3,15 +3,12 @@
 
 #include <algorithm>
 #include <thread>
-#include <utility>
 
 #include "shaders/common/vulkan_family.h"
 
 namespace ember::vulkan::conv {
 
 namespace {
-
-constexpr size_t kWordStoresConstant = 9;  // WORD_STORES in conv_register.comp
 
 const KernelAbiRegistration kAbis{
     {"conv_register_forward_f32", 4, sizeof(ConvParams)},    {"conv_register_forward_f64", 4, sizeof(ConvParams)},
@@ -32,22 +29,6 @@ const KernelAbiRegistration kAbis{
 };
 
 }  // namespace
-
-ConvPipelines::ConvPipelines(Pipelines& pipelines, std::string shader, std::vector<uint32_t> specialization)
-    : pipelines_(pipelines), shader_(std::move(shader)), specialization_(std::move(specialization)) {}
-
-const Pipeline& ConvPipelines::get(bool texels, bool word_stores) {
-  const Pipeline*& made = made_[texels][word_stores];
-  if (made == nullptr) {
-    std::vector<uint32_t> specialization = specialization_;
-    if (word_stores) {
-      specialization.resize(kWordStoresConstant + 1, 0);
-      specialization.back() = 1;
-    }
-    made = &pipelines_.get(texels ? shader_ + "_texel" : shader_, specialization);
-  }
-  return *made;
-}
 
 bool takes_word_stores(Direction direction, DType compute, DType out, uint32_t block_n, int64_t plane,
                        uint32_t out_first_element) {

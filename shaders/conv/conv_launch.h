@@ -4,8 +4,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "runtime/kernels/conv.h"
 #include "runtime/vulkan/vulkan_device.h"
@@ -82,20 +80,8 @@ TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count);
 // Workgroups lavapipe runs at once: one per CPU thread.
 int64_t cpu_workers();
 
-// The pipelines of one launch plan, looked up at the first launch that takes each: with or without texel
-// reads (the *_texel variant) and, for conv_register.comp (storage- or uniform-buffer A), word stores
-// (WORD_STORES, specialization constant 9, which `specialization` must not reach).
-class ConvPipelines {
- public:
-  ConvPipelines(Pipelines& pipelines, std::string shader, std::vector<uint32_t> specialization);
-  const Pipeline& get(bool texels, bool word_stores);
-
- private:
-  Pipelines& pipelines_;
-  std::string shader_;
-  std::vector<uint32_t> specialization_;
-  const Pipeline* made_[2][2] = {};
-};
+// conv_register.comp's WORD_STORES (a VariantPipelines flag).
+constexpr uint32_t kWordStoresConstant = 9;
 // Whether a forward or input-gradient launch of conv_register.comp can store its results as words
 // (WORD_STORES): float32 out and compute, blocks of a multiple of four columns, planes of out (`plane`
 // elements, the output's or the input's) of a multiple of four, and out's window starting on a word.

@@ -22,6 +22,7 @@
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/reduce.h"
+#include "shaders/common/variant_pipelines.h"
 #include "shaders/common/vulkan_family.h"
 #include "shaders/conv/conv_launch.h"
 #include "shaders/conv/conv_variant.h"
@@ -273,7 +274,7 @@ void VulkanConv::launch(Stream& stream, Direction direction, const ConvShape& s,
   std::vector<uint32_t> specialization(4, static_cast<uint32_t>(dtype));
   specialization[kOut] = static_cast<uint32_t>(operands.out.dtype);
   specialization.insert(specialization.end(), tiles.specialization.begin(), tiles.specialization.end());
-  ConvPipelines pipelines(device_.pipelines(), tiles.shader, specialization);
+  VariantPipelines pipelines(device_.pipelines(), tiles.shader, specialization, kWordStoresConstant);
   const int64_t out_plane = direction == Direction::InputGrad ? volume(g.in_size) : volume(g.out_size);
 
   ConvParams params = base_params(s, g);

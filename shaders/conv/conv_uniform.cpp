@@ -18,6 +18,7 @@
 
 #include "runtime/error.h"
 #include "shaders/common/launch.h"
+#include "shaders/common/variant_pipelines.h"
 #include "shaders/common/vulkan_family.h"
 #include "shaders/conv/conv_launch.h"
 #include "shaders/reduce/reduce_plan.h"
@@ -204,7 +205,7 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
   if (direction == Direction::InputGrad) specialization.push_back(unit_stride ? 1u : 0u);
   const std::string shader =
       "conv_uniform_" + std::string(direction_name(direction)) + "_" + std::string(compute_suffix(compute));
-  ConvPipelines pipelines(device.pipelines(), shader, specialization);
+  VariantPipelines pipelines(device.pipelines(), shader, specialization, kWordStoresConstant);
   const int64_t out_plane = direction == Direction::InputGrad ? volume(g.in_size) : volume(g.out_size);
 
   ConvParams params = base_params(s, g);

@@ -13,6 +13,7 @@
 #include "runtime/error.h"
 #include "runtime/kernels/matmul.h"
 #include "shaders/common/launch.h"
+#include "shaders/common/variant_pipelines.h"
 #include "shaders/common/vulkan_family.h"
 #include "shaders/matmul/matmul_variant.h"
 
@@ -141,6 +142,9 @@ struct Tiles {
   // views where a launch's A and B windows allow them.
   bool texel_pairs = false;
 };
+
+// matmul_register.comp's OUT_PAIRS (a VariantPipelines flag).
+constexpr uint32_t kOutPairsConstant = 11;
 
 // matmul_register.comp's A_PAIRS and B_PAIRS.
 constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2;
@@ -379,9 +383,11 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   // ACTIVATION, after each shader's tile constants (MatmulActivation's values are the GLSL's); the
   // integer variants have none.
   if (is_float(args.out.dtype)) specialization.push_back(static_cast<uint32_t>(args.activation));
-  if (tiles.shares_a) specialization.insert(specialization.end(), {1u, tiles.workgroup});  // SHARE_A, its size
-  const Pipeline& pipeline = device_.pipelines().get(tiles.shader, specialization);
-  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
+  const bool register_kernel = tiles.shader.starts_with("matmul_register");
+  if (register_kernel && is_float(args.out.dtype)) {  // SHARE_A and the workgroup's size, before OUT_PAIRS
+    specialization.insert(specialization.end(), {tiles.shares_a ? 1u : 0u, tiles.workgroup});
+  }
+  VariantPipelines pipelines(device_.pipelines(), tiles.shader, specialization, kOutPairsConstant);
 
   // Launch windows: as many whole matrices as every operand's binding can reach, else one matrix at a
   // time split along the rows of A, out and bias (B is needed whole).
@@ -478,10 +484,11 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       // by lane: 512³ 30 -> 20 ms, Linear 64×784×256 40 -> 33 ms (docs/PERFORMANCE.md, "Matmul").
       const bool texels = tiles.texel_pairs && K > 0 && can_read_as_texels(context, bindings[kA]) &&
                           can_read_as_texels(context, bindings[kB]);
-      if (texels && texel_pipeline == nullptr) {
-        texel_pipeline = &device_.pipelines().get(tiles.shader + "_texel", specialization);
-      }
-      vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 6 : 4), &params,
+      const bool out_pairs = register_kernel && args.out.dtype == DType::Float32 && compute == DType::Float32 &&
+                             params.col_strides[kOut] == 1 && params.offsets[kOut] % 2 == 0 &&
+                             (rows == 1 || params.row_strides[kOut] % 2 == 0) &&
+                             (matrices == 1 || params.batch_strides[kOut] % 2 == 0);
+      vs.dispatch(pipelines.get(texels, out_pairs), std::span<const Binding>(bindings, texels ? 6 : 4), &params,
                   sizeof params, static_cast<uint32_t>(column_groups), row_groups, static_cast<uint32_t>(matrices));
     }
   }

@@ -38,6 +38,10 @@ layout(constant_id = 5) const uint TN = 8;       // even
 layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_ROWS (M)
 layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_COLS (N)
 layout(constant_id = 9) const uint SHARE_A = 0;  // 1: the subgroup shares A (float32 compute only)
+// OUT_PAIRS: float32 out whose columns are adjacent, each pair of an invocation's columns starting on 8
+// bytes (the host checks): the pair is stored as one 64-bit word. llvmpipe stores a storage buffer one
+// lane at a time, so this halves the stores; the weight gradients of K = 64 ran 12-17% faster.
+layout(constant_id = 11) const bool OUT_PAIRS = false;
 #define PAIRS_NONE 0u
 #define PAIRS_ALONG_K 1u
 #define PAIRS_ALONG_ROWS 2u
@@ -49,6 +53,7 @@ const uint KSTEP = (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u :
 // which llvmpipe would load as two words).
 layout(set = 0, binding = 1) readonly buffer a_pairs_block { uint64_t a_data_pairs64[]; };
 layout(set = 0, binding = 2) readonly buffer b_pairs_block { uint64_t b_data_pairs64[]; };
+layout(set = 0, binding = 0) writeonly buffer out_pairs_block { uint64_t out_pairs64[]; };
 
 // TEXEL_READS (matmul_register_f32_texel): float32 pairs come from uvec4 texel views of A's and B's
 // windows, half a texel each. llvmpipe fetches a texel for all lanes of a vector at once, where it loads
@@ -220,6 +225,25 @@ void main() {
   const uint out_base = p.offsets[OP_OUT] + batch * p.batch_strides[OP_OUT] + m0 * out_rows;
   const uint bias_base = p.offsets[OP_BIAS] + batch * p.batch_strides[OP_BIAS] + m0 * bias_rows;
   const bool whole = m0 + TM <= p.M && cols[TN - 1u] < p.N;  // cols[TN - 1] is the block's last column
+#if defined(COMPUTE_F32)
+  if (OUT_PAIRS) {
+    for (uint i = 0; i < TM; ++i) {
+      if (m0 + i >= p.M) break;
+      for (uint j = 0; j < TN; j += 2u) {
+        if (cols[j] >= p.N) break;
+        const uint at = out_base + i * out_rows + out_cols[j];
+        const float first = epilogue(acc[i][j], bias_base + i * bias_rows + bias_cols[j]);
+        if (cols[j + 1u] < p.N) {
+          const float second = epilogue(acc[i][j + 1u], bias_base + i * bias_rows + bias_cols[j + 1u]);
+          out_pairs64[at >> 1] = pack64(uvec2(floatBitsToUint(first), floatBitsToUint(second)));
+        } else {
+          out_data_store(at, first);  // the last column of an odd N
+        }
+      }
+    }
+    return;
+  }
+#endif
   for (uint i = 0; i < TM; ++i) {
     if (!whole && m0 + i >= p.M) break;
     for (uint j = 0; j < TN; ++j) {
