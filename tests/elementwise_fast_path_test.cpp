@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/allocator.h"
+#include "runtime/scoped_environment.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "shaders/common/contiguous_launch.h"
 #include "tests/oracle.h"
@@ -194,11 +195,16 @@ Views views_of(const at::Tensor& storage, int64_t offset, int64_t length, const 
   return {from_torch(storage, device), storage.clone(), offset, length};
 }
 
+// Float32 inputs of whole blocks come through texel views on Vulkan where their windows allow
+// (contiguous.glsl's TEXEL_READS), and through storage buffers with EMBER_TEXEL_READS=0: both.
 TEST_P(ElementwiseFastPathTest, Float32OpsAtEveryEdge) {
   uint64_t seed = 1;
+  for (const char* texel_reads : {"1", "0"})
   for (int64_t n : kSizes) {
     for (int64_t offset : kOffsets) {
-      const std::string what = "size " + std::to_string(n) + " offset " + std::to_string(offset);
+      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+      const std::string what =
+          "size " + std::to_string(n) + " offset " + std::to_string(offset) + " EMBER_TEXEL_READS=" + texel_reads;
       SCOPED_TRACE(what);
       const Views a = views_of(storage_values(n + 8, DType::Float32, seed++), offset, n, device);
       const Views b = views_of(storage_values(n + 8, DType::Float32, seed++), offset == 1 ? 0 : 1, n, device);
@@ -214,6 +220,15 @@ TEST_P(ElementwiseFastPathTest, Float32OpsAtEveryEdge) {
       EXPECT_TENSOR_EQ(x.addcmul(y, z, 0.5), tx.addcmul(ty, tz, 0.5));
       EXPECT_TENSOR_EQ(ember::where(x.gt(0), y, z), at::where(tx.gt(0), ty, tz));
       EXPECT_TENSOR_EQ(x.to(DType::Float16), tx.to(at::kHalf));
+      // Inputs that all start on blocks where x does (z at 8 - offset).
+      EXPECT_TENSOR_EQ(x.sub(z, 2), tx.sub(tz, 2));
+      EXPECT_TENSOR_EQ(x.addcdiv(z, x, 0.5), tx.addcdiv(tz, tx, 0.5));
+    }
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
+    for (const char* shader : {"unary_f32_texel", "binary_f32_texel", "ternary_f32_texel"}) {
+      EXPECT_TRUE(vulkan_device->pipelines().made(shader)) << shader;
     }
   }
 }

@@ -27,6 +27,19 @@
 #define LAYOUT_ELEMENTS 1
 #define LAYOUT_BLOCKS 2
 
+// TEXEL_READS (the elementwise shaders' *_f32_texel variants): the float32 inputs of LAYOUT_BLOCKS
+// launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
+// bindings. llvmpipe fetches a texel for all lanes of a vector at once, where it loads a storage buffer
+// lane by lane: a contiguous float32 add ran at 16-18 GB/s so, against 8.3-8.9 (docs/PERFORMANCE.md).
+// LOAD_BLOCK(NAME, item) reads a block either way.
+#if defined(TEXEL_READS)
+#define DECLARE_BLOCK_TEXELS(BINDING, NAME) layout(set = 0, binding = BINDING) uniform utextureBuffer NAME##_texels;
+#define LOAD_BLOCK(NAME, item) compute4_t(uintBitsToFloat(texelFetch(NAME##_texels, int(item))))
+#else
+#define DECLARE_BLOCK_TEXELS(BINDING, NAME)
+#define LOAD_BLOCK(NAME, item) NAME##_load4(item)
+#endif
+
 // Items of a launch of p.numel elements, and elements per item (at most four: a compute4_t holds them).
 #define LAYOUT_ITEMS(LAYOUT)                                        \
   ((LAYOUT) == LAYOUT_BLOCKS    ? p.numel / BLOCK_ELEMENTS         \

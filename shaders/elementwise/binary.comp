@@ -30,6 +30,9 @@ DEFINE_LOAD4(a_data, DT_A)
 DEFINE_LOAD4(b_data, DT_B)
 DEFINE_STORE4(out_data, DT_OUT)
 
+DECLARE_BLOCK_TEXELS(3, a_data)
+DECLARE_BLOCK_TEXELS(4, b_data)
+
 void main() {
   const compute_t param = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
@@ -38,8 +41,8 @@ void main() {
     uint offsets[RUN_ELEMENTS][3];
     compute4_t a = compute4_t(scalar), b = compute4_t(scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
-      if (!A_IS_SCALAR) a = a_data_load4(item);
-      if (!B_IS_SCALAR) b = b_data_load4(item);
+      if (!A_IS_SCALAR) a = LOAD_BLOCK(a_data, item);
+      if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

@@ -40,10 +40,13 @@ using SequenceParams = StridedParams<1, SequenceExtra>;
 const KernelAbiRegistration kAbis{
     {"unary_f32", 2, sizeof(UnaryParams)},       {"unary_f64", 2, sizeof(UnaryParams)},
     {"unary_i32", 2, sizeof(UnaryParams)},       {"unary_i64", 2, sizeof(UnaryParams)},
+    {"unary_f32_texel", 3, sizeof(UnaryParams)},
     {"binary_f32", 3, sizeof(BinaryParams)},     {"binary_f64", 3, sizeof(BinaryParams)},
+    {"binary_f32_texel", 5, sizeof(BinaryParams)},
     {"binary_i32", 3, sizeof(BinaryParams)},     {"binary_i64", 3, sizeof(BinaryParams)},
     {"ternary_f32", 4, sizeof(TernaryParams)},   {"ternary_f64", 4, sizeof(TernaryParams)},
     {"ternary_i32", 4, sizeof(TernaryParams)},   {"ternary_i64", 4, sizeof(TernaryParams)},
+    {"ternary_f32_texel", 7, sizeof(TernaryParams)},
     {"sequence_f32", 1, sizeof(SequenceParams)}, {"sequence_f64", 1, sizeof(SequenceParams)},
     {"sequence_i32", 1, sizeof(SequenceParams)}, {"sequence_i64", 1, sizeof(SequenceParams)},
 };
@@ -79,11 +82,14 @@ void launch_strided(VulkanDevice& device, Stream& stream, const Pipeline& pipeli
 
 // Runs an elementwise shader over out and its inputs: launches whose operands are all contiguous take
 // the layouts of contiguous.glsl, the others the strided one, piece by piece. `pipeline` gives the
-// shader's pipeline for a layout; `extra` fills the op's own push constants.
+// shader's pipeline for a layout, and with `texels` its *_texel variant, which reads the inputs of
+// LAYOUT_BLOCKS launches through texel views bound after the storage bindings: `texel_reads` says
+// whether the shader has one for these operands. `extra` fills the op's own push constants.
 template <class Params, class Extra>
 void launch_elementwise(VulkanDevice& device, Stream& stream,
-                        const std::function<const Pipeline&(Layout)>& pipeline,
-                        std::initializer_list<const TensorRef*> operands, const Extra& extra) {
+                        const std::function<const Pipeline&(Layout layout, bool texels)>& pipeline,
+                        std::initializer_list<const TensorRef*> operands, const Extra& extra,
+                        bool texel_reads = false) {
   VulkanStream& vs = vulkan_stream(stream);
   const Context& context = device.context();
   constexpr int N = Params::kOperands;
@@ -91,16 +97,22 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
   const LaunchShape shape = plan_launch(operands);
   const auto dispatch = [&](Layout layout, const LaunchShape& piece, Groups groups) {
     Params params{};
-    Binding bindings[N];
+    Binding bindings[2 * N - 1];
     bool writes[N] = {};
     writes[0] = true;
     if (layout == Layout::Strided) {
       fill_params(context, piece, params, bindings, writes);
     } else {
-      fill_contiguous_params(limits, piece, params, bindings, writes);
+      fill_contiguous_params(limits, piece, params, std::span<Binding>(bindings, N), writes);
     }
     extra(params, piece);
-    vs.dispatch(pipeline(layout), bindings, &params, sizeof params, groups.x, groups.y);
+    bool texels = texel_reads && layout == Layout::Blocks;
+    for (int i = 1; i < N && texels; ++i) {
+      bindings[N + i - 1] = Binding{bindings[i].allocation, bindings[i].offset, bindings[i].range, false};
+      texels = can_read_as_texels(context, bindings[N + i - 1]);
+    }
+    vs.dispatch(pipeline(layout, texels), std::span<const Binding>(bindings, texels ? 2 * N - 1 : N), &params,
+                sizeof params, groups.x, groups.y);
   };
   if (is_contiguous(shape)) {
     for_each_contiguous_dispatch(limits, shape, dispatch);
@@ -110,6 +122,23 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
     // A run of kRunElements elements per invocation (contiguous.glsl's LAYOUT_STRIDED).
     dispatch(Layout::Strided, piece, groups_for_items(limits, (piece.numel() + kRunElements - 1) / kRunElements));
   });
+}
+
+// Whether the *_f32_texel variant can take the inputs' blocks: float32 compute and tensor inputs (a
+// scalar's slot holds out's window, which the shader never reads).
+bool texel_reads(DType compute, std::initializer_list<const TensorRef*> inputs) {
+  if (compute != DType::Float32) return false;
+  for (const TensorRef* ref : inputs) {
+    if (ref->dtype != DType::Float32) return false;
+  }
+  return true;
+}
+bool texel_reads(DType compute, std::initializer_list<const Operand*> inputs) {
+  if (compute != DType::Float32) return false;
+  for (const Operand* operand : inputs) {
+    if (!operand->is_scalar() && operand->tensor.dtype != DType::Float32) return false;
+  }
+  return true;
 }
 
 void require_operands(const VulkanDevice& device, std::string_view op, DType compute,
@@ -138,15 +167,15 @@ void VulkanElementwise::unary(Stream& stream, const UnaryArgs& args) {
   require_operands(device_, unary_op_name(op), compute, {&out, &in});
   require_domain(op_domain(op), compute, "unary", unary_op_name(op));
   const std::string shader = "unary_" + std::string(compute_suffix(compute));
-  const auto pipeline = [&](Layout layout) -> const Pipeline& {
-    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(in.dtype),
-                                            static_cast<uint32_t>(layout)});
+  const auto pipeline = [&](Layout layout, bool texels) -> const Pipeline& {
+    return device_.pipelines().get(texels ? shader + "_texel" : shader, {static_cast<uint32_t>(op), code(out.dtype),
+                                                                         code(in.dtype), static_cast<uint32_t>(layout)});
   };
   const std::array<Scalar, 3> parameters = args.parameters();
   launch_elementwise<UnaryParams>(device_, stream, pipeline, {&out, &in},
                               [&](UnaryParams& params, const LaunchShape&) {
                                 for (int k = 0; k < 3; ++k) put_scalar(params.extra.scalars + 2 * k, parameters[k], compute);
-                              });
+                              }, texel_reads(compute, {&in}));
 }
 
 void VulkanElementwise::binary(Stream& stream, const BinaryArgs& args) {
@@ -162,17 +191,17 @@ void VulkanElementwise::binary(Stream& stream, const BinaryArgs& args) {
   require_operands(device_, binary_op_name(op), compute, {&out, &a_ref, &b_ref});
   require_domain(op_domain(op), compute, "binary", binary_op_name(op));
   const std::string shader = "binary_" + std::string(compute_suffix(compute));
-  const auto pipeline = [&](Layout layout) -> const Pipeline& {
-    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(a_ref.dtype),
-                                            code(b_ref.dtype), a.is_scalar() ? 1u : 0u, b.is_scalar() ? 1u : 0u,
-                                            static_cast<uint32_t>(layout)});
+  const auto pipeline = [&](Layout layout, bool texels) -> const Pipeline& {
+    return device_.pipelines().get(texels ? shader + "_texel" : shader,
+                                   {static_cast<uint32_t>(op), code(out.dtype), code(a_ref.dtype), code(b_ref.dtype),
+                                    a.is_scalar() ? 1u : 0u, b.is_scalar() ? 1u : 0u, static_cast<uint32_t>(layout)});
   };
   const Scalar scalar = a.is_scalar() ? *a.scalar : (b.is_scalar() ? *b.scalar : Scalar(0));
   launch_elementwise<BinaryParams>(device_, stream, pipeline, {&out, &a_ref, &b_ref},
                                [&](BinaryParams& params, const LaunchShape&) {
                                  put_scalar(params.extra.scalars + 0, args.parameter(), compute);
                                  put_scalar(params.extra.scalars + 2, scalar, compute);
-                               });
+                               }, texel_reads(compute, {&a, &b}));
 }
 
 void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
@@ -187,10 +216,11 @@ void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
   require_operands(device_, ternary_op_name(op), compute, {&out, &a, &b_ref, &c_ref});
   require_domain(op_domain(op), compute, "ternary", ternary_op_name(op));
   const std::string shader = "ternary_" + std::string(compute_suffix(compute));
-  const auto pipeline = [&](Layout layout) -> const Pipeline& {
-    return device_.pipelines().get(shader, {static_cast<uint32_t>(op), code(out.dtype), code(a.dtype),
-                                            code(b_ref.dtype), code(c_ref.dtype), b.is_scalar() ? 1u : 0u,
-                                            c.is_scalar() ? 1u : 0u, static_cast<uint32_t>(layout)});
+  const auto pipeline = [&](Layout layout, bool texels) -> const Pipeline& {
+    return device_.pipelines().get(texels ? shader + "_texel" : shader,
+                                   {static_cast<uint32_t>(op), code(out.dtype), code(a.dtype), code(b_ref.dtype),
+                                    code(c_ref.dtype), b.is_scalar() ? 1u : 0u, c.is_scalar() ? 1u : 0u,
+                                    static_cast<uint32_t>(layout)});
   };
   launch_elementwise<TernaryParams>(device_, stream, pipeline, {&out, &a, &b_ref, &c_ref},
                                 [&](TernaryParams& params, const LaunchShape&) {
@@ -199,7 +229,7 @@ void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
                                              compute);
                                   put_scalar(params.extra.scalars + 4, c.is_scalar() ? *c.scalar : 0,
                                              compute);
-                                });
+                                }, texel_reads(compute, {&a}) && texel_reads(compute, {&b, &c}));
 }
 
 void VulkanElementwise::sequence(Stream& stream, const SequenceArgs& args) {

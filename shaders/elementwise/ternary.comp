@@ -26,6 +26,9 @@ DECLARE_BLOCK_VIEWS(0, out_data, writeonly)
 DECLARE_BLOCK_VIEWS(1, a_data, readonly)
 DECLARE_BLOCK_VIEWS(2, b_data, readonly)
 DECLARE_BLOCK_VIEWS(3, c_data, readonly)
+DECLARE_BLOCK_TEXELS(4, a_data)
+DECLARE_BLOCK_TEXELS(5, b_data)
+DECLARE_BLOCK_TEXELS(6, c_data)
 DEFINE_LOAD(a_data, DT_A)
 DEFINE_LOAD(b_data, DT_B)
 DEFINE_LOAD(c_data, DT_C)
@@ -44,9 +47,9 @@ void main() {
     uint offsets[RUN_ELEMENTS][4];
     compute4_t a = compute4_t(0), b = compute4_t(b_scalar), c = compute4_t(c_scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
-      a = a_data_load4(item);
-      if (!B_IS_SCALAR) b = b_data_load4(item);
-      if (!C_IS_SCALAR) c = c_data_load4(item);
+      a = LOAD_BLOCK(a_data, item);
+      if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
+      if (!C_IS_SCALAR) c = LOAD_BLOCK(c_data, item);
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

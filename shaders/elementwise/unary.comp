@@ -17,6 +17,7 @@ DECLARE_OPERAND(0, out_data, writeonly)
 DECLARE_OPERAND(1, in_data, readonly)
 DECLARE_BLOCK_VIEWS(0, out_data, writeonly)
 DECLARE_BLOCK_VIEWS(1, in_data, readonly)
+DECLARE_BLOCK_TEXELS(2, in_data)
 DEFINE_LOAD(in_data, DT_IN)
 DEFINE_STORE(out_data, DT_OUT)
 DEFINE_LOAD4(in_data, DT_IN)
@@ -31,7 +32,7 @@ void main() {
     uint offsets[RUN_ELEMENTS][2];
     compute4_t x = compute4_t(0);
     if (LAYOUT == LAYOUT_BLOCKS) {
-      x = in_data_load4(item);
+      x = LOAD_BLOCK(in_data, item);
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
