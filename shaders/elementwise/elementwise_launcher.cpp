@@ -126,17 +126,10 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
 
 // Whether the *_f32_texel variant can take the inputs' blocks: float32 compute and tensor inputs (a
 // scalar's slot holds out's window, which the shader never reads).
-bool texel_reads(DType compute, std::initializer_list<const TensorRef*> inputs) {
+bool texel_reads(DType compute, std::initializer_list<Operand> inputs) {
   if (compute != DType::Float32) return false;
-  for (const TensorRef* ref : inputs) {
-    if (ref->dtype != DType::Float32) return false;
-  }
-  return true;
-}
-bool texel_reads(DType compute, std::initializer_list<const Operand*> inputs) {
-  if (compute != DType::Float32) return false;
-  for (const Operand* operand : inputs) {
-    if (!operand->is_scalar() && operand->tensor.dtype != DType::Float32) return false;
+  for (const Operand& operand : inputs) {
+    if (!operand.is_scalar() && operand.tensor.dtype != DType::Float32) return false;
   }
   return true;
 }
@@ -175,7 +168,7 @@ void VulkanElementwise::unary(Stream& stream, const UnaryArgs& args) {
   launch_elementwise<UnaryParams>(device_, stream, pipeline, {&out, &in},
                               [&](UnaryParams& params, const LaunchShape&) {
                                 for (int k = 0; k < 3; ++k) put_scalar(params.extra.scalars + 2 * k, parameters[k], compute);
-                              }, texel_reads(compute, {&in}));
+                              }, texel_reads(compute, {in}));
 }
 
 void VulkanElementwise::binary(Stream& stream, const BinaryArgs& args) {
@@ -201,7 +194,7 @@ void VulkanElementwise::binary(Stream& stream, const BinaryArgs& args) {
                                [&](BinaryParams& params, const LaunchShape&) {
                                  put_scalar(params.extra.scalars + 0, args.parameter(), compute);
                                  put_scalar(params.extra.scalars + 2, scalar, compute);
-                               }, texel_reads(compute, {&a, &b}));
+                               }, texel_reads(compute, {a, b}));
 }
 
 void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
@@ -229,7 +222,7 @@ void VulkanElementwise::ternary(Stream& stream, const TernaryArgs& args) {
                                              compute);
                                   put_scalar(params.extra.scalars + 4, c.is_scalar() ? *c.scalar : 0,
                                              compute);
-                                }, texel_reads(compute, {&a}) && texel_reads(compute, {&b, &c}));
+                                }, texel_reads(compute, {a, b, c}));
 }
 
 void VulkanElementwise::sequence(Stream& stream, const SequenceArgs& args) {

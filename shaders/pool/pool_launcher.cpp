@@ -249,8 +249,9 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     }
     specialization.push_back(interior ? 1 : 0);
   }
-  const Pipeline& pipeline = device_.pipelines().get(shader, specialization);
-  const Pipeline* texel_pipeline = nullptr;  // looked up at the first launch that takes it
+  // Each looked up at the first launch that takes it: on lavapipe a pipeline compiles at its creation.
+  const Pipeline* pipeline = nullptr;
+  const Pipeline* texel_pipeline = nullptr;
   const Pipeline* pairs_pipeline = nullptr;
   const bool pairs_layout = pairs_geometry(g, in, out, indices);
   const int64_t in_plane_size = in.sizes[h] * in.sizes[w], out_plane_size = out.sizes[h] * out.sizes[w];
@@ -298,8 +299,9 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     bindings[3] = bindings[2];
     const bool texels = in.dtype == DType::Float32 && can_read_as_texels(context, bindings[3]) &&
                         (!backward || can_read_as_texels(context, bindings[1]));
-    if (texels && texel_pipeline == nullptr) texel_pipeline = &device_.pipelines().get(shader + "_texel", specialization);
-    vs.dispatch(texels ? *texel_pipeline : pipeline, std::span<const Binding>(bindings, texels ? 4 : 3),
+    const Pipeline*& chosen = texels ? texel_pipeline : pipeline;
+    if (chosen == nullptr) chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, specialization);
+    vs.dispatch(*chosen, std::span<const Binding>(bindings, texels ? 4 : 3),
                 &params, sizeof params, workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));
   }, backward ? "pool backward" : "pool");
 }
