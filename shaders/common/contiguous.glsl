@@ -12,6 +12,7 @@
 #define EMBER_CONTIGUOUS_GLSL
 
 #include "blocks.glsl"
+#include "launch_item.glsl"
 
 // The layouts a shader's LAYOUT specialization constant selects, each its own pipeline: llvmpipe runs
 // both sides of every branch under a lane mask, so a path that is not taken still costs unless it is
@@ -48,12 +49,6 @@
 #define LAYOUT_ITEM_ELEMENTS(LAYOUT) \
   ((LAYOUT) == LAYOUT_BLOCKS ? BLOCK_ELEMENTS : (LAYOUT) == LAYOUT_STRIDED ? RUN_ELEMENTS : 1)
 
-// This invocation's item: one item per invocation, in rows of workgroups when one row cannot cover a
-// launch (groups_for_items in contiguous_launch.h). No grid-stride loop: it cost llvmpipe a quarter of a
-// plain copy's speed.
-uint launch_item() {
-  return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WORKGROUP_SIZE;
-}
 
 // Element offsets of every operand for the elements of `item` in a LAYOUT_ELEMENTS or LAYOUT_STRIDED
 // launch: offsets[k] for its element k (item_has_element says which exist).

@@ -95,6 +95,11 @@ compute_t scalar_from_bits(uvec2 bits) {
 float float_from_texels(utextureBuffer texels, uint i) {
   return uintBitsToFloat(texelFetch(texels, int(i >> 2))[i & 3u]);
 }
+// The 32-bit words i and i + 1 (i even) of a uvec4 texel view: half a texel.
+uvec2 pair_from_texels(utextureBuffer texels, uint i) {
+  const uvec4 t = texelFetch(texels, int(i >> 2));
+  return (i & 2u) != 0u ? t.zw : t.xy;
+}
 
 // One binding seen at the four element widths. QUALIFIER is readonly, writeonly or empty.
 #define DECLARE_OPERAND(BINDING, NAME, QUALIFIER)                                                       \

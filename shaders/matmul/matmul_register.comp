@@ -62,8 +62,7 @@ layout(set = 0, binding = 0) writeonly buffer out_pairs_block { uint64_t out_pai
 #if defined(TEXEL_READS)
 layout(set = 0, binding = 4) uniform utextureBuffer a_data_texels;
 layout(set = 0, binding = 5) uniform utextureBuffer b_data_texels;
-#define PAIR_WORDS(NAME, i) texel_pair(texelFetch(NAME##_texels, int((i) >> 2)), (i))
-uvec2 texel_pair(uvec4 t, uint i) { return (i & 2u) != 0u ? t.zw : t.xy; }
+#define PAIR_WORDS(NAME, i) pair_from_texels(NAME##_texels, (i))
 #else
 #define PAIR_WORDS(NAME, i) unpack32(NAME##_pairs64[(i) >> 1])
 #endif

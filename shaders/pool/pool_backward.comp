@@ -32,10 +32,7 @@ compute_t grad_out_value(uint i) {
   if (DT != DT_F32) return grad_out_load(i);
   return compute_t(float_from_texels(grad_out_texels, i));
 }
-uvec2 index_at(uint i) {
-  const uvec4 t = texelFetch(indices_texels, int(i >> 1));
-  return (i & 1u) != 0u ? t.zw : t.xy;
-}
+uvec2 index_at(uint i) { return pair_from_texels(indices_texels, 2u * i); }
 #else
 layout(set = 0, binding = 1) readonly buffer Indices { uvec2 indices_data[]; };
 compute_t grad_out_value(uint i) { return grad_out_load(i); }

@@ -9,6 +9,7 @@
 // so output j's window starts at element 2 (j + r out_w) of the input, and the window's two pairs of
 // columns sit in one half of a uvec4 texel each. The host (pool_launcher.cpp) checks the layout.
 #include "pool_common.glsl"
+#include "launch_item.glsl"  // four elements per item
 
 layout(set = 0, binding = 0) writeonly buffer Written { uvec4 written_v128[]; };
 #if defined(BACKWARD)
@@ -19,14 +20,6 @@ layout(set = 0, binding = 1) writeonly buffer Indices { uvec4 indices_v128[]; };
 layout(set = 0, binding = 2) uniform utextureBuffer in_texels;
 #endif
 
-// Four elements per item, one item per invocation over rows of workgroups (groups_for_items on the host).
-uint launch_item() { return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WORKGROUP_SIZE; }
-
-// The pair of float32 at element `e` (even) of a texel view.
-uvec2 pair_at(utextureBuffer texels, uint e) {
-  const uvec4 t = texelFetch(texels, int(e >> 2));
-  return (e & 2u) != 0u ? t.zw : t.xy;
-}
 
 #if defined(BACKWARD)
 
@@ -46,7 +39,7 @@ void main() {
     const uint j = (row >> 1) * p.out_w + pc;
     const uint g = floatBitsToUint(float_from_texels(grad_out_texels, p.out_offset + j));
     const uint e = p.indices_offset + j;  // an int64 index: texel element 2e holds its low word
-    const uvec2 index = pair_at(indices_texels, 2u * e);
+    const uvec2 index = pair_from_texels(indices_texels, 2u * e);
     const uint first = h * p.in_w + 2u * pc;
     bits[2 * k] = index == uvec2(first, 0u) ? g : 0u;
     bits[2 * k + 1] = index == uvec2(first + 1u, 0u) ? g : 0u;
@@ -76,8 +69,8 @@ void main() {
   uvec4 where;
   for (int k = 0; k < 4; ++k) {
     const uint e = p.in_offset + 2u * (first + uint(k) + row * p.out_w);
-    const uvec2 top = pair_at(in_texels, e);
-    const uvec2 bottom = pair_at(in_texels, e + p.in_w);
+    const uvec2 top = pair_from_texels(in_texels, e);
+    const uvec2 bottom = pair_from_texels(in_texels, e + p.in_w);
     const float window[4] = {uintBitsToFloat(top.x), uintBitsToFloat(top.y), uintBitsToFloat(bottom.x),
                              uintBitsToFloat(bottom.y)};
     // PyTorch's CPU rule, as pool.comp's max_window: the first largest, a NaN over any number and a later
