@@ -13,6 +13,7 @@
 
 #include "runtime/error.h"
 #include "runtime/kernels/conv.h"
+#include "runtime/vulkan/vulkan_device.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -290,6 +291,38 @@ TEST_P(ConvKernelsTest, DepthwiseDirectKernel) {
   check(long_sum, DType::Float32, false, "long sum");
   check(long_sum, DType::Float16, false, "long sum");
   unsetenv("EMBER_CONV_VARIANT");
+}
+
+// The row kernel (conv_rows.comp), which CPU drivers run for stride-1 float32 forwards and input
+// gradients: rows of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide,
+// 1-d, padding beyond the kernel (the input gradient's padded copy then crops grad_output), outputs larger
+// than the formula's; more rows than one workgroup's block, and sums over more channels than one launch
+// takes (each later launch adding to out, the bias once, relu last).
+TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
+  const std::vector<Geometry> rows = {
+      // input, weight, output, stride, padding, dilation
+      {{2, 3, 6, 7}, {4, 3, 3, 3}, {2, 4, 6, 7}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 5, 4, 9}, {7, 5, 1, 1}, {2, 7, 4, 9}, {1, 1}, {0, 0}, {1, 1}},
+      {{1, 2, 5, 20}, {3, 2, 1, 9}, {1, 3, 5, 20}, {1, 1}, {0, 4}, {1, 1}},
+      {{3, 4, 19}, {6, 4, 5}, {3, 6, 17}, {1}, {1}, {1}},
+      {{2, 2, 5, 6}, {3, 2, 3, 3}, {2, 3, 9, 10}, {1, 1}, {3, 3}, {1, 1}},
+      {{2, 3, 5, 6}, {3, 3, 2, 3}, {2, 3, 6, 6}, {1, 1}, {0, 1}, {1, 1}},
+      {{2, 1, 28, 28}, {5, 1, 3, 3}, {2, 5, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
+      {{3, 6, 5, 17}, {40, 6, 3, 3}, {3, 40, 5, 17}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 32, 6, 9}, {64, 32, 3, 3}, {2, 64, 6, 9}, {1, 1}, {1, 1}, {1, 1}},
+      // More channels than one invocation sums: the forward, then the input gradient, in two launches.
+      {{1, 1900, 3, 3}, {8, 1900, 3, 3}, {1, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 8, 3, 3}, {1900, 8, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  for (const Geometry& g : rows) {
+    check(g, DType::Float32, true, "rows " + to_string(g.input) + " " + to_string(g.weight));
+    check(g, DType::Float32, false, "rows, no bias, " + to_string(g.input) + " " + to_string(g.weight));
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr && device->info().kind == "CPU") {
+    EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));
+    EXPECT_TRUE(vulkan_device->pipelines().made("conv_pad_f32"));
+  }
 }
 
 // Matches LibTorch's own convolution where the sizes are the formula's.

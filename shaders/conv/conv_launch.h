@@ -105,6 +105,12 @@ UniformPlan plan_uniform(const Context& context, Direction direction, const Conv
 void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
                     const ConvGeometry& geometry, const Operands& operands, int64_t samples, const UniformPlan& plan);
 
+// The row kernel (conv_rows.cpp): a stride-1, dilation-1 float32 forward or input gradient of one group
+// and 1 or 2 spatial dims, from a padded copy of the gathered operand. Records the launches and says
+// true where it applies and its operands fit; records nothing otherwise.
+bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
+                 const ConvGeometry& geometry, const Operands& operands);
+
 // Depthwise convolution (conv_depthwise.cpp): groups == in channels, out channels a multiple of them
 // below 8 (from there the GEMM kernels win),
 // with taps and positions that fit one invocation's loops.

@@ -132,6 +132,13 @@ class VulkanConv final : public ConvKernels {
   // Runs the uniform-buffer kernel where the variant and its plan allow, and says whether it did.
   bool try_uniform(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                    const Operands& operands);
+  // Runs the row kernel where the variant allows and it applies, and says whether it did.
+  bool try_rows(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
+                const Operands& operands) {
+    const ConvVariant variant = conv_variant(device_.info());
+    if (variant != ConvVariant::Automatic && variant != ConvVariant::Rows) return false;
+    return launch_rows(device_, stream, direction, s, geometry, operands);
+  }
   // Whether the register kernel can run shared-A blocks at all, and whether it should (kMinSharedK).
   bool can_share_a(DType compute) const { return compute == DType::Float32 && subgroups_share_a_; }
   bool shares_a(Direction direction, const ConvShape& s, const Gemm& gemm, DType compute) const {
@@ -369,6 +376,7 @@ void VulkanConv::forward(Stream& stream, const ConvForwardArgs& args) {
   }
   const Operands operands{args.output, args.weight, args.input, args.bias, args.relu};
   if (depthwise(s, args.geometry)) return launch_depthwise(device_, stream, Direction::Forward, s, args.geometry, operands);
+  if (try_rows(stream, Direction::Forward, s, args.geometry, operands)) return;
   if (try_uniform(stream, Direction::Forward, s, args.geometry, operands)) return;
   launch(stream, Direction::Forward, s, args.geometry, operands, 1);
 }
@@ -385,6 +393,7 @@ void VulkanConv::input_grad(Stream& stream, const ConvInputGradArgs& args) {
   if (depthwise(s, args.geometry)) {
     return launch_depthwise(device_, stream, Direction::InputGrad, s, args.geometry, operands);
   }
+  if (try_rows(stream, Direction::InputGrad, s, args.geometry, operands)) return;
   if (try_uniform(stream, Direction::InputGrad, s, args.geometry, operands)) return;
   launch(stream, Direction::InputGrad, s, args.geometry, operands, 1);
 }
@@ -500,8 +509,9 @@ ConvVariant conv_variant(const DeviceInfo& info) {
     if (value == "register") return ConvVariant::Register;
     if (value == "uniform") return ConvVariant::Uniform;
     if (value == "tiled") return ConvVariant::Tiled;
+    if (value == "rows") return ConvVariant::Rows;
     if (value != "depthwise") {
-      throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform, tiled or depthwise");
+      throw Error("EMBER_CONV_VARIANT is '" + value + "'; it takes register, uniform, tiled, rows or depthwise");
     }
   }
   return matmul_variant(info) == MatmulVariant::Tiled ? ConvVariant::Tiled : ConvVariant::Automatic;

@@ -1,0 +1,135 @@
+#version 450
+#extension GL_KHR_shader_subgroup_shuffle : enable
+// A stride-1, dilation-1 convolution of float32 planes whose rows start on texels, for CPU drivers
+// (lavapipe): out[b, m, y, x] = Σ over (c, kh, kw) of A[m, c, kh, kw] · X[b, c, y + kh, x + kw], plus
+// bias[m], where X is a copy of the gathered operand padded so that no position falls outside it
+// (conv_pad.comp): its rows hold a multiple of four elements and enough columns for every block.
+//
+// Why: the implicit-GEMM kernel (conv_register.comp) gathers B one column at a time, and llvmpipe fetches
+// a texel for every lane and column; there the gathers were most of the time. Here an invocation owns
+// TN = 8 adjacent x of one row of out, whose inputs for a (c, kh) are one run of 8 + KW − 1 elements of a
+// padded row, starting on a texel: it fetches that run as whole texels once and takes every kw's eight
+// values from registers. Where each output x of a block read its own input, each (c, kh, kw) cost eight
+// fetches; here a (c, kh) costs three for KW = 3, and no bounds test.
+//
+// Every invocation of a workgroup computes the same TM rows (workgroup y), so they need the same values
+// of A. llvmpipe fetches per lane whatever the address, so each of the 8 lanes of a subgroup fetches a
+// different one of a kw's TM values and the others take it by a shuffle (the host checks subgroups of 8
+// with shuffles): TM / 8 fetches per kw instead of TM. Lanes past the last block compute the last one
+// again, so that every lane takes part in the shuffles, and store nothing.
+//
+// The input gradient of a stride-1 convolution is this one over grad_output padded by KH − 1 − padding,
+// with A the weight flipped and its channels swapped, which A's strides express.
+
+#define TN 8u
+#define MAX_TEXELS 4u  // per run of TN + KW − 1 elements: KW up to 9
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint TM = 16;  // a multiple of 8
+layout(constant_id = 1) const uint KW = 3;
+
+layout(set = 0, binding = 0) buffer OutData { float out_data[]; };
+layout(set = 0, binding = 1) uniform utextureBuffer a_texels;
+layout(set = 0, binding = 2) uniform utextureBuffer x_texels;
+layout(set = 0, binding = 3) readonly buffer BiasData { float bias_data[]; };
+
+layout(push_constant) uniform Params {
+  uint out_first;      // out's element (sample 0, channel 0, 0, 0) in its window
+  uint bias_first;     // the bias of channel 0 in its window
+  uint a_first;        // A's element (the launch's first row, its first channel, 0, 0) in its view
+  uint x_first;        // X's texel (sample 0, the launch's first channel, 0, 0) in its view
+  uint batch;
+  uint rows;           // rows of out in this launch, from row_first
+  uint row_first;      // out's channel of the launch's first row
+  uint out_channels;   // channels of out per sample
+  uint channels;       // channels of X this launch sums
+  uint out_h;
+  uint out_w;
+  uint row_blocks;     // blocks of TN per row of out: ceil(out_w / TN)
+  uint x_row_texels;   // texels per padded row
+  uint x_plane_texels; // texels per padded plane
+  uint x_sample_texels;
+  int a_stride_m;
+  int a_stride_c;
+  int a_stride_h;
+  int a_stride_w;
+  uint kernel_h;
+  uint flags;          // CONV_ROWS_BIAS, CONV_ROWS_ACCUMULATE, CONV_ROWS_RELU
+} p;
+
+#define CONV_ROWS_BIAS 1u
+#define CONV_ROWS_ACCUMULATE 2u
+#define CONV_ROWS_RELU 4u
+
+float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(i) & 3u]); }
+
+// The products of kernel column kw (up to MAX_TEXELS · 4 − TN + 1 = 9 of them): lane l fetches rows
+// l, l + 8, ... of the kw's TM values of A.
+#define TAP(kw)                                                                                   \
+  if (KW > uint(kw)) {                                                                            \
+    float a_part[TM / 8u];                                                                        \
+    for (uint q = 0; q < TM / 8u; ++q) a_part[q] = a_value(a_at + lane_rows[q] + kw * p.a_stride_w); \
+    for (uint i = 0; i < TM; ++i) {                                                               \
+      const float a = subgroupShuffle(a_part[i / 8u], i % 8u);                                    \
+      for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a, x[uint(kw) + j], acc[i][j]);               \
+    }                                                                                             \
+  }
+
+void main() {
+  const uint m0 = gl_WorkGroupID.y * TM;
+  if (m0 >= p.rows) return;
+  const uint blocks = p.batch * p.out_h * p.row_blocks;
+  const uint block = min(gl_GlobalInvocationID.x, blocks - 1u);
+  const uint x0 = block % p.row_blocks * TN;
+  const uint y = block / p.row_blocks % p.out_h;
+  const uint b = block / (p.row_blocks * p.out_h);
+
+  float acc[TM][TN];
+  for (uint i = 0; i < TM; ++i) {
+    for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+  }
+  const uint texels = (TN + KW + 2u) / 4u;
+  uint x_at = p.x_first + b * p.x_sample_texels + y * p.x_row_texels + x0 / 4u;
+  // Where this lane's rows of A start; rows past the last one fetch it again (never stored).
+  int lane_rows[TM / 8u];
+  for (uint q = 0; q < TM / 8u; ++q) lane_rows[q] = int(min(m0 + 8u * q + gl_SubgroupInvocationID, p.rows - 1u)) * p.a_stride_m;
+  int a_channel = int(p.a_first);
+  for (uint c = 0; c < p.channels; ++c) {
+    uint row_at = x_at;
+    int a_at = a_channel;
+    for (uint kh = 0; kh < p.kernel_h; ++kh) {
+      // The run as registers with constant indices: kw is spelled out (TAP) rather than looped over, so
+      // that every x[kw + j] has a constant index, which keeps x out of memory.
+      const vec4 t0 = uintBitsToFloat(texelFetch(x_texels, int(row_at)));
+      const vec4 t1 = uintBitsToFloat(texelFetch(x_texels, int(row_at + 1u)));
+      const vec4 t2 = texels > 2u ? uintBitsToFloat(texelFetch(x_texels, int(row_at + 2u))) : vec4(0.0);
+      const vec4 t3 = texels > 3u ? uintBitsToFloat(texelFetch(x_texels, int(row_at + 3u))) : vec4(0.0);
+      const float x[4 * MAX_TEXELS] = float[](t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w,
+                                               t2.x, t2.y, t2.z, t2.w, t3.x, t3.y, t3.z, t3.w);
+      TAP(0) TAP(1) TAP(2) TAP(3) TAP(4) TAP(5) TAP(6) TAP(7) TAP(8)
+      row_at += p.x_row_texels;
+      a_at += p.a_stride_h;
+    }
+    x_at += p.x_plane_texels;
+    a_channel += p.a_stride_c;
+  }
+
+  if (gl_GlobalInvocationID.x >= blocks) return;
+  const uint columns = min(TN, p.out_w - x0);
+  for (uint i = 0; i < TM; ++i) {
+    const uint m = m0 + i;
+    if (m >= p.rows) break;
+    const uint channel = p.row_first + m;
+    const float bias = (p.flags & CONV_ROWS_BIAS) != 0u ? bias_data[p.bias_first + channel] : 0.0;
+    const uint at = p.out_first + ((b * p.out_channels + channel) * p.out_h + y) * p.out_w + x0;
+    for (uint j = 0; j < TN; ++j) {
+      if (j >= columns) break;
+      float value = acc[i][j] + bias;
+      if ((p.flags & CONV_ROWS_ACCUMULATE) != 0u) value += out_data[at + j];
+      // relu keeps NaN, as torch.relu does.
+      if ((p.flags & CONV_ROWS_RELU) != 0u && !(isnan(value) || value > 0.0)) value = 0.0;
+      out_data[at + j] = value;
+    }
+  }
+}

@@ -1,0 +1,228 @@
+// The row kernel (conv_rows.comp) for stride-1 float32 convolutions on CPU drivers: where it applies,
+// its launch plan, and the padded copy of the gathered operand it reads (conv_pad.comp).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/allocator.h"
+#include "runtime/error.h"
+#include "shaders/common/vulkan_family.h"
+#include "shaders/conv/conv_launch.h"
+#include "shaders/matmul/matmul_variant.h"
+#include "shaders/reduce/reduce_plan.h"
+
+namespace ember::vulkan::conv {
+
+namespace {
+
+// Mirrors conv_rows.comp's push constants.
+struct RowsParams {
+  uint32_t out_first, bias_first, a_first, x_first;
+  uint32_t batch, rows, row_first, out_channels, channels;
+  uint32_t out_h, out_w, row_blocks;
+  uint32_t x_row_texels, x_plane_texels, x_sample_texels;
+  int32_t a_stride_m, a_stride_c, a_stride_h, a_stride_w;
+  uint32_t kernel_h;
+  uint32_t flags;
+};
+constexpr uint32_t kRowsBias = 1, kRowsAccumulate = 2, kRowsRelu = 4;
+
+// Mirrors conv_pad.comp's push constants.
+struct PadParams {
+  uint32_t padded_first, source_first, rows, source_h, source_w, padded_h, row_words;
+  int32_t shift_y, shift_x;
+};
+
+const KernelAbiRegistration kAbis{
+    {"conv_rows_f32", 4, sizeof(RowsParams)},
+    {"conv_pad_f32", 2, sizeof(PadParams)},
+};
+
+constexpr int64_t kBlock = 8;     // TN: adjacent outputs per invocation
+constexpr int64_t kMaxKw = 9;     // MAX_TEXELS: a run of kBlock + KW − 1 elements in four texels
+constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple of the subgroup's 8
+
+int64_t round_up(int64_t value, int64_t step) { return (value + step - 1) / step * step; }
+
+// The convolution as conv_rows.comp sees it: out [batch, M, out_h, out_w] from X [batch, C, padded_h,
+// padded_w] (the source [batch, C, source_h, source_w] shifted by (shift_y, shift_x) into zeros) and A,
+// whose element (m, c, kh, kw) is the weight's element a_origin + m·a_stride[0] + c·a_stride[1] +
+// kh·a_stride[2] + kw·a_stride[3].
+struct RowsShape {
+  int64_t batch = 0, rows = 0, channels = 0;
+  int64_t out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
+  int64_t source_h = 0, source_w = 0, shift_y = 0, shift_x = 0;
+  int64_t a_origin = 0;
+  std::array<int64_t, 4> a_stride{};
+
+  int64_t row_blocks() const { return (out_w + kBlock - 1) / kBlock; }
+  int64_t padded_h() const { return out_h + kernel_h - 1; }
+  int64_t padded_w() const { return round_up(row_blocks() * kBlock + kernel_w - 1, 4); }
+  int64_t padded_elements() const { return batch * channels * padded_h() * padded_w(); }
+  int64_t blocks() const { return batch * out_h * row_blocks(); }
+};
+
+std::optional<RowsShape> rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
+  if (direction == Direction::WeightGrad) return std::nullopt;
+  RowsShape r;
+  r.batch = s.batch;
+  r.kernel_h = g.kernel_size[1];
+  r.kernel_w = g.kernel_size[2];
+  const int64_t volume = r.kernel_h * r.kernel_w;
+  if (direction == Direction::Forward) {
+    // A = weight [Cout, Cin, KH, KW].
+    r.rows = s.out_channels;
+    r.channels = s.in_channels;
+    r.out_h = g.out_size[1];
+    r.out_w = g.out_size[2];
+    r.source_h = g.in_size[1];
+    r.source_w = g.in_size[2];
+    r.shift_y = g.padding[1];
+    r.shift_x = g.padding[2];
+    r.a_stride = {s.in_channels * volume, volume, r.kernel_w, 1};
+  } else {
+    // grad_input[y, x] = Σ grad_output[y + kh − (KH − 1 − padding), ...] · weight[co, ci, KH − 1 − kh, ...].
+    r.rows = s.in_channels;
+    r.channels = s.out_channels;
+    r.out_h = g.in_size[1];
+    r.out_w = g.in_size[2];
+    r.source_h = g.out_size[1];
+    r.source_w = g.out_size[2];
+    r.shift_y = r.kernel_h - 1 - g.padding[1];
+    r.shift_x = r.kernel_w - 1 - g.padding[2];
+    r.a_origin = volume - 1;
+    r.a_stride = {volume, s.in_channels * volume, -r.kernel_w, -1};
+  }
+  return r;
+}
+
+Window window_of(const Context& context, const TensorRef& ref, bool write) {
+  return element_window(context, ref.allocation, ref.byte_offset, static_cast<uint32_t>(element_size(ref.dtype)),
+                        std::max<int64_t>(ref.numel(), 1), write);
+}
+
+// Workgroups (x, y) for `groups` workgroups, x first.
+std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups) {
+  const int64_t x = std::clamp<int64_t>(groups, 1, context.properties.limits.maxComputeWorkGroupCount[0]);
+  return {static_cast<uint32_t>(x), static_cast<uint32_t>((groups + x - 1) / x)};
+}
+
+// Records the padded copy of `source` that conv_rows*.comp read (conv_pad.comp), into fresh memory, and
+// sets `view` to its texel binding; returns null, recording nothing, where that memory cannot be read as
+// texels.
+std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const RowsShape& r,
+                                        const TensorRef& source, Binding& view) {
+  const Context& context = device.context();
+  const uint64_t bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
+  std::shared_ptr<Allocation> padded = device.allocator().allocate(bytes, stream.shared_from_this());
+  view = Binding{padded.get(), padded->offset(), bytes, false};
+  if (!can_read_as_texels(context, view)) return nullptr;
+  PadParams pad{};
+  const Window padded_window = element_window(context, padded.get(), 0, 16, r.padded_elements() / 4, true);
+  const Window source_window = window_of(context, source, false);
+  pad.padded_first = padded_window.first_element;
+  pad.source_first = source_window.first_element;
+  pad.rows = static_cast<uint32_t>(r.batch * r.channels * r.padded_h());
+  pad.source_h = static_cast<uint32_t>(r.source_h);
+  pad.source_w = static_cast<uint32_t>(r.source_w);
+  pad.padded_h = static_cast<uint32_t>(r.padded_h());
+  pad.row_words = static_cast<uint32_t>(r.padded_w() / 4);
+  pad.shift_y = static_cast<int32_t>(r.shift_y);
+  pad.shift_x = static_cast<int32_t>(r.shift_x);
+  const Binding bindings[2] = {padded_window.binding, source_window.binding};
+  const auto [x, y] = grid_of(context, (pad.rows + kWorkgroupSize - 1) / kWorkgroupSize);
+  vulkan_stream(stream).dispatch(device.pipelines().get("conv_pad_f32", {}), bindings, &pad, sizeof pad, x, y, 1);
+  return padded;
+}
+
+// Whether the row kernels take this convolution: stride 1, dilation 1, one group, 1 or 2 spatial dims,
+// float32 `tensors`, a kernel at most kMaxKw wide, subgroups of 8 with shuffles, and operands that fit
+// one binding each (`batched`: those as large as the batch) and 32-bit positions.
+bool rows_take(VulkanDevice& device, const ConvShape& s, const Geometry3& g, const RowsShape& r,
+               std::initializer_list<const TensorRef*> tensors, std::initializer_list<const TensorRef*> batched) {
+  if (s.spatial == 3 || s.groups != 1 || r.kernel_w > kMaxKw || !register_blocks_can_share_a(device)) return false;
+  for (int d = 1; d < 3; ++d) {
+    if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
+  }
+  for (const TensorRef* tensor : tensors) {
+    if (tensor->dtype != DType::Float32) return false;
+  }
+  const Context& context = device.context();
+  const auto& limits = context.properties.limits;
+  const uint64_t window = max_window_bytes(context);
+  const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
+  for (const TensorRef* tensor : batched) {
+    if (tensor->extent_bytes() > window || tensor->extent_bytes() / 16 >= limits.maxTexelBufferElements) return false;
+  }
+  return padded_bytes <= window && padded_bytes / 16 < limits.maxTexelBufferElements &&
+         r.padded_elements() < (int64_t{1} << 32) && r.padded_w() / 4 <= kMaxKPerInvocation;
+}
+
+}  // namespace
+
+bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
+                 const ConvGeometry& geometry, const Operands& operands) {
+  const Geometry3 g = as_3d(s, geometry);
+  const std::optional<RowsShape> shape = rows_shape(direction, s, g);
+  // Fewer rows than a subgroup's 8 would leave most of each invocation's block idle: the GEMM kernels'
+  // narrow blocks do better there (the first layer's input gradient, one row, ran twice as long here).
+  if (!shape || shape->rows < 8) return false;
+  const RowsShape& r = *shape;
+  if (!rows_take(device, s, g, r, {&operands.out, &operands.a, &operands.b}, {&operands.out, &operands.b})) return false;
+  if (operands.bias && operands.bias->dtype != DType::Float32) return false;
+  const Context& context = device.context();
+  const auto& limits = context.properties.limits;
+  const Binding a_view{operands.a.allocation, operands.a.allocation->offset() + operands.a.byte_offset,
+                       operands.a.extent_bytes(), false};
+  if (r.blocks() > int64_t{limits.maxComputeWorkGroupCount[0]} * kWorkgroupSize ||
+      (r.rows + kRowsTm - 1) / kRowsTm > limits.maxComputeWorkGroupCount[1] || !can_read_as_texels(context, a_view)) {
+    return false;
+  }
+  Binding x_view;
+  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, operands.b, x_view);
+  if (!padded) return false;
+  VulkanStream& vs = vulkan_stream(stream);
+
+  // Channels per launch: each invocation's loop inside llvmpipe's budget; launches after the first add
+  // to out.
+  const int64_t taps = r.kernel_h * r.kernel_w;
+  const int64_t channels_per_launch = std::max<int64_t>(1, kMaxKPerInvocation / taps);
+  const uint32_t tm = r.rows <= 8 ? 8 : kRowsTm;
+  const Pipeline& pipeline = device.pipelines().get("conv_rows_f32", {tm, static_cast<uint32_t>(r.kernel_w)});
+  const Window out = window_of(context, operands.out, true);
+  const std::optional<Window> bias =
+      operands.bias ? std::optional<Window>(window_of(context, *operands.bias, false)) : std::nullopt;
+  RowsParams params{};
+  params.out_first = out.first_element;
+  params.bias_first = bias ? bias->first_element : 0;
+  params.batch = static_cast<uint32_t>(r.batch);
+  params.rows = static_cast<uint32_t>(r.rows);
+  params.out_channels = static_cast<uint32_t>(r.rows);
+  params.out_h = static_cast<uint32_t>(r.out_h);
+  params.out_w = static_cast<uint32_t>(r.out_w);
+  params.row_blocks = static_cast<uint32_t>(r.row_blocks());
+  params.x_row_texels = static_cast<uint32_t>(r.padded_w() / 4);
+  params.x_plane_texels = static_cast<uint32_t>(r.padded_h() * r.padded_w() / 4);
+  params.x_sample_texels = static_cast<uint32_t>(r.channels * r.padded_h() * r.padded_w() / 4);
+  params.a_stride_m = static_cast<int32_t>(r.a_stride[0]);
+  params.a_stride_c = static_cast<int32_t>(r.a_stride[1]);
+  params.a_stride_h = static_cast<int32_t>(r.a_stride[2]);
+  params.a_stride_w = static_cast<int32_t>(r.a_stride[3]);
+  params.kernel_h = static_cast<uint32_t>(r.kernel_h);
+  const auto column_groups = static_cast<uint32_t>((r.blocks() + kWorkgroupSize - 1) / kWorkgroupSize);
+  const auto row_groups = static_cast<uint32_t>((r.rows + tm - 1) / tm);
+  for (int64_t channel_first = 0; channel_first < r.channels; channel_first += channels_per_launch) {
+    const int64_t channels = std::min(channels_per_launch, r.channels - channel_first);
+    params.a_first = static_cast<uint32_t>(r.a_origin + channel_first * r.a_stride[1]);
+    params.x_first = static_cast<uint32_t>(channel_first * r.padded_h() * r.padded_w() / 4);
+    params.channels = static_cast<uint32_t>(channels);
+    const bool first = channel_first == 0, last = channel_first + channels == r.channels;
+    params.flags = (first && bias ? kRowsBias : 0u) | (first ? 0u : kRowsAccumulate) |
+                   (last && operands.relu ? kRowsRelu : 0u);
+    const Binding bindings[4] = {out.binding, a_view, x_view, bias ? bias->binding : out.binding};
+    vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, 1);
+  }
+  return true;
+}
+
+}  // namespace ember::vulkan::conv
