@@ -111,12 +111,18 @@ class ConvKernelsTest : public BackendTest {
  protected:
   ConvKernels& kernels() { return device->kernels().get<ConvKernels>(); }
 
-  // Runs the three entry points on `g` in `dtype` and compares with the direct formulas.
-  void check(const Geometry& g, DType dtype, bool with_bias = true, const std::string& what = "") {
+  // Runs the three entry points on `g` in `dtype` and compares with the direct formulas. The input and
+  // grad_output start `lead` elements into their buffers.
+  void check(const Geometry& g, DType dtype, bool with_bias = true, const std::string& what = "", int64_t lead = 0) {
     SCOPED_TRACE(what + " " + std::string(dtype_name(dtype)));
-    const at::Tensor x = random_torch(g.input, dtype, 1, -1, 1);
+    auto placed = [&](const at::Tensor& values) {
+      at::Tensor storage = at::zeros({values.numel() + lead}, values.options());
+      storage.narrow(0, lead, values.numel()).copy_(values.flatten());
+      return storage.narrow(0, lead, values.numel()).view(values.sizes());
+    };
+    const at::Tensor x = placed(random_torch(g.input, dtype, 1, -1, 1));
     const at::Tensor w = random_torch(g.weight, dtype, 2, -1, 1);
-    const at::Tensor gy = random_torch(g.output, dtype, 3, -1, 1);
+    const at::Tensor gy = placed(random_torch(g.output, dtype, 3, -1, 1));
     const at::Tensor bias = with_bias ? random_torch({g.output[1]}, dtype, 4, -1, 1) : at::Tensor();
     const at::Tensor in_bias = with_bias ? random_torch({g.input[1]}, dtype, 5, -1, 1) : at::Tensor();
     const Reference r = reference(g, x, w, gy, bias, in_bias);
@@ -296,8 +302,8 @@ TEST_P(ConvKernelsTest, DepthwiseDirectKernel) {
 // The row kernel (conv_rows.comp), which CPU drivers run for stride-1 float32 forwards and input
 // gradients: rows of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide,
 // 1-d, padding beyond the kernel (the input gradient's padded copy then crops grad_output), outputs larger
-// than the formula's; more rows than one workgroup's block, and sums over more channels than one launch
-// takes (each later launch adding to out, the bias once, relu last).
+// than the formula's; more rows than one workgroup's block, sums over more channels than one launch
+// takes (each later launch adding to out, the bias once, relu last), and sources off the texel alignment.
 TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   const std::vector<Geometry> rows = {
       // input, weight, output, stride, padding, dilation
@@ -318,6 +324,8 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
     check(g, DType::Float32, true, "rows " + to_string(g.input) + " " + to_string(g.weight));
     check(g, DType::Float32, false, "rows, no bias, " + to_string(g.input) + " " + to_string(g.weight));
   }
+  // Sources that start inside a texel: the padded copy reads them from the texel below.
+  for (int64_t lead : {1, 2, 3, 5}) check(rows[0], DType::Float32, true, "rows, lead " + std::to_string(lead), lead);
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));

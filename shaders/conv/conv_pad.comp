@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_samplerless_texture_functions : require
 // The padded copy of float32 planes that conv_rows.comp reads: padded[plane, r, x] = source[plane,
 // r − shift_y, x − shift_x] where that lies inside the source plane, and zero elsewhere. Padded rows hold a
 // multiple of four elements, written four at a time as one store.
@@ -6,11 +7,13 @@
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0) writeonly buffer Padded { uvec4 padded_words[]; };
-layout(set = 0, binding = 1) readonly buffer Source { float source_data[]; };
+// The source through a texel view: llvmpipe fetches a texel for all lanes at once, where it loads a
+// storage buffer lane by lane (which took most of this kernel's time).
+layout(set = 0, binding = 1) uniform utextureBuffer source_texels;
 
 layout(push_constant) uniform Params {
   uint padded_first;  // padded's first word (of four elements) in its window
-  uint source_first;  // source's first element in its window
+  uint source_first;  // source's first element in its view
   uint rows;          // padded rows to write: planes × padded_h
   uint source_h;
   uint source_w;
@@ -28,13 +31,21 @@ void main() {
   const uint plane = row / p.padded_h;
   const int r = int(row - plane * p.padded_h) - p.shift_y;
   const bool inside_rows = r >= 0 && r < int(p.source_h);
-  const uint source_row = p.source_first + (plane * p.source_h + uint(max(r, 0))) * p.source_w;
+  const int row_start = int(p.source_first + (plane * p.source_h + uint(max(r, 0))) * p.source_w);
+  const int last_texel = textureSize(source_texels) - 1;
   uint word = p.padded_first + row * p.row_words;
   for (uint w = 0; w < p.row_words; ++w, ++word) {
+    // Elements x0 .. x0 + 3 of the source row lie in two texels from t, starting at its element `phase`.
+    const int x0 = int(4u * w) - p.shift_x;
+    const int first = row_start + x0;
+    const int t = first >> 2;
+    const vec4 lo = uintBitsToFloat(texelFetch(source_texels, clamp(t, 0, last_texel)));
+    const vec4 hi = uintBitsToFloat(texelFetch(source_texels, clamp(t + 1, 0, last_texel)));
+    const int phase = first & 3;
+    const vec4 run = phase == 0 ? lo : phase == 1 ? vec4(lo.yzw, hi.x) : phase == 2 ? vec4(lo.zw, hi.xy) : vec4(lo.w, hi.xyz);
     vec4 value = vec4(0.0);
-    for (uint e = 0; e < 4u; ++e) {
-      const int x = int(4u * w + e) - p.shift_x;
-      if (inside_rows && x >= 0 && x < int(p.source_w)) value[e] = source_data[source_row + uint(x)];
+    for (int e = 0; e < 4; ++e) {
+      if (inside_rows && x0 + e >= 0 && x0 + e < int(p.source_w)) value[e] = run[e];
     }
     padded_words[word] = floatBitsToUint(value);
   }

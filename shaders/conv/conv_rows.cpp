@@ -108,20 +108,24 @@ std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups) {
 }
 
 // Records the padded copy of `source` that conv_rows*.comp read (conv_pad.comp), into fresh memory, and
-// sets `view` to its texel binding; returns null, recording nothing, where that memory cannot be read as
-// texels.
+// sets `view` to its texel binding; returns null, recording nothing, where that memory or the source
+// cannot be read as texels.
 std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const RowsShape& r,
                                         const TensorRef& source, Binding& view) {
   const Context& context = device.context();
   const uint64_t bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
   std::shared_ptr<Allocation> padded = device.allocator().allocate(bytes, stream.shared_from_this());
   view = Binding{padded.get(), padded->offset(), bytes, false};
-  if (!can_read_as_texels(context, view)) return nullptr;
+  // The source's view starts at the texel alignment at or below its first element.
+  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, context.properties.limits.minTexelBufferOffsetAlignment);
+  const uint64_t source_start = source.allocation->offset() + source.byte_offset;
+  const uint64_t view_start = source_start / alignment * alignment;
+  const Binding source_view{source.allocation, view_start, source_start - view_start + source.extent_bytes(), false};
+  if (!can_read_as_texels(context, view) || !can_read_as_texels(context, source_view)) return nullptr;
   PadParams pad{};
   const Window padded_window = element_window(context, padded.get(), 0, 16, r.padded_elements() / 4, true);
-  const Window source_window = window_of(context, source, false);
   pad.padded_first = padded_window.first_element;
-  pad.source_first = source_window.first_element;
+  pad.source_first = static_cast<uint32_t>((source_start - view_start) / 4);
   pad.rows = static_cast<uint32_t>(r.batch * r.channels * r.padded_h());
   pad.source_h = static_cast<uint32_t>(r.source_h);
   pad.source_w = static_cast<uint32_t>(r.source_w);
@@ -129,7 +133,7 @@ std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, co
   pad.row_words = static_cast<uint32_t>(r.padded_w() / 4);
   pad.shift_y = static_cast<int32_t>(r.shift_y);
   pad.shift_x = static_cast<int32_t>(r.shift_x);
-  const Binding bindings[2] = {padded_window.binding, source_window.binding};
+  const Binding bindings[2] = {padded_window.binding, source_view};
   const auto [x, y] = grid_of(context, (pad.rows + kWorkgroupSize - 1) / kWorkgroupSize);
   vulkan_stream(stream).dispatch(device.pipelines().get("conv_pad_f32", {}), bindings, &pad, sizeof pad, x, y, 1);
   return padded;
