@@ -3,7 +3,9 @@
 // GEMM kernels per direction, chosen per device class (conv_variant.h): shared-memory tiles on GPUs,
 // register blocks on CPU drivers. These read float32 operands through texel views where the windows
 // allow, and share A within subgroups (SHARE_A) where the device and K allow; where they cannot share
-// it, they read A through a uniform buffer where that pays (conv_uniform.cpp).
+// it, they read A through a uniform buffer where that pays (conv_uniform.cpp). Before them, CPU drivers run
+// stride-1 float32 forwards and input gradients with the row kernel (conv_rows.cpp), which reads a padded
+// copy of B a run of a row at a time.
 //
 // Launches split along the batch where a batched operand outgrows a storage-buffer binding, or the
 // columns (batch × positions) outnumber a dispatch's workgroups. The weight gradient reduces over the
