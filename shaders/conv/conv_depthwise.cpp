@@ -39,11 +39,6 @@ const Pipeline& pipeline_of(VulkanDevice& device, Direction direction, const Ope
       specialization);
 }
 
-Window window_of(const Context& context, const TensorRef& ref, bool write) {
-  return element_window(context, ref.allocation, ref.byte_offset, static_cast<uint32_t>(element_size(ref.dtype)),
-                        std::max<int64_t>(ref.numel(), 1), write);
-}
-
 // Samples per launch: as many as every batched operand's window holds and 32-bit invocation ids count.
 int64_t samples_per_launch(VulkanDevice& device, const ConvShape& s, const std::vector<const TensorRef*>& batched,
                            const std::vector<const TensorRef*>& whole, int64_t invocations_per_sample,
@@ -67,17 +62,6 @@ int64_t samples_per_launch(VulkanDevice& device, const ConvShape& s, const std::
   }
   const int64_t by_ids = std::max<int64_t>(1, (int64_t{1} << 31) / std::max<int64_t>(invocations_per_sample, 1));
   return std::max<int64_t>(1, std::min({s.batch, static_cast<int64_t>(window / per_sample), by_ids}));
-}
-
-// Workgroups (x, y) covering `groups` workgroups, x first.
-std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups) {
-  const auto& limits = context.properties.limits;
-  const int64_t x = std::clamp<int64_t>(groups, 1, limits.maxComputeWorkGroupCount[0]);
-  const int64_t y = (groups + x - 1) / x;
-  if (y > limits.maxComputeWorkGroupCount[1]) {
-    throw UnsupportedError("conv: " + std::to_string(groups) + " depthwise workgroups are more than one dispatch holds");
-  }
-  return {static_cast<uint32_t>(x), static_cast<uint32_t>(y)};
 }
 
 }  // namespace

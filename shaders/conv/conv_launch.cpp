@@ -2,9 +2,12 @@
 #include "shaders/conv/conv_launch.h"
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
+#include "runtime/error.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/reduce/reduce_plan.h"
 
 namespace ember::vulkan::conv {
 
@@ -92,6 +95,21 @@ TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count) {
   piece.byte_offset += static_cast<uint64_t>(first * ref.strides[0]) * element_size(ref.dtype);
   piece.sizes[0] = count;
   return piece;
+}
+
+Window window_of(const Context& context, const TensorRef& ref, bool write) {
+  return element_window(context, ref.allocation, ref.byte_offset, static_cast<uint32_t>(element_size(ref.dtype)),
+                        std::max<int64_t>(ref.numel(), 1), write);
+}
+
+std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups) {
+  const auto& limits = context.properties.limits;
+  const int64_t x = std::clamp<int64_t>(groups, 1, limits.maxComputeWorkGroupCount[0]);
+  const int64_t y = (groups + x - 1) / x;
+  if (y > limits.maxComputeWorkGroupCount[1]) {
+    throw UnsupportedError("conv: " + std::to_string(groups) + " workgroups are more than one dispatch holds");
+  }
+  return {static_cast<uint32_t>(x), static_cast<uint32_t>(y)};
 }
 
 int64_t cpu_workers() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }

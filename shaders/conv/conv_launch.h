@@ -1,12 +1,15 @@
 #pragma once
 // What the Vulkan convolution launchers share (conv_launcher.cpp: the family and its storage-buffer
-// kernels; conv_uniform.cpp: the kernel that reads A through a uniform buffer). Internal to shaders/conv.
+// kernels; conv_uniform.cpp: the kernel that reads A through a uniform buffer; conv_depthwise.cpp and
+// conv_rows.cpp: the direct kernels). Internal to shaders/conv.
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "runtime/kernels/conv.h"
 #include "runtime/vulkan/vulkan_device.h"
+#include "shaders/common/launch.h"
 
 namespace ember::vulkan::conv {
 
@@ -77,6 +80,11 @@ struct Operands {
 ConvParams base_params(const ConvShape& s, const Geometry3& g);
 // A contiguous batched operand restricted to samples [first, first + count).
 TensorRef samples_of(const TensorRef& ref, int64_t first, int64_t count);
+// The binding window of a whole operand.
+Window window_of(const Context& context, const TensorRef& ref, bool write);
+// Workgroups (x, y) covering `groups` workgroups of a one-dimensional launch, x first; throws
+// UnsupportedError where y would pass the device's limit.
+std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups);
 // Workgroups lavapipe runs at once: one per CPU thread.
 int64_t cpu_workers();
 

@@ -69,42 +69,24 @@ std::optional<RowsShape> rows_shape(Direction direction, const ConvShape& s, con
   r.kernel_h = g.kernel_size[1];
   r.kernel_w = g.kernel_size[2];
   const int64_t volume = r.kernel_h * r.kernel_w;
-  if (direction == Direction::Forward) {
-    // A = weight [Cout, Cin, KH, KW].
-    r.rows = s.out_channels;
-    r.channels = s.in_channels;
-    r.out_h = g.out_size[1];
-    r.out_w = g.out_size[2];
-    r.source_h = g.in_size[1];
-    r.source_w = g.in_size[2];
-    r.shift_y = g.padding[1];
-    r.shift_x = g.padding[2];
-    r.a_stride = {s.in_channels * volume, volume, r.kernel_w, 1};
-  } else {
-    // grad_input[y, x] = Σ grad_output[y + kh − (KH − 1 − padding), ...] · weight[co, ci, KH − 1 − kh, ...].
-    r.rows = s.in_channels;
-    r.channels = s.out_channels;
-    r.out_h = g.in_size[1];
-    r.out_w = g.in_size[2];
-    r.source_h = g.out_size[1];
-    r.source_w = g.out_size[2];
-    r.shift_y = r.kernel_h - 1 - g.padding[1];
-    r.shift_x = r.kernel_w - 1 - g.padding[2];
-    r.a_origin = volume - 1;
-    r.a_stride = {volume, s.in_channels * volume, -r.kernel_w, -1};
-  }
+  // The input gradient is the forward with input and output swapped: grad_input[y, x] = Σ grad_output[y +
+  // kh − (KH − 1 − padding), ...] · weight[co, ci, KH − 1 − kh, ...].
+  const bool forward = direction == Direction::Forward;
+  const std::array<int64_t, 3>& out = forward ? g.out_size : g.in_size;
+  const std::array<int64_t, 3>& source = forward ? g.in_size : g.out_size;
+  r.rows = forward ? s.out_channels : s.in_channels;
+  r.channels = forward ? s.in_channels : s.out_channels;
+  r.out_h = out[1];
+  r.out_w = out[2];
+  r.source_h = source[1];
+  r.source_w = source[2];
+  r.shift_y = forward ? g.padding[1] : r.kernel_h - 1 - g.padding[1];
+  r.shift_x = forward ? g.padding[2] : r.kernel_w - 1 - g.padding[2];
+  // A is the weight [Cout, Cin, KH, KW]; the input gradient reads it flipped, from its last tap.
+  r.a_origin = forward ? 0 : volume - 1;
+  r.a_stride = forward ? std::array<int64_t, 4>{s.in_channels * volume, volume, r.kernel_w, 1}
+                       : std::array<int64_t, 4>{volume, s.in_channels * volume, -r.kernel_w, -1};
   return r;
-}
-
-Window window_of(const Context& context, const TensorRef& ref, bool write) {
-  return element_window(context, ref.allocation, ref.byte_offset, static_cast<uint32_t>(element_size(ref.dtype)),
-                        std::max<int64_t>(ref.numel(), 1), write);
-}
-
-// Workgroups (x, y) for `groups` workgroups, x first.
-std::pair<uint32_t, uint32_t> grid_of(const Context& context, int64_t groups) {
-  const int64_t x = std::clamp<int64_t>(groups, 1, context.properties.limits.maxComputeWorkGroupCount[0]);
-  return {static_cast<uint32_t>(x), static_cast<uint32_t>((groups + x - 1) / x)};
 }
 
 // Records the padded copy of `source` that conv_rows*.comp read (conv_pad.comp), into fresh memory, and
