@@ -37,12 +37,10 @@ layout(set = 0, binding = 3) readonly buffer BiasData { float bias_data[]; };
 layout(push_constant) uniform Params {
   uint out_first;      // out's element (sample 0, channel 0, 0, 0) in its window
   uint bias_first;     // the bias of channel 0 in its window
-  uint a_first;        // A's element (the launch's first row, its first channel, 0, 0) in its view
+  uint a_first;        // A's element (row 0, the launch's first channel, 0, 0) in its view
   uint x_first;        // X's texel (sample 0, the launch's first channel, 0, 0) in its view
   uint batch;
-  uint rows;           // rows of out in this launch, from row_first
-  uint row_first;      // out's channel of the launch's first row
-  uint out_channels;   // channels of out per sample
+  uint rows;           // channels of out
   uint channels;       // channels of X this launch sums
   uint out_h;
   uint out_w;
@@ -120,9 +118,8 @@ void main() {
   for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m >= p.rows) break;
-    const uint channel = p.row_first + m;
-    const float bias = (p.flags & CONV_ROWS_BIAS) != 0u ? bias_data[p.bias_first + channel] : 0.0;
-    const uint at = p.out_first + ((b * p.out_channels + channel) * p.out_h + y) * p.out_w + x0;
+    const float bias = (p.flags & CONV_ROWS_BIAS) != 0u ? bias_data[p.bias_first + m] : 0.0;
+    const uint at = p.out_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0;
     for (uint j = 0; j < TN; ++j) {
       if (j >= columns) break;
       float value = acc[i][j] + bias;

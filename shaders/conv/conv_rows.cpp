@@ -18,7 +18,7 @@ namespace {
 // Mirrors conv_rows.comp's push constants.
 struct RowsParams {
   uint32_t out_first, bias_first, a_first, x_first;
-  uint32_t batch, rows, row_first, out_channels, channels;
+  uint32_t batch, rows, channels;
   uint32_t out_h, out_w, row_blocks;
   uint32_t x_row_texels, x_plane_texels, x_sample_texels;
   int32_t a_stride_m, a_stride_c, a_stride_h, a_stride_w;
@@ -62,8 +62,7 @@ struct RowsShape {
   int64_t blocks() const { return batch * out_h * row_blocks(); }
 };
 
-std::optional<RowsShape> rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
-  if (direction == Direction::WeightGrad) return std::nullopt;
+RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
   RowsShape r;
   r.batch = s.batch;
   r.kernel_h = g.kernel_size[1];
@@ -89,7 +88,7 @@ std::optional<RowsShape> rows_shape(Direction direction, const ConvShape& s, con
   return r;
 }
 
-// Records the padded copy of `source` that conv_rows*.comp read (conv_pad.comp), into fresh memory, and
+// Records the padded copy of `source` that conv_rows.comp reads (conv_pad.comp), into fresh memory, and
 // sets `view` to its texel binding; returns null, recording nothing, where that memory or the source
 // cannot be read as texels.
 std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const RowsShape& r,
@@ -121,27 +120,35 @@ std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, co
   return padded;
 }
 
-// Whether the row kernels take this convolution: stride 1, dilation 1, one group, 1 or 2 spatial dims,
-// float32 `tensors`, a kernel at most kMaxKw wide, subgroups of 8 with shuffles, and operands that fit
-// one binding each (`batched`: those as large as the batch) and 32-bit positions.
-bool rows_take(VulkanDevice& device, const ConvShape& s, const Geometry3& g, const RowsShape& r,
-               std::initializer_list<const TensorRef*> tensors, std::initializer_list<const TensorRef*> batched) {
-  if (s.spatial == 3 || s.groups != 1 || r.kernel_w > kMaxKw || !register_blocks_can_share_a(device)) return false;
+// Whether the row kernel takes this convolution: a forward or input gradient of stride 1, dilation 1 and
+// one group over 1 or 2 spatial dims, float32 operands, at least 8 rows, a kernel at most kMaxKw wide,
+// subgroups of 8 with shuffles, and operands that fit one binding each and 32-bit positions.
+bool rows_take(VulkanDevice& device, Direction direction, const ConvShape& s, const Geometry3& g, const RowsShape& r,
+               const Operands& operands) {
+  // Fewer rows than a subgroup's 8 would leave most of each invocation's block idle: the GEMM kernels'
+  // narrow blocks do better there (the first layer's input gradient, one row, ran twice as long here).
+  if (direction == Direction::WeightGrad || s.spatial == 3 || s.groups != 1 || r.rows < 8 || r.kernel_w > kMaxKw ||
+      !register_blocks_can_share_a(device)) {
+    return false;
+  }
   for (int d = 1; d < 3; ++d) {
     if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
   }
-  for (const TensorRef* tensor : tensors) {
+  for (const TensorRef* tensor : {&operands.out, &operands.a, &operands.b}) {
     if (tensor->dtype != DType::Float32) return false;
   }
+  if (operands.bias && operands.bias->dtype != DType::Float32) return false;
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
   const uint64_t window = max_window_bytes(context);
   const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
-  for (const TensorRef* tensor : batched) {
+  for (const TensorRef* tensor : {&operands.out, &operands.b}) {
     if (tensor->extent_bytes() > window || tensor->extent_bytes() / 16 >= limits.maxTexelBufferElements) return false;
   }
   return padded_bytes <= window && padded_bytes / 16 < limits.maxTexelBufferElements &&
-         r.padded_elements() < (int64_t{1} << 32) && r.padded_w() / 4 <= kMaxKPerInvocation;
+         r.padded_elements() < (int64_t{1} << 32) && r.padded_w() / 4 <= kMaxKPerInvocation &&
+         r.blocks() <= int64_t{limits.maxComputeWorkGroupCount[0]} * kWorkgroupSize &&
+         (r.rows + kRowsTm - 1) / kRowsTm <= limits.maxComputeWorkGroupCount[1];
 }
 
 }  // namespace
@@ -149,21 +156,12 @@ bool rows_take(VulkanDevice& device, const ConvShape& s, const Geometry3& g, con
 bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
                  const ConvGeometry& geometry, const Operands& operands) {
   const Geometry3 g = as_3d(s, geometry);
-  const std::optional<RowsShape> shape = rows_shape(direction, s, g);
-  // Fewer rows than a subgroup's 8 would leave most of each invocation's block idle: the GEMM kernels'
-  // narrow blocks do better there (the first layer's input gradient, one row, ran twice as long here).
-  if (!shape || shape->rows < 8) return false;
-  const RowsShape& r = *shape;
-  if (!rows_take(device, s, g, r, {&operands.out, &operands.a, &operands.b}, {&operands.out, &operands.b})) return false;
-  if (operands.bias && operands.bias->dtype != DType::Float32) return false;
+  const RowsShape r = rows_shape(direction, s, g);
+  if (!rows_take(device, direction, s, g, r, operands)) return false;
   const Context& context = device.context();
-  const auto& limits = context.properties.limits;
   const Binding a_view{operands.a.allocation, operands.a.allocation->offset() + operands.a.byte_offset,
                        operands.a.extent_bytes(), false};
-  if (r.blocks() > int64_t{limits.maxComputeWorkGroupCount[0]} * kWorkgroupSize ||
-      (r.rows + kRowsTm - 1) / kRowsTm > limits.maxComputeWorkGroupCount[1] || !can_read_as_texels(context, a_view)) {
-    return false;
-  }
+  if (!can_read_as_texels(context, a_view)) return false;
   Binding x_view;
   const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, operands.b, x_view);
   if (!padded) return false;
@@ -183,7 +181,6 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   params.bias_first = bias ? bias->first_element : 0;
   params.batch = static_cast<uint32_t>(r.batch);
   params.rows = static_cast<uint32_t>(r.rows);
-  params.out_channels = static_cast<uint32_t>(r.rows);
   params.out_h = static_cast<uint32_t>(r.out_h);
   params.out_w = static_cast<uint32_t>(r.out_w);
   params.row_blocks = static_cast<uint32_t>(r.row_blocks());
