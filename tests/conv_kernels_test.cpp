@@ -319,6 +319,9 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
       // More channels than one invocation sums: the forward, then the input gradient, in two launches.
       {{1, 1900, 3, 3}, {8, 1900, 3, 3}, {1, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {{1, 8, 3, 3}, {1900, 8, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // The same with rows of four, which store words (the bias first, relu last, sums added in words).
+      {{1, 1900, 2, 4}, {8, 1900, 3, 3}, {1, 8, 2, 4}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 8, 2, 4}, {1900, 8, 3, 3}, {1, 1900, 2, 4}, {1, 1}, {1, 1}, {1, 1}},
   };
   for (const Geometry& g : rows) {
     check(g, DType::Float32, true, "rows " + to_string(g.input) + " " + to_string(g.weight));
@@ -330,6 +333,31 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_pad_f32"));
+  }
+}
+
+// The row kernel's weight gradient (few input channels: C · KH up to 3, rows of out of a multiple of four):
+// full and half blocks of 8, kernels 1 to 5 wide, output channels that leave a group of 8 part empty, fewer
+// blocks than splits and more, 1-d, and grad_output starting on a texel past its buffer's start (and one
+// element past it, which the GEMM kernels take).
+TEST_P(ConvKernelsTest, RowKernelWeightGradientOfFewChannels) {
+  const std::vector<Geometry> few_channels = {
+      // input, weight, output, stride, padding, dilation
+      {{2, 1, 28, 28}, {32, 1, 3, 3}, {2, 32, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 3, 5, 8}, {9, 3, 1, 3}, {2, 9, 5, 8}, {1, 1}, {0, 1}, {1, 1}},
+      {{1, 1, 6, 12}, {4, 1, 2, 5}, {1, 4, 7, 12}, {1, 1}, {1, 2}, {1, 1}},
+      {{3, 1, 5, 4}, {3, 1, 3, 1}, {3, 3, 3, 4}, {1, 1}, {0, 0}, {1, 1}},
+      {{2, 2, 20}, {8, 2, 3}, {2, 8, 20}, {1}, {1}, {1}},
+      {{16, 1, 40, 40}, {10, 1, 3, 3}, {16, 10, 40, 40}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  for (const Geometry& g : few_channels) {
+    check(g, DType::Float32, true, "few channels " + to_string(g.input) + " " + to_string(g.weight));
+    check(g, DType::Float32, false, "few channels, no bias, " + to_string(g.input) + " " + to_string(g.weight));
+  }
+  for (int64_t lead : {1, 4}) check(few_channels[0], DType::Float32, true, "few channels, lead " + std::to_string(lead), lead);
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr && device->info().kind == "CPU") {
+    EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_weight_grad_f32"));
   }
 }
 

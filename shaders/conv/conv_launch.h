@@ -118,6 +118,15 @@ void launch_uniform(VulkanDevice& device, Stream& stream, Direction direction, c
 // true where it applies and its operands fit; records nothing otherwise.
 bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, const ConvShape& s,
                  const ConvGeometry& geometry, const Operands& operands);
+// The row kernel's weight gradient (conv_rows_weight_grad.comp), for few input channels (C · KH ≤ 3):
+// records it, with the bias gradient where asked, and says true where it applies; records nothing
+// otherwise.
+bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvShape& s, const ConvWeightGradArgs& args);
+
+// Sums the weight gradient's partial sums [partials, Cout, taps (+ 1: the bias column)] into grad_weight
+// (seen as [Cout, taps]), and the bias column into grad_bias where bias_column and it is asked for.
+void sum_weight_partials(VulkanDevice& device, Stream& stream, Allocation& scratch, DType partial_dtype,
+                         int64_t partials, int64_t taps, bool bias_column, const ConvWeightGradArgs& args);
 
 // Depthwise convolution (conv_depthwise.cpp): groups == in channels, out channels a multiple of them
 // below 8 (from there the GEMM kernels win),

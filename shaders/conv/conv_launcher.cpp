@@ -137,9 +137,12 @@ class VulkanConv final : public ConvKernels {
   // Runs the row kernel where the variant allows and it applies, and says whether it did.
   bool try_rows(Stream& stream, Direction direction, const ConvShape& s, const ConvGeometry& geometry,
                 const Operands& operands) {
+    return rows_allowed() && launch_rows(device_, stream, direction, s, geometry, operands);
+  }
+  // Whether the variant lets the row kernels run (automatically, or forced with EMBER_CONV_VARIANT=rows).
+  bool rows_allowed() const {
     const ConvVariant variant = conv_variant(device_.info());
-    if (variant != ConvVariant::Automatic && variant != ConvVariant::Rows) return false;
-    return launch_rows(device_, stream, direction, s, geometry, operands);
+    return variant == ConvVariant::Automatic || variant == ConvVariant::Rows;
   }
   // Whether the register kernel can run shared-A blocks at all, and whether it should (kMinSharedK).
   bool can_share_a(DType compute) const { return compute == DType::Float32 && subgroups_share_a_; }
@@ -421,6 +424,7 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
     launch_depthwise_weight_grad(device_, stream, s, args.geometry, args);
     return bias_apart();
   }
+  if (rows_allowed() && launch_rows_weight_grad(device_, stream, s, args)) return;
 
   // The uniform-buffer kernel adds every launch's sums into one float32 (float64) accumulator: the
   // gradient itself, or scratch memory that is cast into it.
@@ -485,25 +489,33 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   const TensorRef partial = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels * columns});
   launch(stream, Direction::WeightGrad, s, args.geometry, {partial, args.grad_output, args.input, {}}, splits,
          bias_column);
-  ReduceKernels& reduce = device_.kernels().get<ReduceKernels>();
-  ReduceArgs sum;
-  sum.op = ReduceOp::Sum;
-  sum.out = TensorRef::contiguous(*args.grad_weight.allocation, dtype, {s.out_channels, gemm.n_per_sample},
-                                  args.grad_weight.byte_offset);
-  sum.in = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels, gemm.n_per_sample});
-  sum.in.strides = {s.out_channels * columns, columns, 1};
-  sum.reduce_mask = 1;
-  sum.compute = compute;
-  reduce.reduce(stream, sum);
-  if (!bias_column) return bias_apart();
-  sum.out = args.grad_bias;
-  sum.in = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels},
-                                 static_cast<uint64_t>(gemm.n_per_sample) * element_size(partial_dtype));
-  sum.in.strides = {s.out_channels * columns, columns};
-  reduce.reduce(stream, sum);
+  sum_weight_partials(device_, stream, *scratch, partial_dtype, partials, gemm.n_per_sample, bias_column, args);
+  if (!bias_column) bias_apart();
 }
 
 }  // namespace
+
+void conv::sum_weight_partials(VulkanDevice& device, Stream& stream, Allocation& scratch, DType partial_dtype,
+                               int64_t partials, int64_t taps, bool bias_column, const ConvWeightGradArgs& args) {
+  const int64_t out_channels = args.grad_weight.sizes[0];
+  const int64_t columns = taps + (bias_column ? 1 : 0);
+  ReduceKernels& reduce = device.kernels().get<ReduceKernels>();
+  ReduceArgs sum;
+  sum.op = ReduceOp::Sum;
+  sum.out = TensorRef::contiguous(*args.grad_weight.allocation, args.grad_weight.dtype, {out_channels, taps},
+                                  args.grad_weight.byte_offset);
+  sum.in = TensorRef::contiguous(scratch, partial_dtype, {partials, out_channels, taps});
+  sum.in.strides = {out_channels * columns, columns, 1};
+  sum.reduce_mask = 1;
+  sum.compute = partial_dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  reduce.reduce(stream, sum);
+  if (!bias_column || !args.grad_bias) return;
+  sum.out = *args.grad_bias;
+  sum.in = TensorRef::contiguous(scratch, partial_dtype, {partials, out_channels},
+                                 static_cast<uint64_t>(taps) * element_size(partial_dtype));
+  sum.in.strides = {out_channels * columns, columns};
+  reduce.reduce(stream, sum);
+}
 
 ConvVariant conv_variant(const DeviceInfo& info) {
   if (const char* forced = std::getenv("EMBER_CONV_VARIANT"); forced && *forced) {

@@ -28,8 +28,13 @@ layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint TM = 16;  // a multiple of 8
 layout(constant_id = 1) const uint KW = 3;
+// WORD_STORES: each run of four outputs is stored as one uvec4; the host asks for it where rows of out
+// hold a multiple of four elements and out's window starts on a word. llvmpipe stores a storage buffer
+// one lane at a time, so a 16-byte store costs what a 4-byte one does.
+layout(constant_id = 2) const bool WORD_STORES = false;
 
 layout(set = 0, binding = 0) buffer OutData { float out_data[]; };
+layout(set = 0, binding = 0) buffer OutWords { uvec4 out_words[]; };
 layout(set = 0, binding = 1) uniform utextureBuffer a_texels;
 layout(set = 0, binding = 2) uniform utextureBuffer x_texels;
 layout(set = 0, binding = 3) readonly buffer BiasData { float bias_data[]; };
@@ -120,6 +125,20 @@ void main() {
     if (m >= p.rows) break;
     const float bias = (p.flags & CONV_ROWS_BIAS) != 0u ? bias_data[p.bias_first + m] : 0.0;
     const uint at = p.out_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0;
+    if (WORD_STORES) {
+      for (uint j = 0; j < TN; j += 4u) {
+        if (j >= columns) break;
+        vec4 value = vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]) + bias;
+        if ((p.flags & CONV_ROWS_ACCUMULATE) != 0u) value += uintBitsToFloat(out_words[(at + j) >> 2]);
+        if ((p.flags & CONV_ROWS_RELU) != 0u) {
+          for (uint e = 0; e < 4u; ++e) {
+            if (!(isnan(value[e]) || value[e] > 0.0)) value[e] = 0.0;
+          }
+        }
+        out_words[(at + j) >> 2] = floatBitsToUint(value);
+      }
+      continue;
+    }
     for (uint j = 0; j < TN; ++j) {
       if (j >= columns) break;
       float value = acc[i][j] + bias;

@@ -27,6 +27,12 @@ struct RowsParams {
 };
 constexpr uint32_t kRowsBias = 1, kRowsAccumulate = 2, kRowsRelu = 4;
 
+// Mirrors conv_rows_weight_grad.comp's push constants.
+struct WeightGradParams {
+  uint32_t partial_first, g_first, rows, out_h, out_w, row_blocks, blocks, splits;
+  uint32_t x_row_texels, x_plane_texels, x_sample_texels, kernel_h;
+};
+
 // Mirrors conv_pad.comp's push constants.
 struct PadParams {
   uint32_t padded_first, source_first, rows, source_h, source_w, padded_h, row_words;
@@ -36,13 +42,18 @@ struct PadParams {
 const KernelAbiRegistration kAbis{
     {"conv_rows_f32", 4, sizeof(RowsParams)},
     {"conv_pad_f32", 2, sizeof(PadParams)},
+    {"conv_rows_weight_grad_f32", 3, sizeof(WeightGradParams)},
 };
 
 constexpr int64_t kBlock = 8;     // TN: adjacent outputs per invocation
 constexpr int64_t kMaxKw = 9;     // MAX_TEXELS: a run of kBlock + KW − 1 elements in four texels
 constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple of the subgroup's 8
-
-int64_t round_up(int64_t value, int64_t step) { return (value + step - 1) / step * step; }
+// conv_rows_weight_grad.comp: C · KH runs of X per block (RUNS), kernels up to 5 wide (its TEXELS), TM
+// output channels per invocation, 32 invocations per workgroup.
+constexpr int64_t kWeightGradMaxRuns = 3, kWeightGradMaxKw = 5, kWeightGradTm = 8, kWeightGradGroup = 32;
+// Blocks one invocation of it walks at most, inside llvmpipe's loop limit (kMaxKPerInvocation's comment)
+// even where its inner loops do not unroll.
+constexpr int64_t kWeightGradMaxBlocks = 64;
 
 // The convolution as conv_rows.comp sees it: out [batch, M, out_h, out_w] from X [batch, C, padded_h,
 // padded_w] (the source [batch, C, source_h, source_w] shifted by (shift_y, shift_x) into zeros) and A,
@@ -55,9 +66,9 @@ struct RowsShape {
   int64_t a_origin = 0;
   std::array<int64_t, 4> a_stride{};
 
-  int64_t row_blocks() const { return (out_w + kBlock - 1) / kBlock; }
+  int64_t row_blocks() const { return ceil_div(out_w, kBlock); }
   int64_t padded_h() const { return out_h + kernel_h - 1; }
-  int64_t padded_w() const { return round_up(row_blocks() * kBlock + kernel_w - 1, 4); }
+  int64_t padded_w() const { return ceil_div(row_blocks() * kBlock + kernel_w - 1, 4) * 4; }
   int64_t padded_elements() const { return batch * channels * padded_h() * padded_w(); }
   int64_t blocks() const { return batch * out_h * row_blocks(); }
 };
@@ -172,8 +183,12 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   const int64_t taps = r.kernel_h * r.kernel_w;
   const int64_t channels_per_launch = std::max<int64_t>(1, kMaxKPerInvocation / taps);
   const uint32_t tm = r.rows <= 8 ? 8 : kRowsTm;
-  const Pipeline& pipeline = device.pipelines().get("conv_rows_f32", {tm, static_cast<uint32_t>(r.kernel_w)});
   const Window out = window_of(context, operands.out, true);
+  // Rows of a multiple of four keep every run of four outputs in one row (blocks start at multiples of 8).
+  const bool word_stores = takes_word_stores(direction, DType::Float32, operands.out.dtype,
+                                             static_cast<uint32_t>(kBlock), r.out_w, out.first_element);
+  const Pipeline& pipeline =
+      device.pipelines().get("conv_rows_f32", {tm, static_cast<uint32_t>(r.kernel_w), word_stores ? 1u : 0u});
   const std::optional<Window> bias =
       operands.bias ? std::optional<Window>(window_of(context, *operands.bias, false)) : std::nullopt;
   RowsParams params{};
@@ -192,8 +207,8 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   params.a_stride_h = static_cast<int32_t>(r.a_stride[2]);
   params.a_stride_w = static_cast<int32_t>(r.a_stride[3]);
   params.kernel_h = static_cast<uint32_t>(r.kernel_h);
-  const auto column_groups = static_cast<uint32_t>((r.blocks() + kWorkgroupSize - 1) / kWorkgroupSize);
-  const auto row_groups = static_cast<uint32_t>((r.rows + tm - 1) / tm);
+  const auto column_groups = static_cast<uint32_t>(ceil_div(r.blocks(), kWorkgroupSize));
+  const auto row_groups = static_cast<uint32_t>(ceil_div(r.rows, tm));
   for (int64_t channel_first = 0; channel_first < r.channels; channel_first += channels_per_launch) {
     const int64_t channels = std::min(channels_per_launch, r.channels - channel_first);
     params.a_first = static_cast<uint32_t>(r.a_origin + channel_first * r.a_stride[1]);
@@ -205,6 +220,74 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
     const Binding bindings[4] = {out.binding, a_view, x_view, bias ? bias->binding : out.binding};
     vs.dispatch(pipeline, bindings, &params, sizeof params, column_groups, row_groups, 1);
   }
+  return true;
+}
+
+bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvShape& s, const ConvWeightGradArgs& args) {
+  const Geometry3 g = as_3d(s, args.geometry);
+  const RowsShape r = rows_shape(Direction::Forward, s, g);
+  if (device.info().kind != "CPU" || s.spatial == 3 || s.groups != 1 || r.channels * r.kernel_h > kWeightGradMaxRuns ||
+      r.kernel_w > kWeightGradMaxKw || r.out_w % 4 != 0) {
+    return false;
+  }
+  for (int d = 1; d < 3; ++d) {
+    if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
+  }
+  for (const TensorRef* tensor : {&args.grad_weight, &args.grad_output, &args.input}) {
+    if (tensor->dtype != DType::Float32) return false;
+  }
+  if (args.grad_bias && args.grad_bias->dtype != DType::Float32) return false;
+  const Context& context = device.context();
+  const auto& limits = context.properties.limits;
+  const uint64_t window = max_window_bytes(context);
+  // grad_output through a texel view whose texels hold whole runs of four outputs of a row.
+  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, limits.minTexelBufferOffsetAlignment);
+  const uint64_t g_start = args.grad_output.allocation->offset() + args.grad_output.byte_offset;
+  const uint64_t g_view_start = g_start / alignment * alignment;
+  if ((g_start - g_view_start) % kTexelBytes != 0) return false;
+  const Binding g_view{args.grad_output.allocation, g_view_start, g_start - g_view_start + args.grad_output.extent_bytes(),
+                       false};
+  const int64_t m_groups = ceil_div(r.rows, kWeightGradTm);
+  const int64_t blocks = r.blocks();
+  // Splits: enough workgroups for lavapipe's workers, and few enough blocks for each invocation.
+  const int64_t wanted_groups = 4 * cpu_workers();
+  const int64_t splits = std::min(blocks, std::max(ceil_div(wanted_groups, m_groups) * kWeightGradGroup,
+                                                   ceil_div(blocks, kWeightGradMaxBlocks)));
+  const int64_t columns = r.channels * r.kernel_h * r.kernel_w + 1;
+  const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * columns) * 4;
+  const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
+  if (g_view.range > window || g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
+      padded_bytes / 16 >= limits.maxTexelBufferElements || partial_bytes > window ||
+      r.padded_elements() >= (int64_t{1} << 32) || args.grad_output.numel() >= (int64_t{1} << 32) ||
+      !can_read_as_texels(context, g_view) || ceil_div(splits, kWeightGradGroup) > limits.maxComputeWorkGroupCount[0] ||
+      m_groups > limits.maxComputeWorkGroupCount[1]) {
+    return false;
+  }
+  Binding x_view;
+  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, args.input, x_view);
+  if (!padded) return false;
+  std::shared_ptr<Allocation> scratch = device.allocator().allocate(partial_bytes, stream.shared_from_this());
+  const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * columns, true);
+  WeightGradParams params{};
+  params.partial_first = partial.first_element;
+  params.g_first = static_cast<uint32_t>((g_start - g_view_start) / kTexelBytes);
+  params.rows = static_cast<uint32_t>(r.rows);
+  params.out_h = static_cast<uint32_t>(r.out_h);
+  params.out_w = static_cast<uint32_t>(r.out_w);
+  params.row_blocks = static_cast<uint32_t>(r.row_blocks());
+  params.blocks = static_cast<uint32_t>(blocks);
+  params.splits = static_cast<uint32_t>(splits);
+  params.x_row_texels = static_cast<uint32_t>(r.padded_w() / 4);
+  params.x_plane_texels = static_cast<uint32_t>(r.padded_h() * r.padded_w() / 4);
+  params.x_sample_texels = static_cast<uint32_t>(r.channels * r.padded_h() * r.padded_w() / 4);
+  params.kernel_h = static_cast<uint32_t>(r.kernel_h);
+  const Pipeline& pipeline = device.pipelines().get(
+      "conv_rows_weight_grad_f32", {static_cast<uint32_t>(r.channels * r.kernel_h), static_cast<uint32_t>(r.kernel_w)});
+  const Binding bindings[3] = {partial.binding, g_view, x_view};
+  vulkan_stream(stream).dispatch(pipeline, bindings, &params, sizeof params,
+                                 static_cast<uint32_t>(ceil_div(splits, kWeightGradGroup)),
+                                 static_cast<uint32_t>(m_groups), 1);
+  sum_weight_partials(device, stream, *scratch, DType::Float32, splits, columns - 1, true, args);
   return true;
 }
 
