@@ -67,17 +67,15 @@ layout(push_constant) uniform Params {
 
 float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(i) & 3u]); }
 
-// The products of kernel column kw (up to MAX_TEXELS · 4 − TN + 1 = 9 of them): lane l fetches rows
-// l, l + 8, ... of the kw's TM values of A.
-#define TAP(kw)                                                                                   \
-  if (KW > uint(kw)) {                                                                            \
-    float a_part[TM / 8u];                                                                        \
-    for (uint q = 0; q < TM / 8u; ++q) a_part[q] = a_value(a_at + lane_rows[q] + kw * p.a_stride_w); \
-    for (uint i = 0; i < TM; ++i) {                                                               \
-      const float a = subgroupShuffle(a_part[i / 8u], i % 8u);                                    \
-      for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a, x[uint(kw) + j], acc[i][j]);               \
-    }                                                                                             \
+// Lane l's share of kernel column kw's TM values of A: rows l, l + 8, ... (up to 9 columns).
+#define FETCH_A(kw)                                                                                 \
+  float a_part##kw[TM / 8u];                                                                        \
+  if (KW > uint(kw)) {                                                                              \
+    for (uint q = 0; q < TM / 8u; ++q) a_part##kw[q] = a_value(a_at + lane_rows[q] + kw * p.a_stride_w); \
   }
+// Row i's value of kernel column kw, from the lane that fetched it.
+#define SHUFFLE_A(kw) const float a##kw = KW > uint(kw) ? subgroupShuffle(a_part##kw[i / 8u], i % 8u) : 0.0;
+#define TAP(kw) if (KW > uint(kw)) sum = fma(a##kw, x[uint(kw) + j], sum);
 
 void main() {
   const uint m0 = gl_WorkGroupID.y * TM;
@@ -110,7 +108,17 @@ void main() {
       const vec4 t3 = texels > 3u ? uintBitsToFloat(texelFetch(x_texels, int(row_at + 3u))) : vec4(0.0);
       const float x[4 * MAX_TEXELS] = float[](t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w,
                                                t2.x, t2.y, t2.z, t2.w, t3.x, t3.y, t3.z, t3.w);
-      TAP(0) TAP(1) TAP(2) TAP(3) TAP(4) TAP(5) TAP(6) TAP(7) TAP(8)
+      FETCH_A(0) FETCH_A(1) FETCH_A(2) FETCH_A(3) FETCH_A(4) FETCH_A(5) FETCH_A(6) FETCH_A(7) FETCH_A(8)
+      // Every kernel column's product for one sum before the next sum: the TM × TN sums do not fit in
+      // registers, so each is loaded and stored once per (c, kh), not once per kernel column.
+      for (uint i = 0; i < TM; ++i) {
+        SHUFFLE_A(0) SHUFFLE_A(1) SHUFFLE_A(2) SHUFFLE_A(3) SHUFFLE_A(4) SHUFFLE_A(5) SHUFFLE_A(6) SHUFFLE_A(7) SHUFFLE_A(8)
+        for (uint j = 0; j < TN; ++j) {
+          float sum = acc[i][j];
+          TAP(0) TAP(1) TAP(2) TAP(3) TAP(4) TAP(5) TAP(6) TAP(7) TAP(8)
+          acc[i][j] = sum;
+        }
+      }
       row_at += p.x_row_texels;
       a_at += p.a_stride_h;
     }
