@@ -296,13 +296,16 @@ std::pair<at::Tensor, at::Tensor> placed(const at::Tensor& values, int64_t lead,
 // pool_pairs.comp on Vulkan (four elements per invocation, whole-word stores) where every operand starts
 // on a word, and pool.comp elsewhere: both against LibTorch, with ties, NaN and windows of -inf, rows
 // of pairs that cross plane rows (an odd output width), counts that are not whole words, and operands
-// that start off a word. Nothing before an operand's view is written.
+// that start off a word; the backward of an even output width writes both rows of two windows per
+// invocation. Nothing before an operand's view is written.
 TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
   const PoolCase c{"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})};
   at::Generator gen = at::detail::createCPUGenerator(17);
   std::vector<at::Tensor> inputs = {at::randn({2, 3, 8, 6}, gen),
                                     at::randint(-1, 2, {2, 3, 8, 6}, gen).to(at::kFloat),  // ties in most windows
-                                    at::randn({3, 1, 4, 2}, gen)};                          // six outputs
+                                    at::randn({3, 1, 4, 2}, gen),                           // six outputs
+                                    at::randint(-1, 2, {2, 3, 6, 8}, gen).to(at::kFloat),  // even output widths
+                                    at::randn({1, 5, 2, 4}, gen)};
   at::Tensor special = at::randn({1, 2, 4, 12}, gen);
   special.index_put_({0, 0, 0, 0}, std::nan(""));  // two NaN in one window: the later one wins
   special.index_put_({0, 0, 1, 1}, std::nan(""));
@@ -345,6 +348,7 @@ TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
   if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
     EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_f32"));
     EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_backward_f32"));
+    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_backward_rows_f32"));
   }
 }
 

@@ -60,6 +60,7 @@ const KernelAbiRegistration kAbis{
     {"pool_backward_f32_texel", 4, sizeof(PoolParams)},
     {"pool_pairs_f32", 3, sizeof(PoolParams)},
     {"pool_pairs_backward_f32", 3, sizeof(PoolParams)},
+    {"pool_pairs_backward_rows_f32", 3, sizeof(PoolParams)},
 };
 
 uint32_t to_u32(int64_t value, const char* what) {
@@ -284,11 +285,15 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
       }
     }
     if (pairs_layout && pairs_piece(piece, params, bindings, context, in_plane_size, out_plane_size, backward)) {
+      // The backward of an even output width writes both input rows of two outputs' windows per item.
+      const bool window_rows = backward && out.sizes[w] % 2 == 0;
       if (pairs_pipeline == nullptr) {
-        pairs_pipeline = &device_.pipelines().get(backward ? "pool_pairs_backward_f32" : "pool_pairs_f32", {});
+        pairs_pipeline = &device_.pipelines().get(
+            window_rows ? "pool_pairs_backward_rows_f32" : backward ? "pool_pairs_backward_f32" : "pool_pairs_f32", {});
       }
       const Binding pair_bindings[3] = {bindings[0], bindings[1], bindings[2]};
-      const int64_t items = piece.count() * (backward ? in_plane_size : out_plane_size) / 4;
+      const int64_t items =
+          window_rows ? piece.count() * out_plane_size / 2 : piece.count() * (backward ? in_plane_size : out_plane_size) / 4;
       const Groups groups = groups_for_items(contiguous_limits(context), items);
       vs.dispatch(*pairs_pipeline, pair_bindings, &params, sizeof params, groups.x, groups.y);
       return;

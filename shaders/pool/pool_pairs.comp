@@ -21,7 +21,36 @@ layout(set = 0, binding = 2) uniform utextureBuffer in_texels;
 #endif
 
 
-#if defined(BACKWARD)
+#if defined(BACKWARD) && defined(WINDOW_ROWS)
+
+// Planes of an even output width: outputs 2 item and 2 item + 1 lie in one output row, and their windows
+// cover four adjacent elements of each of two input rows, which this invocation writes as two uvec4
+// words. Each output's gradient and index are then fetched once, where the kernel below (any even input
+// width) fetches them once per input row.
+void main() {
+  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w / 2u;
+  const uint item = launch_item();
+  if (item >= items) return;
+  const uint j = 2u * item;
+  const uint row = divide(j, p.out_w);  // of the launch
+  const uint col = j - row * p.out_w;
+  const uint oh = row - divide(row, p.out_h) * p.out_h;  // of its plane
+  const uint corner = 2u * oh * p.in_w + 2u * col;       // output j's window in its plane
+  const uint g0 = floatBitsToUint(float_from_texels(grad_out_texels, p.out_offset + j));
+  const uint g1 = floatBitsToUint(float_from_texels(grad_out_texels, p.out_offset + j + 1u));
+  // int64 indices: texel element 2e holds index e's low word.
+  const uvec2 i0 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j));
+  const uvec2 i1 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j + 1u));
+  // The top row's four elements start at element 2 j + 2 row out_w of the launch (input rows hold 2 out_w).
+  const uint top = (p.in_offset >> 2) + (j + row * p.out_w) / 2u;
+  for (uint r = 0; r < 2u; ++r) {
+    const uint at = corner + r * p.in_w;
+    written_v128[top + r * (p.in_w >> 2)] = uvec4(i0 == uvec2(at, 0u) ? g0 : 0u, i0 == uvec2(at + 1u, 0u) ? g0 : 0u,
+                                                  i1 == uvec2(at + 2u, 0u) ? g1 : 0u, i1 == uvec2(at + 3u, 0u) ? g1 : 0u);
+  }
+}
+
+#elif defined(BACKWARD)
 
 // grad_in's elements 4 item .. 4 item + 3: two pairs of columns, each in one output's window.
 void main() {

@@ -9,4 +9,5 @@ list(APPEND EMBER_SHADER_VARIANTS
   "pool_backward_f64|pool_backward.comp|COMPUTE_F64=1"
   "pool_pairs_f32|pool_pairs.comp|COMPUTE_F32=1"
   "pool_pairs_backward_f32|pool_pairs.comp|COMPUTE_F32=1,BACKWARD=1"
+  "pool_pairs_backward_rows_f32|pool_pairs.comp|COMPUTE_F32=1,BACKWARD=1,WINDOW_ROWS=1"
 )
