@@ -1,6 +1,8 @@
 // The row kernel (conv_rows.comp) for stride-1 float32 convolutions on CPU drivers: where it applies,
 // its launch plan, and the padded copy of the gathered operand it reads (conv_pad.comp).
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,6 +133,18 @@ std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, co
   return padded;
 }
 
+// Whether a convolution has stride 1 and dilation 1 in its two inner dims, and float32 operands and bias.
+bool stride_one_float32(const Geometry3& g, std::initializer_list<const TensorRef*> operands,
+                        const std::optional<TensorRef>& bias) {
+  for (int d = 1; d < 3; ++d) {
+    if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
+  }
+  for (const TensorRef* tensor : operands) {
+    if (tensor->dtype != DType::Float32) return false;
+  }
+  return !bias || bias->dtype == DType::Float32;
+}
+
 // Whether the row kernel takes this convolution: a forward or input gradient of stride 1, dilation 1 and
 // one group over 1 or 2 spatial dims, float32 operands, at least 8 rows, a kernel at most kMaxKw wide,
 // subgroups of 8 with shuffles, and operands that fit one binding each and 32-bit positions.
@@ -142,13 +156,7 @@ bool rows_take(VulkanDevice& device, Direction direction, const ConvShape& s, co
       !register_blocks_can_share_a(device)) {
     return false;
   }
-  for (int d = 1; d < 3; ++d) {
-    if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
-  }
-  for (const TensorRef* tensor : {&operands.out, &operands.a, &operands.b}) {
-    if (tensor->dtype != DType::Float32) return false;
-  }
-  if (operands.bias && operands.bias->dtype != DType::Float32) return false;
+  if (!stride_one_float32(g, {&operands.out, &operands.a, &operands.b}, operands.bias)) return false;
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
   const uint64_t window = max_window_bytes(context);
@@ -230,13 +238,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
       r.kernel_w > kWeightGradMaxKw || r.out_w % 4 != 0) {
     return false;
   }
-  for (int d = 1; d < 3; ++d) {
-    if (g.stride[d] != 1 || g.dilation[d] != 1) return false;
-  }
-  for (const TensorRef* tensor : {&args.grad_weight, &args.grad_output, &args.input}) {
-    if (tensor->dtype != DType::Float32) return false;
-  }
-  if (args.grad_bias && args.grad_bias->dtype != DType::Float32) return false;
+  if (!stride_one_float32(g, {&args.grad_weight, &args.grad_output, &args.input}, args.grad_bias)) return false;
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
   const uint64_t window = max_window_bytes(context);
