@@ -51,8 +51,8 @@ constexpr int64_t kBlock = 8;     // TN: adjacent outputs per invocation
 constexpr int64_t kMaxKw = 9;     // MAX_TEXELS: a run of kBlock + KW − 1 elements in four texels
 constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple of the subgroup's 8
 // conv_rows_weight_grad.comp: C · KH runs of X per block (RUNS), kernels up to 5 wide (its TEXELS), TM
-// output channels per invocation, 32 invocations per workgroup.
-constexpr int64_t kWeightGradMaxRuns = 3, kWeightGradMaxKw = 5, kWeightGradTm = 8, kWeightGradGroup = 32;
+// output channels per invocation.
+constexpr int64_t kWeightGradMaxRuns = 3, kWeightGradMaxKw = 5, kWeightGradTm = 8;
 // Blocks one invocation of it walks at most, inside llvmpipe's loop limit (kMaxKPerInvocation's comment)
 // even where its inner loops do not unroll.
 constexpr int64_t kWeightGradMaxBlocks = 64;
@@ -251,9 +251,8 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
                        false};
   const int64_t m_groups = ceil_div(r.rows, kWeightGradTm);
   const int64_t blocks = r.blocks();
-  // Splits: enough workgroups for lavapipe's workers, and few enough blocks for each invocation.
-  const int64_t wanted_groups = 4 * cpu_workers();
-  const int64_t splits = std::min(blocks, std::max(ceil_div(wanted_groups, m_groups) * kWeightGradGroup,
+  // Splits: a workgroup for each of lavapipe's workers, and few enough blocks for each invocation.
+  const int64_t splits = std::min(blocks, std::max(ceil_div(cpu_workers(), m_groups) * kWorkgroupSize,
                                                    ceil_div(blocks, kWeightGradMaxBlocks)));
   const int64_t columns = r.channels * r.kernel_h * r.kernel_w + 1;
   const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * columns) * 4;
@@ -261,7 +260,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   if (g_view.range > window || g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
       padded_bytes / 16 >= limits.maxTexelBufferElements || partial_bytes > window ||
       r.padded_elements() >= (int64_t{1} << 32) || args.grad_output.numel() >= (int64_t{1} << 32) ||
-      !can_read_as_texels(context, g_view) || ceil_div(splits, kWeightGradGroup) > limits.maxComputeWorkGroupCount[0] ||
+      !can_read_as_texels(context, g_view) || ceil_div(splits, kWorkgroupSize) > limits.maxComputeWorkGroupCount[0] ||
       m_groups > limits.maxComputeWorkGroupCount[1]) {
     return false;
   }
@@ -287,7 +286,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
       "conv_rows_weight_grad_f32", {static_cast<uint32_t>(r.channels * r.kernel_h), static_cast<uint32_t>(r.kernel_w)});
   const Binding bindings[3] = {partial.binding, g_view, x_view};
   vulkan_stream(stream).dispatch(pipeline, bindings, &params, sizeof params,
-                                 static_cast<uint32_t>(ceil_div(splits, kWeightGradGroup)),
+                                 static_cast<uint32_t>(ceil_div(splits, kWorkgroupSize)),
                                  static_cast<uint32_t>(m_groups), 1);
   sum_weight_partials(device, stream, *scratch, DType::Float32, splits, columns - 1, true, args);
   return true;

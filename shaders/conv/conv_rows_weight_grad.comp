@@ -15,7 +15,7 @@
 #define TM 8u
 #define TEXELS 3u  // per run of TN + KW − 1 elements: KW up to 5
 
-layout(local_size_x = 32) in;
+layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint RUNS = 3;  // C · KH, at most 3
 layout(constant_id = 1) const uint KW = 3;
