@@ -101,6 +101,15 @@ RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g
   return r;
 }
 
+// A view of `ref` that starts at the texel alignment at or below its first element (a texel view's
+// offset must be aligned); `lead_bytes` is where its first element lies in the view.
+Binding view_from_aligned_start(const Context& context, const TensorRef& ref, uint64_t& lead_bytes) {
+  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, context.properties.limits.minTexelBufferOffsetAlignment);
+  const uint64_t start = ref.allocation->offset() + ref.byte_offset;
+  lead_bytes = start % alignment;
+  return Binding{ref.allocation, start - lead_bytes, lead_bytes + ref.extent_bytes(), false};
+}
+
 // Records the padded copy of `source` that conv_rows.comp reads (conv_pad.comp), into fresh memory, and
 // sets `view` to its texel binding; returns null, recording nothing, where that memory or the source
 // cannot be read as texels.
@@ -110,16 +119,13 @@ std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, co
   const uint64_t bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
   std::shared_ptr<Allocation> padded = device.allocator().allocate(bytes, stream.shared_from_this());
   view = Binding{padded.get(), padded->offset(), bytes, false};
-  // The source's view starts at the texel alignment at or below its first element.
-  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, context.properties.limits.minTexelBufferOffsetAlignment);
-  const uint64_t source_start = source.allocation->offset() + source.byte_offset;
-  const uint64_t view_start = source_start / alignment * alignment;
-  const Binding source_view{source.allocation, view_start, source_start - view_start + source.extent_bytes(), false};
+  uint64_t source_lead = 0;
+  const Binding source_view = view_from_aligned_start(context, source, source_lead);
   if (!can_read_as_texels(context, view) || !can_read_as_texels(context, source_view)) return nullptr;
   PadParams pad{};
   const Window padded_window = element_window(context, padded.get(), 0, 16, r.padded_elements() / 4, true);
   pad.padded_first = padded_window.first_element;
-  pad.source_first = static_cast<uint32_t>((source_start - view_start) / 4);
+  pad.source_first = static_cast<uint32_t>(source_lead / 4);
   pad.rows = static_cast<uint32_t>(r.batch * r.channels * r.padded_h());
   pad.source_h = static_cast<uint32_t>(r.source_h);
   pad.source_w = static_cast<uint32_t>(r.source_w);
@@ -243,12 +249,9 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const auto& limits = context.properties.limits;
   const uint64_t window = max_window_bytes(context);
   // grad_output through a texel view whose texels hold whole runs of four outputs of a row.
-  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, limits.minTexelBufferOffsetAlignment);
-  const uint64_t g_start = args.grad_output.allocation->offset() + args.grad_output.byte_offset;
-  const uint64_t g_view_start = g_start / alignment * alignment;
-  if ((g_start - g_view_start) % kTexelBytes != 0) return false;
-  const Binding g_view{args.grad_output.allocation, g_view_start, g_start - g_view_start + args.grad_output.extent_bytes(),
-                       false};
+  uint64_t g_lead = 0;
+  const Binding g_view = view_from_aligned_start(context, args.grad_output, g_lead);
+  if (g_lead % kTexelBytes != 0) return false;
   const int64_t m_groups = ceil_div(r.rows, kWeightGradTm);
   const int64_t blocks = r.blocks();
   // Splits: a workgroup for each of lavapipe's workers, and few enough blocks for each invocation.
@@ -271,7 +274,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * columns, true);
   WeightGradParams params{};
   params.partial_first = partial.first_element;
-  params.g_first = static_cast<uint32_t>((g_start - g_view_start) / kTexelBytes);
+  params.g_first = static_cast<uint32_t>(g_lead / kTexelBytes);
   params.rows = static_cast<uint32_t>(r.rows);
   params.out_h = static_cast<uint32_t>(r.out_h);
   params.out_w = static_cast<uint32_t>(r.out_w);
