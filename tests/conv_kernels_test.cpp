@@ -299,11 +299,14 @@ TEST_P(ConvKernelsTest, DepthwiseDirectKernel) {
   unsetenv("EMBER_CONV_VARIANT");
 }
 
-// The row kernel (conv_rows.comp), which CPU drivers run for stride-1 float32 forwards and input
-// gradients: rows of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide,
-// 1-d, padding beyond the kernel (the input gradient's padded copy then crops grad_output), outputs larger
-// than the formula's; more rows than one workgroup's block, sums over more channels than one launch
-// takes (each later launch adding to out, the bias once, relu last), and sources off the texel alignment.
+// The row kernels, which CPU drivers run for stride-1 float32 forwards and input gradients
+// (conv_rows.comp, and conv_rows_few.comp for fewer than 8 channels of out, as in most cases below): rows
+// of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide, 1-d, padding beyond
+// the kernel (the input gradient's padded copy then crops grad_output), outputs larger than the formula's;
+// more rows than one workgroup's block, sums over more channels than one launch takes (each later launch
+// adding to out, the bias once, relu last), and sources off the texel alignment. With fewer than 8
+// channels of out: 1 to 7 of them, words stored, a sum over 7200 taps, and a weight past the uniform
+// window that conv_rows_few.comp reads it through (the GEMM kernels take that one).
 TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   const std::vector<Geometry> rows = {
       // input, weight, output, stride, padding, dilation
@@ -322,6 +325,14 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
       // The same with rows of four, which store words (the bias first, relu last, sums added in words).
       {{1, 1900, 2, 4}, {8, 1900, 3, 3}, {1, 8, 2, 4}, {1, 1}, {1, 1}, {1, 1}},
       {{1, 8, 2, 4}, {1900, 8, 3, 3}, {1, 1900, 2, 4}, {1, 1}, {1, 1}, {1, 1}},
+      // Fewer than 8 channels of out: the first layer's input gradient (one channel), rows of eight with
+      // 2 and 3 channels, 7 channels with a kernel 5 wide; a sum of 800 · 9 taps in one launch, and a
+      // weight of 137 KB, past the 64 KiB window.
+      {{2, 1, 28, 28}, {32, 1, 3, 3}, {2, 32, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 3, 4, 8}, {2, 3, 3, 3}, {2, 2, 4, 8}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 7, 5, 12}, {7, 7, 3, 5}, {1, 7, 5, 12}, {1, 1}, {1, 2}, {1, 1}},
+      {{1, 2, 3, 3}, {800, 2, 3, 3}, {1, 800, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 2, 3, 3}, {1900, 2, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   for (const Geometry& g : rows) {
     check(g, DType::Float32, true, "rows " + to_string(g.input) + " " + to_string(g.weight));
@@ -332,6 +343,7 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));
+    EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_few_f32"));
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_pad_f32"));
   }
 }

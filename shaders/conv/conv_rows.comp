@@ -3,7 +3,7 @@
 // A stride-1, dilation-1 convolution of float32 planes whose rows start on texels, for CPU drivers
 // (lavapipe): out[b, m, y, x] = Σ over (c, kh, kw) of A[m, c, kh, kw] · X[b, c, y + kh, x + kw], plus
 // bias[m], where X is a copy of the gathered operand padded so that no position falls outside it
-// (conv_pad.comp): its rows hold a multiple of four elements and enough columns for every block.
+// (conv_pad.comp, conv_rows_common.glsl).
 //
 // Why: the implicit-GEMM kernel (conv_register.comp) gathers B one column at a time, and llvmpipe fetches
 // a texel for every lane and column; there the gathers were most of the time. Here an invocation owns
@@ -21,49 +21,15 @@
 // The input gradient of a stride-1 convolution is this one over grad_output padded by KH − 1 − padding,
 // with A the weight flipped and its channels swapped, which A's strides express.
 
-#define TN 8u
-#define MAX_TEXELS 4u  // per run of TN + KW − 1 elements: KW up to 9
-
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint TM = 16;  // a multiple of 8
 layout(constant_id = 1) const uint KW = 3;
-// WORD_STORES: each run of four outputs is stored as one uvec4; the host asks for it where rows of out
-// hold a multiple of four elements and out's window starts on a word. llvmpipe stores a storage buffer
-// one lane at a time, so a 16-byte store costs what a 4-byte one does.
-layout(constant_id = 2) const bool WORD_STORES = false;
+layout(constant_id = 2) const bool WORD_STORES = false;  // conv_rows_common.glsl's store_block
 
-layout(set = 0, binding = 0) buffer OutData { float out_data[]; };
-layout(set = 0, binding = 0) buffer OutWords { uvec4 out_words[]; };
 layout(set = 0, binding = 1) uniform utextureBuffer a_texels;
-layout(set = 0, binding = 2) uniform utextureBuffer x_texels;
-layout(set = 0, binding = 3) readonly buffer BiasData { float bias_data[]; };
 
-layout(push_constant) uniform Params {
-  uint out_first;      // out's element (sample 0, channel 0, 0, 0) in its window
-  uint bias_first;     // the bias of channel 0 in its window
-  uint a_first;        // A's element (row 0, the launch's first channel, 0, 0) in its view
-  uint x_first;        // X's texel (sample 0, the launch's first channel, 0, 0) in its view
-  uint batch;
-  uint rows;           // channels of out
-  uint channels;       // channels of X this launch sums
-  uint out_h;
-  uint out_w;
-  uint row_blocks;     // blocks of TN per row of out: ceil(out_w / TN)
-  uint x_row_texels;   // texels per padded row
-  uint x_plane_texels; // texels per padded plane
-  uint x_sample_texels;
-  int a_stride_m;
-  int a_stride_c;
-  int a_stride_h;
-  int a_stride_w;
-  uint kernel_h;
-  uint flags;          // CONV_ROWS_BIAS, CONV_ROWS_ACCUMULATE, CONV_ROWS_RELU
-} p;
-
-#define CONV_ROWS_BIAS 1u
-#define CONV_ROWS_ACCUMULATE 2u
-#define CONV_ROWS_RELU 4u
+#include "conv_rows_common.glsl"
 
 float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(i) & 3u]); }
 
@@ -75,7 +41,6 @@ float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(
   }
 // Row i's value of kernel column kw, from the lane that fetched it.
 #define SHUFFLE_A(kw) const float a##kw = KW > uint(kw) ? subgroupShuffle(a_part##kw[i / 8u], i % 8u) : 0.0;
-#define TAP(kw) if (KW > uint(kw)) sum = fma(a##kw, x[uint(kw) + j], sum);
 
 void main() {
   const uint m0 = gl_WorkGroupID.y * TM;
@@ -90,7 +55,6 @@ void main() {
   for (uint i = 0; i < TM; ++i) {
     for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
   }
-  const uint texels = (TN + KW + 2u) / 4u;
   uint x_at = p.x_first + b * p.x_sample_texels + y * p.x_row_texels + x0 / 4u;
   // Where this lane's rows of A start; rows past the last one fetch it again (never stored).
   int lane_rows[TM / 8u];
@@ -100,14 +64,7 @@ void main() {
     uint row_at = x_at;
     int a_at = a_channel;
     for (uint kh = 0; kh < p.kernel_h; ++kh) {
-      // The run as registers with constant indices: kw is spelled out (TAP) rather than looped over, so
-      // that every x[kw + j] has a constant index, which keeps x out of memory.
-      const vec4 t0 = uintBitsToFloat(texelFetch(x_texels, int(row_at)));
-      const vec4 t1 = uintBitsToFloat(texelFetch(x_texels, int(row_at + 1u)));
-      const vec4 t2 = texels > 2u ? uintBitsToFloat(texelFetch(x_texels, int(row_at + 2u))) : vec4(0.0);
-      const vec4 t3 = texels > 3u ? uintBitsToFloat(texelFetch(x_texels, int(row_at + 3u))) : vec4(0.0);
-      const float x[4 * MAX_TEXELS] = float[](t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w,
-                                               t2.x, t2.y, t2.z, t2.w, t3.x, t3.y, t3.z, t3.w);
+      FETCH_RUN(row_at)
       FETCH_A(0) FETCH_A(1) FETCH_A(2) FETCH_A(3) FETCH_A(4) FETCH_A(5) FETCH_A(6) FETCH_A(7) FETCH_A(8)
       // Every kernel column's product for one sum before the next sum: the TM × TN sums do not fit in
       // registers, so each is loaded and stored once per (c, kh), not once per kernel column.
@@ -131,29 +88,6 @@ void main() {
   for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m >= p.rows) break;
-    const float bias = (p.flags & CONV_ROWS_BIAS) != 0u ? bias_data[p.bias_first + m] : 0.0;
-    const uint at = p.out_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0;
-    if (WORD_STORES) {
-      for (uint j = 0; j < TN; j += 4u) {
-        if (j >= columns) break;
-        vec4 value = vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]) + bias;
-        if ((p.flags & CONV_ROWS_ACCUMULATE) != 0u) value += uintBitsToFloat(out_words[(at + j) >> 2]);
-        if ((p.flags & CONV_ROWS_RELU) != 0u) {
-          for (uint e = 0; e < 4u; ++e) {
-            if (!(isnan(value[e]) || value[e] > 0.0)) value[e] = 0.0;
-          }
-        }
-        out_words[(at + j) >> 2] = floatBitsToUint(value);
-      }
-      continue;
-    }
-    for (uint j = 0; j < TN; ++j) {
-      if (j >= columns) break;
-      float value = acc[i][j] + bias;
-      if ((p.flags & CONV_ROWS_ACCUMULATE) != 0u) value += out_data[at + j];
-      // relu keeps NaN, as torch.relu does.
-      if ((p.flags & CONV_ROWS_RELU) != 0u && !(isnan(value) || value > 0.0)) value = 0.0;
-      out_data[at + j] = value;
-    }
+    store_block(p.out_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0, columns, m, acc[i]);
   }
 }

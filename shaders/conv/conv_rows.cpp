@@ -1,5 +1,6 @@
-// The row kernel (conv_rows.comp) for stride-1 float32 convolutions on CPU drivers: where it applies,
-// its launch plan, and the padded copy of the gathered operand it reads (conv_pad.comp).
+// The row kernels (conv_rows.comp, and conv_rows_few.comp for fewer than 8 rows of out) for stride-1
+// float32 convolutions on CPU drivers: where they apply, their launch plans, and the padded copy of the
+// gathered operand they read (conv_pad.comp).
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
@@ -17,7 +18,7 @@ namespace ember::vulkan::conv {
 
 namespace {
 
-// Mirrors conv_rows.comp's push constants.
+// Mirrors the row kernels' push constants (conv_rows_common.glsl).
 struct RowsParams {
   uint32_t out_first, bias_first, a_first, x_first;
   uint32_t batch, rows, channels;
@@ -43,6 +44,7 @@ struct PadParams {
 
 const KernelAbiRegistration kAbis{
     {"conv_rows_f32", 4, sizeof(RowsParams)},
+    {"conv_rows_few_f32", 4, sizeof(RowsParams)},
     {"conv_pad_f32", 2, sizeof(PadParams)},
     {"conv_rows_weight_grad_f32", 3, sizeof(WeightGradParams)},
 };
@@ -50,6 +52,8 @@ const KernelAbiRegistration kAbis{
 constexpr int64_t kBlock = 8;     // TN: adjacent outputs per invocation
 constexpr int64_t kMaxKw = 9;     // MAX_TEXELS: a run of kBlock + KW − 1 elements in four texels
 constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple of the subgroup's 8
+// conv_rows_few.comp's uniform-buffer window of A (4096 uvec4).
+constexpr uint64_t kUniformWindowBytes = 65536;
 // conv_rows_weight_grad.comp: C · KH runs of X per block (RUNS), kernels up to 5 wide (its TEXELS), TM
 // output channels per invocation.
 constexpr int64_t kWeightGradMaxRuns = 3, kWeightGradMaxKw = 5, kWeightGradTm = 8;
@@ -151,20 +155,31 @@ bool stride_one_float32(const Geometry3& g, std::initializer_list<const TensorRe
   return !bias || bias->dtype == DType::Float32;
 }
 
-// Whether the row kernel takes this convolution: a forward or input gradient of stride 1, dilation 1 and
-// one group over 1 or 2 spatial dims, float32 operands, at least 8 rows, a kernel at most kMaxKw wide,
-// subgroups of 8 with shuffles, and operands that fit one binding each and 32-bit positions.
+// Whether a row kernel takes this convolution: a forward or input gradient of stride 1, dilation 1 and
+// one group over 1 or 2 spatial dims, float32 operands, a kernel at most kMaxKw wide, and operands that fit
+// one binding each and 32-bit positions. conv_rows.comp, for 8 rows or more, also needs subgroups of 8
+// with shuffles; conv_rows_few.comp, for fewer, A in one uniform-buffer window (`a_window`, with A's first
+// element `a_lead` elements into it).
 bool rows_take(VulkanDevice& device, Direction direction, const ConvShape& s, const Geometry3& g, const RowsShape& r,
-               const Operands& operands) {
-  // Fewer rows than a subgroup's 8 would leave most of each invocation's block idle: the GEMM kernels'
-  // narrow blocks do better there (the first layer's input gradient, one row, ran twice as long here).
-  if (direction == Direction::WeightGrad || s.spatial == 3 || s.groups != 1 || r.rows < 8 || r.kernel_w > kMaxKw ||
-      !register_blocks_can_share_a(device)) {
+               const Operands& operands, std::optional<Binding>& a_window, uint64_t& a_lead) {
+  if (direction == Direction::WeightGrad || s.spatial == 3 || s.groups != 1 || r.rows == 0 || r.kernel_w > kMaxKw) {
     return false;
   }
   if (!stride_one_float32(g, {&operands.out, &operands.a, &operands.b}, operands.bias)) return false;
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
+  if (r.rows < 8) {
+    // All of A in one window; it then also holds fewer than kMaxKPerInvocation of each row's sum.
+    const uint64_t start = operands.a.allocation->offset() + operands.a.byte_offset;
+    const uint64_t alignment = std::max<uint64_t>(limits.minUniformBufferOffsetAlignment, 16);
+    const uint64_t aligned = start / alignment * alignment;
+    const uint64_t range = (start - aligned + operands.a.extent_bytes() + 15) / 16 * 16;
+    if (range > std::min<uint64_t>(kUniformWindowBytes, limits.maxUniformBufferRange)) return false;
+    a_window = Binding{operands.a.allocation, aligned, range, false};
+    a_lead = (start - aligned) / 4;
+  } else if (!register_blocks_can_share_a(device)) {
+    return false;
+  }
   const uint64_t window = max_window_bytes(context);
   const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
   for (const TensorRef* tensor : {&operands.out, &operands.b}) {
@@ -182,27 +197,31 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
                  const ConvGeometry& geometry, const Operands& operands) {
   const Geometry3 g = as_3d(s, geometry);
   const RowsShape r = rows_shape(direction, s, g);
-  if (!rows_take(device, direction, s, g, r, operands)) return false;
+  std::optional<Binding> a_window;
+  uint64_t a_lead = 0;
+  if (!rows_take(device, direction, s, g, r, operands, a_window, a_lead)) return false;
+  const bool few = a_window.has_value();
   const Context& context = device.context();
-  const Binding a_view{operands.a.allocation, operands.a.allocation->offset() + operands.a.byte_offset,
-                       operands.a.extent_bytes(), false};
-  if (!can_read_as_texels(context, a_view)) return false;
+  const Binding a_view = few ? *a_window
+                             : Binding{operands.a.allocation, operands.a.allocation->offset() + operands.a.byte_offset,
+                                       operands.a.extent_bytes(), false};
+  if (!few && !can_read_as_texels(context, a_view)) return false;
   Binding x_view;
   const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, operands.b, x_view);
   if (!padded) return false;
   VulkanStream& vs = vulkan_stream(stream);
 
   // Channels per launch: each invocation's loop inside llvmpipe's budget; launches after the first add
-  // to out.
+  // to out. conv_rows_few.comp's A fits one window, so one launch takes all of them (rows_take).
   const int64_t taps = r.kernel_h * r.kernel_w;
   const int64_t channels_per_launch = std::max<int64_t>(1, kMaxKPerInvocation / taps);
-  const uint32_t tm = r.rows <= 8 ? 8 : kRowsTm;
   const Window out = window_of(context, operands.out, true);
   // Rows of a multiple of four keep every run of four outputs in one row (blocks start at multiples of 8).
   const bool word_stores = takes_word_stores(direction, DType::Float32, operands.out.dtype,
                                              static_cast<uint32_t>(kBlock), r.out_w, out.first_element);
-  const Pipeline& pipeline =
-      device.pipelines().get("conv_rows_f32", {tm, static_cast<uint32_t>(r.kernel_w), word_stores ? 1u : 0u});
+  const uint32_t tm = few ? static_cast<uint32_t>(r.rows) : r.rows <= 8 ? 8 : kRowsTm;
+  const Pipeline& pipeline = device.pipelines().get(few ? "conv_rows_few_f32" : "conv_rows_f32",
+                                                    {tm, static_cast<uint32_t>(r.kernel_w), word_stores ? 1u : 0u});
   const std::optional<Window> bias =
       operands.bias ? std::optional<Window>(window_of(context, *operands.bias, false)) : std::nullopt;
   RowsParams params{};
@@ -225,7 +244,7 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   const auto row_groups = static_cast<uint32_t>(ceil_div(r.rows, tm));
   for (int64_t channel_first = 0; channel_first < r.channels; channel_first += channels_per_launch) {
     const int64_t channels = std::min(channels_per_launch, r.channels - channel_first);
-    params.a_first = static_cast<uint32_t>(r.a_origin + channel_first * r.a_stride[1]);
+    params.a_first = static_cast<uint32_t>(static_cast<int64_t>(a_lead) + r.a_origin + channel_first * r.a_stride[1]);
     params.x_first = static_cast<uint32_t>(channel_first * r.padded_h() * r.padded_w() / 4);
     params.channels = static_cast<uint32_t>(channels);
     const bool first = channel_first == 0, last = channel_first + channels == r.channels;

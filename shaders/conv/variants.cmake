@@ -17,9 +17,11 @@ foreach(direction forward input_grad weight_grad)
     "conv_register_${direction}_f32_texel|conv_register.comp|${direction_define}=1,COMPUTE_F32=1,TEXEL_READS=1"
     "conv_uniform_${direction}_f32_texel|conv_register.comp|${direction_define}=1,A_UNIFORM=1,COMPUTE_F32=1,TEXEL_READS=1")
 endforeach()
-# The row kernels for stride-1 float32 convolutions on CPU drivers (forwards and input gradients, and
-# weight gradients of few input channels), and the padded copy they read (conv_rows.cpp).
+# The row kernels for stride-1 float32 convolutions on CPU drivers (forwards and input gradients, with 8
+# rows of out or more and with fewer, and weight gradients of few input channels), and the padded copy
+# they read (conv_rows.cpp).
 list(APPEND EMBER_SHADER_VARIANTS
   "conv_rows_f32|conv_rows.comp|"
+  "conv_rows_few_f32|conv_rows_few.comp|"
   "conv_rows_weight_grad_f32|conv_rows_weight_grad.comp|"
   "conv_pad_f32|conv_pad.comp|")
