@@ -34,19 +34,21 @@ void main() {
   const int row_start = int(p.source_first + (plane * p.source_h + uint(max(r, 0))) * p.source_w);
   const int last_texel = textureSize(source_texels) - 1;
   uint word = p.padded_first + row * p.row_words;
+  // Word w's elements x0 .. x0 + 3 (x0 = 4w − shift_x) of the source row lie in texels t + w and t + w + 1
+  // from their element `phase`, the same for every word: each word fetches one texel and takes the other
+  // from the word before.
+  const int first = row_start - p.shift_x;
+  const int t = first >> 2, phase = first & 3;
+  vec4 lo = uintBitsToFloat(texelFetch(source_texels, clamp(t, 0, last_texel)));
   for (uint w = 0; w < p.row_words; ++w, ++word) {
-    // Elements x0 .. x0 + 3 of the source row lie in two texels from t, starting at its element `phase`.
     const int x0 = int(4u * w) - p.shift_x;
-    const int first = row_start + x0;
-    const int t = first >> 2;
-    const vec4 lo = uintBitsToFloat(texelFetch(source_texels, clamp(t, 0, last_texel)));
-    const vec4 hi = uintBitsToFloat(texelFetch(source_texels, clamp(t + 1, 0, last_texel)));
-    const int phase = first & 3;
+    const vec4 hi = uintBitsToFloat(texelFetch(source_texels, clamp(t + int(w) + 1, 0, last_texel)));
     const vec4 run = phase == 0 ? lo : phase == 1 ? vec4(lo.yzw, hi.x) : phase == 2 ? vec4(lo.zw, hi.xy) : vec4(lo.w, hi.xyz);
     vec4 value = vec4(0.0);
     for (int e = 0; e < 4; ++e) {
       if (inside_rows && x0 + e >= 0 && x0 + e < int(p.source_w)) value[e] = run[e];
     }
     padded_words[word] = floatBitsToUint(value);
+    lo = hi;
   }
 }

@@ -52,7 +52,8 @@ const KernelAbiRegistration kAbis{
 constexpr int64_t kBlock = 8;     // TN: adjacent outputs per invocation
 constexpr int64_t kMaxKw = 9;     // MAX_TEXELS: a run of kBlock + KW − 1 elements in four texels
 constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple of the subgroup's 8
-// conv_rows_few.comp's uniform-buffer window of A (4096 uvec4).
+// conv_rows_few.comp: rows of positions per block (its TY), and its uniform-buffer window of A (4096 uvec4).
+constexpr int64_t kFewRowsTy = 2;
 constexpr uint64_t kUniformWindowBytes = 65536;
 // conv_rows_weight_grad.comp: C · KH runs of X per block (RUNS), kernels up to 5 wide (its TEXELS), TM
 // output channels per invocation.
@@ -77,6 +78,7 @@ struct RowsShape {
   int64_t padded_w() const { return ceil_div(row_blocks() * kBlock + kernel_w - 1, 4) * 4; }
   int64_t padded_elements() const { return batch * channels * padded_h() * padded_w(); }
   int64_t blocks() const { return batch * out_h * row_blocks(); }
+  int64_t few_blocks() const { return batch * ceil_div(out_h, kFewRowsTy) * row_blocks(); }
 };
 
 RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
@@ -240,7 +242,7 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   params.a_stride_h = static_cast<int32_t>(r.a_stride[2]);
   params.a_stride_w = static_cast<int32_t>(r.a_stride[3]);
   params.kernel_h = static_cast<uint32_t>(r.kernel_h);
-  const auto column_groups = static_cast<uint32_t>(ceil_div(r.blocks(), kWorkgroupSize));
+  const auto column_groups = static_cast<uint32_t>(ceil_div(few ? r.few_blocks() : r.blocks(), kWorkgroupSize));
   const auto row_groups = static_cast<uint32_t>(ceil_div(r.rows, tm));
   for (int64_t channel_first = 0; channel_first < r.channels; channel_first += channels_per_launch) {
     const int64_t channels = std::min(channels_per_launch, r.channels - channel_first);
