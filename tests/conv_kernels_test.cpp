@@ -333,6 +333,12 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
       {{1, 7, 5, 12}, {7, 7, 3, 5}, {1, 7, 5, 12}, {1, 1}, {1, 2}, {1, 1}},
       {{1, 2, 3, 3}, {800, 2, 3, 3}, {1, 800, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 3, 3}, {1900, 2, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // conv_rows_few.comp reading sources with rows of a multiple of four directly: runs that start
+      // 1 to 3 elements into a texel, padding beyond the kernel (runs before the source's first row and
+      // column), and a kernel 7 wide whose runs need five texels (a padded copy instead).
+      {{2, 2, 6, 8}, {3, 2, 3, 3}, {2, 3, 10, 12}, {1, 1}, {3, 3}, {1, 1}},
+      {{1, 2, 4, 16}, {2, 2, 3, 5}, {1, 2, 4, 14}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 2, 3, 12}, {2, 2, 1, 7}, {1, 2, 3, 8}, {1, 1}, {0, 1}, {1, 1}},
   };
   for (const Geometry& g : rows) {
     check(g, DType::Float32, true, "rows " + to_string(g.input) + " " + to_string(g.weight));
@@ -340,6 +346,9 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   }
   // Sources that start inside a texel: the padded copy reads them from the texel below.
   for (int64_t lead : {1, 2, 3, 5}) check(rows[0], DType::Float32, true, "rows, lead " + std::to_string(lead), lead);
+  // The first layer's input gradient from a source one texel in (read directly), and one element in (a
+  // padded copy).
+  for (int64_t lead : {1, 4}) check(rows[13], DType::Float32, true, "few rows, lead " + std::to_string(lead), lead);
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));

@@ -29,7 +29,10 @@ layout(constant_id = 2) const bool WORD_STORES = false;  // conv_rows_common.gls
 
 layout(set = 0, binding = 1) uniform utextureBuffer a_texels;
 
+#define X_LEAD 0u
 #include "conv_rows_common.glsl"
+
+vec4 x_texel(uint at, uint k, bool row_in) { return uintBitsToFloat(texelFetch(x_texels, int(at + k))); }
 
 float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(i) & 3u]); }
 
@@ -64,7 +67,7 @@ void main() {
     uint row_at = x_at;
     int a_at = a_channel;
     for (uint kh = 0; kh < p.kernel_h; ++kh) {
-      FETCH_RUN(row_at)
+      FETCH_RUN(row_at, true)
       FETCH_A(0) FETCH_A(1) FETCH_A(2) FETCH_A(3) FETCH_A(4) FETCH_A(5) FETCH_A(6) FETCH_A(7) FETCH_A(8)
       // Every kernel column's product for one sum before the next sum: the TM × TN sums do not fit in
       // registers, so each is loaded and stored once per (c, kh), not once per kernel column.

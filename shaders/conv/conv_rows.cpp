@@ -1,6 +1,7 @@
 // The row kernels (conv_rows.comp, and conv_rows_few.comp for fewer than 8 rows of out) for stride-1
 // float32 convolutions on CPU drivers: where they apply, their launch plans, and the padded copy of the
-// gathered operand they read (conv_pad.comp).
+// gathered operand they read (conv_pad.comp), which conv_rows_few.comp skips where the operand's rows
+// start on texels.
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
@@ -27,6 +28,8 @@ struct RowsParams {
   int32_t a_stride_m, a_stride_c, a_stride_h, a_stride_w;
   uint32_t kernel_h;
   uint32_t flags;
+  uint32_t source_h;
+  int32_t shift_y, shift_x;
 };
 constexpr uint32_t kRowsBias = 1, kRowsAccumulate = 2, kRowsRelu = 4;
 
@@ -208,9 +211,19 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
                              : Binding{operands.a.allocation, operands.a.allocation->offset() + operands.a.byte_offset,
                                        operands.a.extent_bytes(), false};
   if (!few && !can_read_as_texels(context, a_view)) return false;
-  Binding x_view;
-  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, operands.b, x_view);
-  if (!padded) return false;
+  // conv_rows_few.comp reads the source itself where its rows start on texels (a source on a texel, rows
+  // of a multiple of four elements) and a block's run, from the texel at or below its first element, fits
+  // the kernel's four texels; otherwise a padded copy.
+  const int64_t lead = ((-r.shift_x) % 4 + 4) % 4;
+  uint64_t source_lead = 0;
+  Binding x_view = view_from_aligned_start(context, operands.b, source_lead);
+  const bool direct = few && r.source_w % 4 == 0 && source_lead % kTexelBytes == 0 &&
+                      lead + kBlock + r.kernel_w - 1 <= kBlock + kMaxKw - 1 && can_read_as_texels(context, x_view);
+  std::shared_ptr<Allocation> padded;
+  if (!direct) {
+    padded = padded_copy(device, stream, r, operands.b, x_view);
+    if (!padded) return false;
+  }
   VulkanStream& vs = vulkan_stream(stream);
 
   // Channels per launch: each invocation's loop inside llvmpipe's budget; launches after the first add
@@ -222,8 +235,9 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   const bool word_stores = takes_word_stores(direction, DType::Float32, operands.out.dtype,
                                              static_cast<uint32_t>(kBlock), r.out_w, out.first_element);
   const uint32_t tm = few ? static_cast<uint32_t>(r.rows) : r.rows <= 8 ? 8 : kRowsTm;
-  const Pipeline& pipeline = device.pipelines().get(few ? "conv_rows_few_f32" : "conv_rows_f32",
-                                                    {tm, static_cast<uint32_t>(r.kernel_w), word_stores ? 1u : 0u});
+  std::vector<uint32_t> constants{tm, static_cast<uint32_t>(r.kernel_w), word_stores ? 1u : 0u};
+  if (few) constants.insert(constants.end(), {direct ? 1u : 0u, static_cast<uint32_t>(direct ? lead : 0)});
+  const Pipeline& pipeline = device.pipelines().get(few ? "conv_rows_few_f32" : "conv_rows_f32", constants);
   const std::optional<Window> bias =
       operands.bias ? std::optional<Window>(window_of(context, *operands.bias, false)) : std::nullopt;
   RowsParams params{};
@@ -234,9 +248,13 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   params.out_h = static_cast<uint32_t>(r.out_h);
   params.out_w = static_cast<uint32_t>(r.out_w);
   params.row_blocks = static_cast<uint32_t>(r.row_blocks());
-  params.x_row_texels = static_cast<uint32_t>(r.padded_w() / 4);
-  params.x_plane_texels = static_cast<uint32_t>(r.padded_h() * r.padded_w() / 4);
-  params.x_sample_texels = static_cast<uint32_t>(r.channels * r.padded_h() * r.padded_w() / 4);
+  const int64_t x_h = direct ? r.source_h : r.padded_h(), x_w = direct ? r.source_w : r.padded_w();
+  params.x_row_texels = static_cast<uint32_t>(x_w / 4);
+  params.x_plane_texels = static_cast<uint32_t>(x_h * x_w / 4);
+  params.x_sample_texels = static_cast<uint32_t>(r.channels * x_h * x_w / 4);
+  params.source_h = static_cast<uint32_t>(r.source_h);
+  params.shift_y = static_cast<int32_t>(r.shift_y);
+  params.shift_x = static_cast<int32_t>(r.shift_x);
   params.a_stride_m = static_cast<int32_t>(r.a_stride[0]);
   params.a_stride_c = static_cast<int32_t>(r.a_stride[1]);
   params.a_stride_h = static_cast<int32_t>(r.a_stride[2]);
@@ -247,7 +265,7 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   for (int64_t channel_first = 0; channel_first < r.channels; channel_first += channels_per_launch) {
     const int64_t channels = std::min(channels_per_launch, r.channels - channel_first);
     params.a_first = static_cast<uint32_t>(static_cast<int64_t>(a_lead) + r.a_origin + channel_first * r.a_stride[1]);
-    params.x_first = static_cast<uint32_t>(channel_first * r.padded_h() * r.padded_w() / 4);
+    params.x_first = static_cast<uint32_t>((direct ? source_lead / kTexelBytes : 0) + channel_first * x_h * x_w / 4);
     params.channels = static_cast<uint32_t>(channels);
     const bool first = channel_first == 0, last = channel_first + channels == r.channels;
     params.flags = (first && bias ? kRowsBias : 0u) | (first ? 0u : kRowsAccumulate) |

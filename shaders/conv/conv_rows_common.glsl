@@ -1,10 +1,11 @@
 // What the row kernels (conv_rows.comp, conv_rows_few.comp) share: their bindings but A's, push constants
 // (conv_rows.cpp's RowsParams), the fetch of a run of X and the stores. The including shader declares
-// the specialization constants KW and WORD_STORES.
+// the specialization constants KW and WORD_STORES, X_LEAD, and x_texel.
 //
 // X is the gathered operand's padded copy (conv_pad.comp): its rows hold a multiple of four elements and
 // enough columns for every block, so a block's run of TN + KW − 1 elements of a row starts on a texel and
-// needs no bounds test.
+// needs no bounds test (X_LEAD 0). conv_rows_few.comp may read the source itself instead, whose rows
+// start on texels too: a run then starts X_LEAD elements into its first texel.
 
 #define TN 8u          // adjacent outputs of a row per block
 #define MAX_TEXELS 4u  // per run of TN + KW − 1 elements: KW up to 9
@@ -34,24 +35,30 @@ layout(push_constant) uniform Params {
   int a_stride_w;
   uint kernel_h;
   uint flags;          // CONV_ROWS_BIAS, CONV_ROWS_ACCUMULATE, CONV_ROWS_RELU
+  // X is the source itself (conv_rows_few.comp's DIRECT): its rows, and out's position (0, 0) at source
+  // position (−shift_y, −shift_x).
+  uint source_h;
+  int shift_y;
+  int shift_x;
 } p;
 
 #define CONV_ROWS_BIAS 1u
 #define CONV_ROWS_ACCUMULATE 2u
 #define CONV_ROWS_RELU 4u
 
-// The run of X that starts at texel `at`, as a float x[] with constant indices (kw is spelled out in the
-// kernels' TAP rather than looped over, so that every x[kw + j] has a constant index, which keeps x out of
-// memory).
-#define FETCH_RUN(at)                                                                                  \
-  const vec4 t0 = uintBitsToFloat(texelFetch(x_texels, int(at)));                                     \
-  const vec4 t1 = uintBitsToFloat(texelFetch(x_texels, int(at + 1u)));                                \
-  const vec4 t2 = (TN + KW + 2u) / 4u > 2u ? uintBitsToFloat(texelFetch(x_texels, int(at + 2u))) : vec4(0.0); \
-  const vec4 t3 = (TN + KW + 2u) / 4u > 3u ? uintBitsToFloat(texelFetch(x_texels, int(at + 3u))) : vec4(0.0); \
+// The run of X whose first texel is `at` (x_texel's texel k of it, which the including shader defines;
+// `row_in`: whether the run's row exists), as a float x[] with constant indices: kw is spelled out in the
+// kernels' TAP rather than looped over, so that every x[X_LEAD + kw + j] has a constant index, which keeps
+// x out of memory.
+#define FETCH_RUN(at, row_in)                                                                          \
+  const vec4 t0 = x_texel(at, 0u, row_in);                                                            \
+  const vec4 t1 = x_texel(at, 1u, row_in);                                                            \
+  const vec4 t2 = (X_LEAD + TN + KW + 2u) / 4u > 2u ? x_texel(at, 2u, row_in) : vec4(0.0);            \
+  const vec4 t3 = (X_LEAD + TN + KW + 2u) / 4u > 3u ? x_texel(at, 3u, row_in) : vec4(0.0);            \
   const float x[4 * MAX_TEXELS] = float[](t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w,           \
                                            t2.x, t2.y, t2.z, t2.w, t3.x, t3.y, t3.z, t3.w);
 // Adds kernel column kw's product for output j of the block to `sum`; a##kw is the column's value of A.
-#define TAP(kw) if (KW > uint(kw)) sum = fma(a##kw, x[uint(kw) + j], sum);
+#define TAP(kw) if (KW > uint(kw)) sum = fma(a##kw, x[X_LEAD + uint(kw) + j], sum);
 
 // Stores the first `columns` of `sums` at out's element `at`, for channel m of out, with the bias, the
 // sum of earlier launches and relu as p.flags asks. WORD_STORES: each run of four outputs as one uvec4

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_samplerless_texture_functions : require
 // The row kernel (conv_rows.comp) for convolutions with fewer than 8 rows of out, such as the input
 // gradient of a network's first layer, whose one row sums over all of grad_output's channels:
 // out[b, m, y, x] = Σ over (c, kh, kw) of A[m, c, kh, kw] · X[b, c, y + kh, x + kw], plus bias[m].
@@ -17,6 +18,11 @@
 // first layer's input gradient (lavapipe): blocks of 4 rows with their sums indexed by row at run time,
 // 4.6 ms; one row, 2.8; two rows, 2.4-2.6; four rows, 2.8-3.5.
 //
+// DIRECT: where the source's rows hold a multiple of four elements and start on texels, the kernel reads
+// the source itself and zeroes the texels outside it, rather than reading conv_pad.comp's padded copy.
+// For the first layer's input gradient that copy (8.8 MB) took 1.5-4.6 ms, more than this kernel, and
+// longest when the VM's memory was busiest; the zeroing costs the kernel about 0.5 ms.
+//
 // The host binds all of A in one window of at most 64 KiB, so one launch sums every channel: A's
 // rows · channels · KH · KW < 16384 also keeps the channel loop inside llvmpipe's loop limit.
 
@@ -27,10 +33,27 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint TM = 1;  // rows of out, all of them: 1 to 7
 layout(constant_id = 1) const uint KW = 3;
 layout(constant_id = 2) const bool WORD_STORES = false;  // conv_rows_common.glsl's store_block
+// DIRECT: X is the source itself, whose rows hold a multiple of four elements and start on texels, rather
+// than its padded copy; a block's run then starts LEAD elements into its first texel, and texels outside
+// the source's rows read as zeros.
+layout(constant_id = 3) const bool DIRECT = false;
+layout(constant_id = 4) const uint LEAD = 0;  // 0 unless DIRECT
+#define X_LEAD LEAD
 
 layout(set = 0, binding = 1, std140) uniform AWindow { uvec4 a_words[4096]; };
 
 #include "conv_rows_common.glsl"
+
+// DIRECT: which of a run's texels lie inside the source's row, the same for every run of an invocation.
+bool texel_inside[MAX_TEXELS];
+
+// Texel k of the run whose first texel is `at`. DIRECT: a texel outside the source's rows reads as zeros,
+// fetched from inside the view all the same (every lane fetches).
+vec4 x_texel(int at, uint k, bool row_in) {
+  if (!DIRECT) return uintBitsToFloat(texelFetch(x_texels, at + int(k)));
+  const vec4 value = uintBitsToFloat(texelFetch(x_texels, clamp(at + int(k), 0, textureSize(x_texels) - 1)));
+  return row_in && texel_inside[k] ? value : vec4(0.0);
+}
 
 float a_value(int i) { return uintBitsToFloat(a_words[i >> 2][i & 3]); }
 
@@ -54,11 +77,19 @@ void main() {
   // Runs past the padded plane (in blocks past out's last row) feed only rows past it, never stored:
   // they read the plane's last row instead.
   const uint last_run = p.out_h + p.kernel_h - 2u - y0;
-  uint x_at = p.x_first + b * p.x_sample_texels + y0 * p.x_row_texels + x0 / 4u;
+  // DIRECT: the block's runs start at source column x0 − shift_x − LEAD, a multiple of four.
+  const int first_texel = DIRECT ? (int(x0) - p.shift_x - int(LEAD)) / 4 : int(x0 / 4u);
+  [[unroll]] for (uint k = 0; k < MAX_TEXELS; ++k) {
+    texel_inside[k] = first_texel + int(k) >= 0 && first_texel + int(k) < int(p.x_row_texels);
+  }
+  int x_at = int(p.x_first + b * p.x_sample_texels) + first_texel;
   int a_channel = int(p.a_first);
   for (uint c = 0; c < p.channels; ++c) {
     for (uint run = 0; run < p.kernel_h + TY - 1u; ++run) {
-      FETCH_RUN(x_at + min(run, last_run) * p.x_row_texels)
+      const int source_row = int(y0 + run) - p.shift_y;
+      const bool row_in = source_row >= 0 && source_row < int(p.source_h);
+      const int row = DIRECT ? (row_in ? source_row : 0) : int(y0 + min(run, last_run));
+      FETCH_RUN(x_at + row * int(p.x_row_texels), row_in)
       // The run is kernel row kh = run − r of the block's row r.
       [[unroll]] for (uint r = 0; r < TY; ++r) {
         if (run < r || run - r >= p.kernel_h) continue;
@@ -74,7 +105,7 @@ void main() {
         }
       }
     }
-    x_at += p.x_plane_texels;
+    x_at += int(p.x_plane_texels);
     a_channel += p.a_stride_c;
   }
 
