@@ -33,11 +33,8 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint TM = 1;  // rows of out, all of them: 1 to 7
 layout(constant_id = 1) const uint KW = 3;
 layout(constant_id = 2) const bool WORD_STORES = false;  // conv_rows_common.glsl's store_block
-// DIRECT: X is the source itself, whose rows hold a multiple of four elements and start on texels, rather
-// than its padded copy; a block's run then starts LEAD elements into its first texel, and texels outside
-// the source's rows read as zeros.
-layout(constant_id = 3) const bool DIRECT = false;
-layout(constant_id = 4) const uint LEAD = 0;  // 0 unless DIRECT
+layout(constant_id = 3) const bool DIRECT = false;  // X is the source itself (above)
+layout(constant_id = 4) const uint LEAD = 0;  // DIRECT: a block's run starts LEAD elements into its first texel
 #define X_LEAD LEAD
 
 layout(set = 0, binding = 1, std140) uniform AWindow { uvec4 a_words[4096]; };
