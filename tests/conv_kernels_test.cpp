@@ -357,11 +357,13 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   }
 }
 
-// The row kernel's weight gradient (few input channels: C · KH up to 3, rows of out of a multiple of four):
-// full and half blocks of 8, kernels 1 to 5 wide, output channels that leave a group of 8 part empty, fewer
-// blocks than splits and more, 1-d, and grad_output starting on a texel past its buffer's start (and one
-// element past it, which the GEMM kernels take).
-TEST_P(ConvKernelsTest, RowKernelWeightGradientOfFewChannels) {
+// The row kernel's weight gradient (rows of out of a multiple of four, kernels up to 5 wide): full and half
+// blocks of 8, kernels 1 to 5 wide, output channels that leave a group of 8 part empty, fewer blocks than
+// splits and more, 1-d, and grad_output starting on a texel past its buffer's start (and one element past
+// it, which the GEMM kernels take). Many input channels: groups of 1 to 4 of them per invocation (C = 5,
+// 6, 16, 32), 64 output channels with 32 blocks per invocation, a kernel 7 high, and one 7 wide (the GEMM
+// kernels take that one).
+TEST_P(ConvKernelsTest, RowKernelWeightGradient) {
   const std::vector<Geometry> few_channels = {
       // input, weight, output, stride, padding, dilation
       {{2, 1, 28, 28}, {32, 1, 3, 3}, {2, 32, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
@@ -370,6 +372,12 @@ TEST_P(ConvKernelsTest, RowKernelWeightGradientOfFewChannels) {
       {{3, 1, 5, 4}, {3, 1, 3, 1}, {3, 3, 3, 4}, {1, 1}, {0, 0}, {1, 1}},
       {{2, 2, 20}, {8, 2, 3}, {2, 8, 20}, {1}, {1}, {1}},
       {{16, 1, 40, 40}, {10, 1, 3, 3}, {16, 10, 40, 40}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 5, 6, 8}, {9, 5, 3, 3}, {2, 9, 6, 8}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 6, 5, 12}, {10, 6, 2, 5}, {2, 10, 4, 12}, {1, 1}, {0, 2}, {1, 1}},
+      {{2, 16, 20}, {8, 16, 3}, {2, 8, 20}, {1}, {1}, {1}},
+      {{1, 32, 64, 64}, {64, 32, 3, 3}, {1, 64, 64, 64}, {1, 1}, {1, 1}, {1, 1}},
+      {{1, 2, 9, 8}, {3, 2, 7, 5}, {1, 3, 5, 8}, {1, 1}, {1, 2}, {1, 1}},
+      {{1, 2, 5, 8}, {3, 2, 1, 7}, {1, 3, 5, 8}, {1, 1}, {0, 3}, {1, 1}},
   };
   for (const Geometry& g : few_channels) {
     check(g, DType::Float32, true, "few channels " + to_string(g.input) + " " + to_string(g.weight));

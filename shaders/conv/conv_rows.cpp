@@ -35,8 +35,9 @@ constexpr uint32_t kRowsBias = 1, kRowsAccumulate = 2, kRowsRelu = 4;
 
 // Mirrors conv_rows_weight_grad.comp's push constants.
 struct WeightGradParams {
-  uint32_t partial_first, g_first, rows, out_h, out_w, row_blocks, blocks, splits;
+  uint32_t partial_first, g_first, rows, out_h, g_row_texels, row_blocks, blocks, splits;
   uint32_t x_row_texels, x_plane_texels, x_sample_texels, kernel_h;
+  uint32_t row_groups, run_groups, taps;
 };
 
 // Mirrors conv_pad.comp's push constants.
@@ -58,12 +59,20 @@ constexpr uint32_t kRowsTm = 16;  // TM: rows of out per invocation, a multiple 
 // conv_rows_few.comp: rows of positions per block (its TY), and its uniform-buffer window of A (4096 uvec4).
 constexpr int64_t kFewRowsTy = 2;
 constexpr uint64_t kUniformWindowBytes = 65536;
-// conv_rows_weight_grad.comp: C · KH runs of X per block (RUNS), kernels up to 5 wide (its TEXELS), TM
-// output channels per invocation.
-constexpr int64_t kWeightGradMaxRuns = 3, kWeightGradMaxKw = 5, kWeightGradTm = 8;
-// Blocks one invocation of it walks at most, inside llvmpipe's loop limit (kMaxKPerInvocation's comment)
-// even where its inner loops do not unroll.
-constexpr int64_t kWeightGradMaxBlocks = 64;
+// conv_rows_weight_grad.comp: kernels up to 5 wide (its TEXELS), TM output channels per invocation, and
+// at most kWeightGradMaxTaps taps (RUNS · KW) of input channels per invocation.
+constexpr int64_t kWeightGradMaxKw = 5, kWeightGradTm = 8, kWeightGradMaxTaps = 36;
+// Blocks one invocation of it walks at most: its one loop, inside llvmpipe's loop limit (kMaxKPerInvocation's
+// comment), since the shader unrolls the others. Few splits keep the partial sums, and their reduction,
+// small: with at most 64 blocks, a 64 → 64 layer at 56 × 56 (batch 32) reduced 29 MB of them in 37 ms.
+constexpr int64_t kWeightGradMaxBlocks = 1024;
+
+// The padded copy of `planes` planes of a source: padded[plane, y, x] = source[plane, y − shift_y,
+// x − shift_x] inside the source, zero elsewhere; padded_w a multiple of four.
+struct PadShape {
+  int64_t planes = 0, source_h = 0, source_w = 0, padded_h = 0, padded_w = 0, shift_y = 0, shift_x = 0;
+  int64_t elements() const { return planes * padded_h * padded_w; }
+};
 
 // The convolution as conv_rows.comp sees it: out [batch, M, out_h, out_w] from X [batch, C, padded_h,
 // padded_w] (the source [batch, C, source_h, source_w] shifted by (shift_y, shift_x) into zeros) and A,
@@ -82,6 +91,8 @@ struct RowsShape {
   int64_t padded_elements() const { return batch * channels * padded_h() * padded_w(); }
   int64_t blocks() const { return batch * out_h * row_blocks(); }
   int64_t few_blocks() const { return batch * ceil_div(out_h, kFewRowsTy) * row_blocks(); }
+  // X: the gathered operand padded so that every block's runs lie inside it.
+  PadShape x_pad() const { return {batch * channels, source_h, source_w, padded_h(), padded_w(), shift_y, shift_x}; }
 };
 
 RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
@@ -119,29 +130,28 @@ Binding view_from_aligned_start(const Context& context, const TensorRef& ref, ui
   return Binding{ref.allocation, start - lead_bytes, lead_bytes + ref.extent_bytes(), false};
 }
 
-// Records the padded copy of `source` that conv_rows.comp reads (conv_pad.comp), into fresh memory, and
-// sets `view` to its texel binding; returns null, recording nothing, where that memory or the source
-// cannot be read as texels.
-std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const RowsShape& r,
+// Records the padded copy of `source` (conv_pad.comp), into fresh memory, and sets `view` to its texel
+// binding; returns null, recording nothing, where that memory or the source cannot be read as texels.
+std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const PadShape& shape,
                                         const TensorRef& source, Binding& view) {
   const Context& context = device.context();
-  const uint64_t bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
+  const uint64_t bytes = static_cast<uint64_t>(shape.elements()) * 4;
   std::shared_ptr<Allocation> padded = device.allocator().allocate(bytes, stream.shared_from_this());
   view = Binding{padded.get(), padded->offset(), bytes, false};
   uint64_t source_lead = 0;
   const Binding source_view = view_from_aligned_start(context, source, source_lead);
   if (!can_read_as_texels(context, view) || !can_read_as_texels(context, source_view)) return nullptr;
   PadParams pad{};
-  const Window padded_window = element_window(context, padded.get(), 0, 16, r.padded_elements() / 4, true);
+  const Window padded_window = element_window(context, padded.get(), 0, 16, shape.elements() / 4, true);
   pad.padded_first = padded_window.first_element;
   pad.source_first = static_cast<uint32_t>(source_lead / 4);
-  pad.rows = static_cast<uint32_t>(r.batch * r.channels * r.padded_h());
-  pad.source_h = static_cast<uint32_t>(r.source_h);
-  pad.source_w = static_cast<uint32_t>(r.source_w);
-  pad.padded_h = static_cast<uint32_t>(r.padded_h());
-  pad.row_words = static_cast<uint32_t>(r.padded_w() / 4);
-  pad.shift_y = static_cast<int32_t>(r.shift_y);
-  pad.shift_x = static_cast<int32_t>(r.shift_x);
+  pad.rows = static_cast<uint32_t>(shape.planes * shape.padded_h);
+  pad.source_h = static_cast<uint32_t>(shape.source_h);
+  pad.source_w = static_cast<uint32_t>(shape.source_w);
+  pad.padded_h = static_cast<uint32_t>(shape.padded_h);
+  pad.row_words = static_cast<uint32_t>(shape.padded_w / 4);
+  pad.shift_y = static_cast<int32_t>(shape.shift_y);
+  pad.shift_x = static_cast<int32_t>(shape.shift_x);
   const Binding bindings[2] = {padded_window.binding, source_view};
   const auto [x, y] = grid_of(context, (pad.rows + kWorkgroupSize - 1) / kWorkgroupSize);
   vulkan_stream(stream).dispatch(device.pipelines().get("conv_pad_f32", {}), bindings, &pad, sizeof pad, x, y, 1);
@@ -221,7 +231,7 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
                       lead + kBlock + r.kernel_w - 1 <= kBlock + kMaxKw - 1 && can_read_as_texels(context, x_view);
   std::shared_ptr<Allocation> padded;
   if (!direct) {
-    padded = padded_copy(device, stream, r, operands.b, x_view);
+    padded = padded_copy(device, stream, r.x_pad(), operands.b, x_view);
     if (!padded) return false;
   }
   VulkanStream& vs = vulkan_stream(stream);
@@ -279,44 +289,52 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
 bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvShape& s, const ConvWeightGradArgs& args) {
   const Geometry3 g = as_3d(s, args.geometry);
   const RowsShape r = rows_shape(Direction::Forward, s, g);
-  if (device.info().kind != "CPU" || s.spatial == 3 || s.groups != 1 || r.channels * r.kernel_h > kWeightGradMaxRuns ||
-      r.kernel_w > kWeightGradMaxKw || r.out_w % 4 != 0) {
+  if (device.info().kind != "CPU" || s.spatial == 3 || s.groups != 1 || r.kernel_w > kWeightGradMaxKw ||
+      r.kernel_h * r.kernel_w > kWeightGradMaxTaps || r.channels == 0) {
     return false;
   }
   if (!stride_one_float32(g, {&args.grad_weight, &args.grad_output, &args.input}, args.grad_bias)) return false;
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
   const uint64_t window = max_window_bytes(context);
-  // grad_output through a texel view whose texels hold whole runs of four outputs of a row.
+  // Input channels per invocation: the most that divide C with at most kWeightGradMaxTaps taps.
+  int64_t channels_per_invocation = std::max<int64_t>(1, kWeightGradMaxTaps / (r.kernel_h * r.kernel_w));
+  while (r.channels % channels_per_invocation != 0) --channels_per_invocation;
+  const int64_t runs = channels_per_invocation * r.kernel_h;
+  const int64_t row_groups = ceil_div(r.rows, kWeightGradTm), run_groups = r.channels / channels_per_invocation;
+  const int64_t blocks = r.blocks();
+  // Splits: two workgroups for each of lavapipe's workers, and few enough blocks for each invocation.
+  const int64_t splits =
+      std::min(blocks, std::max(ceil_div(2 * cpu_workers() * kWorkgroupSize, row_groups * run_groups),
+                                ceil_div(blocks, kWeightGradMaxBlocks)));
+  const int64_t invocations = splits * row_groups * run_groups;
+  const int64_t taps = r.channels * r.kernel_h * r.kernel_w;
+  const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * (taps + 1)) * 4;
+  // grad_output through a texel view whose texels hold whole runs of four outputs of a row. (A padded
+  // copy of it, for rows of other widths, made the Fashion-MNIST CNN's second layer no faster than the
+  // GEMM kernel: the copies cost what the kernel saved.)
   uint64_t g_lead = 0;
   const Binding g_view = view_from_aligned_start(context, args.grad_output, g_lead);
-  if (g_lead % kTexelBytes != 0) return false;
-  const int64_t m_groups = ceil_div(r.rows, kWeightGradTm);
-  const int64_t blocks = r.blocks();
-  // Splits: a workgroup for each of lavapipe's workers, and few enough blocks for each invocation.
-  const int64_t splits = std::min(blocks, std::max(ceil_div(cpu_workers(), m_groups) * kWorkgroupSize,
-                                                   ceil_div(blocks, kWeightGradMaxBlocks)));
-  const int64_t columns = r.channels * r.kernel_h * r.kernel_w + 1;
-  const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * columns) * 4;
   const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
-  if (g_view.range > window || g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
+  if (r.out_w % 4 != 0 || g_lead % kTexelBytes != 0 || g_view.range > window ||
+      g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
       padded_bytes / 16 >= limits.maxTexelBufferElements || partial_bytes > window ||
       r.padded_elements() >= (int64_t{1} << 32) || args.grad_output.numel() >= (int64_t{1} << 32) ||
-      !can_read_as_texels(context, g_view) || ceil_div(splits, kWorkgroupSize) > limits.maxComputeWorkGroupCount[0] ||
-      m_groups > limits.maxComputeWorkGroupCount[1]) {
+      invocations >= (int64_t{1} << 32) || ceil_div(invocations, kWorkgroupSize) > limits.maxComputeWorkGroupCount[0] ||
+      !can_read_as_texels(context, g_view)) {
     return false;
   }
   Binding x_view;
-  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, args.input, x_view);
+  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r.x_pad(), args.input, x_view);
   if (!padded) return false;
   std::shared_ptr<Allocation> scratch = device.allocator().allocate(partial_bytes, stream.shared_from_this());
-  const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * columns, true);
+  const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * (taps + 1), true);
   WeightGradParams params{};
   params.partial_first = partial.first_element;
   params.g_first = static_cast<uint32_t>(g_lead / kTexelBytes);
   params.rows = static_cast<uint32_t>(r.rows);
   params.out_h = static_cast<uint32_t>(r.out_h);
-  params.out_w = static_cast<uint32_t>(r.out_w);
+  params.g_row_texels = static_cast<uint32_t>(r.out_w / 4);
   params.row_blocks = static_cast<uint32_t>(r.row_blocks());
   params.blocks = static_cast<uint32_t>(blocks);
   params.splits = static_cast<uint32_t>(splits);
@@ -324,13 +342,15 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   params.x_plane_texels = static_cast<uint32_t>(r.padded_h() * r.padded_w() / 4);
   params.x_sample_texels = static_cast<uint32_t>(r.channels * r.padded_h() * r.padded_w() / 4);
   params.kernel_h = static_cast<uint32_t>(r.kernel_h);
+  params.row_groups = static_cast<uint32_t>(row_groups);
+  params.run_groups = static_cast<uint32_t>(run_groups);
+  params.taps = static_cast<uint32_t>(taps);
   const Pipeline& pipeline = device.pipelines().get(
-      "conv_rows_weight_grad_f32", {static_cast<uint32_t>(r.channels * r.kernel_h), static_cast<uint32_t>(r.kernel_w)});
+      "conv_rows_weight_grad_f32", {static_cast<uint32_t>(runs), static_cast<uint32_t>(r.kernel_w)});
   const Binding bindings[3] = {partial.binding, g_view, x_view};
   vulkan_stream(stream).dispatch(pipeline, bindings, &params, sizeof params,
-                                 static_cast<uint32_t>(ceil_div(splits, kWorkgroupSize)),
-                                 static_cast<uint32_t>(m_groups), 1);
-  sum_weight_partials(device, stream, *scratch, DType::Float32, splits, columns - 1, true, args);
+                                 static_cast<uint32_t>(ceil_div(invocations, kWorkgroupSize)), 1, 1);
+  sum_weight_partials(device, stream, *scratch, DType::Float32, splits, taps, true, args);
   return true;
 }
 

@@ -1,15 +1,18 @@
 #version 450
-// The weight and bias gradients of a stride-1, dilation-1 float32 convolution with few input channels
-// (a network's first layer), for CPU drivers: partial[split, m, (c·KH + kh)·KW + kw] = Σ over this split's
-// blocks of Σ over (b, y, x) of grad_out[b, m, y, x] · X[b, c, y + kh, x + kw], and partial[split, m, TAPS]
-// = Σ grad_out[b, m, y, x], where X is the input's padded copy (conv_pad.comp). The reduce family sums the
-// splits.
+#extension GL_EXT_control_flow_attributes : require
+// The weight and bias gradients of a stride-1, dilation-1 float32 convolution, for CPU drivers:
+// partial[split, m, (c·KH + kh)·KW + kw] = Σ over this split's blocks of Σ over (b, y, x) of
+// grad_out[b, m, y, x] · X[b, c, y + kh, x + kw], and partial[split, m, C·KH·KW] = Σ grad_out[b, m, y, x],
+// where X is the input's padded copy (conv_pad.comp). The reduce family sums the splits.
 //
-// Why: as a GEMM its results are few (32 × 9 for Fashion-MNIST's first layer) and its k long (the batch
-// times the output plane, 50176), and the implicit-GEMM kernel gathers X one position at a time. Here an
-// invocation walks blocks of 8 adjacent outputs of one row of out. Per block it fetches the X run of every
-// (c, kh) once as whole texels, and per channel m grad_out's 8 values as two texels, and adds every
-// product to its TM · (TAPS + 1) sums, which stay in the invocation until the end.
+// Why: as a GEMM its results are few (32 × 9 for Fashion-MNIST's first layer, 64 × 576 for a 3×3 layer
+// of 64 channels) and its k long (the batch times the output plane), and the implicit-GEMM kernel gathers
+// X one position at a time. Here an invocation owns TM output channels and RUNS / KH input channels, and walks blocks of
+// 8 adjacent outputs of one row of out. Per block it fetches each of its RUNS runs of X (one per channel
+// and kernel row) once as whole texels, and per output channel grad_out's 8 values as two texels, and adds
+// every product to its TM · (TAPS + 1) sums, which stay in the invocation until the end. Every index into
+// the sums and the runs is a constant (the loops over them are unrolled): llvmpipe keeps an array that an
+// index known only at run time reaches in memory, lane by lane.
 
 #define TN 8u
 #define TM 8u
@@ -17,11 +20,11 @@
 
 layout(local_size_x = 256) in;
 
-layout(constant_id = 0) const uint RUNS = 3;  // C · KH, at most 3
+layout(constant_id = 0) const uint RUNS = 3;  // runs of X per block: input channels per invocation · KH
 layout(constant_id = 1) const uint KW = 3;
 const uint TAPS = RUNS * KW;
 
-layout(set = 0, binding = 0) writeonly buffer Partials { float partials[]; };  // [splits, rows, TAPS + 1]
+layout(set = 0, binding = 0) writeonly buffer Partials { float partials[]; };  // [splits, rows, taps + 1]
 layout(set = 0, binding = 1) uniform utextureBuffer g_texels;  // grad_out, rows of a multiple of four
 layout(set = 0, binding = 2) uniform utextureBuffer x_texels;  // X, padded rows of a multiple of four
 
@@ -30,7 +33,7 @@ layout(push_constant) uniform Params {
   uint g_first;         // grad_out's texel (0, 0, 0, 0) in its view
   uint rows;            // output channels
   uint out_h;
-  uint out_w;           // a multiple of four
+  uint g_row_texels;    // texels per row of grad_out: out_w / 4
   uint row_blocks;      // blocks of TN per row of out: ceil(out_w / TN)
   uint blocks;          // batch · out_h · row_blocks
   uint splits;
@@ -38,60 +41,69 @@ layout(push_constant) uniform Params {
   uint x_plane_texels;  // texels per padded plane
   uint x_sample_texels;
   uint kernel_h;
+  uint row_groups;      // groups of TM output channels
+  uint run_groups;      // groups of RUNS runs: C · KH / RUNS
+  uint taps;            // C · KH · KW: where the bias column sits
 } p;
 
 void main() {
-  const uint split = gl_GlobalInvocationID.x;
-  if (split >= p.splits) return;
-  const uint m0 = gl_WorkGroupID.y * TM;
-  const uint g_row_texels = p.out_w / 4u;
+  // Invocations take splits fastest, then groups of rows, then groups of runs.
+  const uint invocation = gl_GlobalInvocationID.x;
+  const uint split = invocation % p.splits;
+  const uint group = invocation / p.splits;
+  if (group >= p.row_groups * p.run_groups) return;
+  const uint m0 = group % p.row_groups * TM;
+  const uint run_group = group / p.row_groups;
 
   float acc[TM][TAPS];
   float bias_acc[TM];
-  for (uint i = 0; i < TM; ++i) {
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
     bias_acc[i] = 0.0;
-    for (uint t = 0; t < TAPS; ++t) acc[i][t] = 0.0;
+    [[unroll]] for (uint t = 0; t < TAPS; ++t) acc[i][t] = 0.0;
+  }
+  // Where each run starts in its sample: input channel c, kernel row kh.
+  uint run_at[RUNS];
+  [[unroll]] for (uint r = 0; r < RUNS; ++r) {
+    const uint run = run_group * RUNS + r;
+    run_at[r] = run / p.kernel_h * p.x_plane_texels + run % p.kernel_h * p.x_row_texels;
   }
   const uint texels = (TN + KW + 2u) / 4u;
   for (uint block = split; block < p.blocks; block += p.splits) {
     const uint x0 = block % p.row_blocks * TN;
     const uint y = block / p.row_blocks % p.out_h;
     const uint b = block / (p.row_blocks * p.out_h);
-    // Every run of the block, as registers with constant indices (the loops over RUNS, TEXELS and KW
-    // unroll), so that x stays out of memory.
     float x[RUNS][4 * TEXELS];
-    for (uint r = 0; r < RUNS; ++r) {
-      const uint c = r / p.kernel_h, kh = r % p.kernel_h;
-      const uint at = b * p.x_sample_texels + c * p.x_plane_texels + (y + kh) * p.x_row_texels + x0 / 4u;
-      for (uint t = 0; t < TEXELS; ++t) {
-        const vec4 v = t < texels ? uintBitsToFloat(texelFetch(x_texels, int(at + t))) : vec4(0.0);
-        for (uint e = 0; e < 4u; ++e) x[r][4u * t + e] = v[e];
+    const uint block_at = b * p.x_sample_texels + y * p.x_row_texels + x0 / 4u;
+    [[unroll]] for (uint r = 0; r < RUNS; ++r) {
+      [[unroll]] for (uint t = 0; t < TEXELS; ++t) {
+        const vec4 v = t < texels ? uintBitsToFloat(texelFetch(x_texels, int(block_at + run_at[r] + t))) : vec4(0.0);
+        [[unroll]] for (uint e = 0; e < 4u; ++e) x[r][4u * t + e] = v[e];
       }
     }
-    // A last block of four outputs (out_w a multiple of four, not of eight) has no second texel.
-    const bool full = x0 + TN <= p.out_w;
-    for (uint i = 0; i < TM; ++i) {
+    // A last block of four outputs (grad_out's rows a multiple of four, not of eight) has no second texel.
+    const bool full = x0 + TN <= 4u * p.g_row_texels;
+    [[unroll]] for (uint i = 0; i < TM; ++i) {
       const uint m = min(m0 + i, p.rows - 1u);
-      const uint g_at = p.g_first + ((b * p.rows + m) * p.out_h + y) * g_row_texels + x0 / 4u;
+      const uint g_at = p.g_first + ((b * p.rows + m) * p.out_h + y) * p.g_row_texels + x0 / 4u;
       const vec4 lo = uintBitsToFloat(texelFetch(g_texels, int(g_at)));
       const vec4 hi = full ? uintBitsToFloat(texelFetch(g_texels, int(g_at + 1u))) : vec4(0.0);
       const float g[TN] = float[](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
       bias_acc[i] += ((lo.x + lo.y) + (lo.z + lo.w)) + ((hi.x + hi.y) + (hi.z + hi.w));
-      for (uint r = 0; r < RUNS; ++r) {
-        for (uint kw = 0; kw < KW; ++kw) {
+      [[unroll]] for (uint r = 0; r < RUNS; ++r) {
+        [[unroll]] for (uint kw = 0; kw < KW; ++kw) {
           float sum = acc[i][r * KW + kw];
-          for (uint j = 0; j < TN; ++j) sum = fma(g[j], x[r][kw + j], sum);
+          [[unroll]] for (uint j = 0; j < TN; ++j) sum = fma(g[j], x[r][kw + j], sum);
           acc[i][r * KW + kw] = sum;
         }
       }
     }
   }
 
-  for (uint i = 0; i < TM; ++i) {
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
-    if (m >= p.rows) break;
-    const uint at = p.partial_first + (split * p.rows + m) * (TAPS + 1u);
-    for (uint t = 0; t < TAPS; ++t) partials[at + t] = acc[i][t];
-    partials[at + TAPS] = bias_acc[i];
+    if (m >= p.rows) continue;
+    const uint at = p.partial_first + (split * p.rows + m) * (p.taps + 1u);
+    [[unroll]] for (uint t = 0; t < TAPS; ++t) partials[at + run_group * TAPS + t] = acc[i][t];
+    if (run_group == 0u) partials[at + p.taps] = bias_acc[i];
   }
 }
