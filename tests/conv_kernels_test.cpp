@@ -357,14 +357,14 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   }
 }
 
-// The row kernel's weight gradient (rows of out of a multiple of four, kernels up to 5 wide): full and half
+// The row kernel's weight gradient (kernels up to 5 wide): full and half
 // blocks of 8, kernels 1 to 5 wide, output channels that leave a group of 8 part empty, fewer blocks than
-// splits and more, 1-d, and grad_output starting on a texel past its buffer's start (and one element past
-// it, which the GEMM kernels take). Many input channels: groups of 1 to 4 of them per invocation (C = 5,
-// 6, 16, 32), 64 output channels with 32 blocks per invocation, a kernel 7 high, and one 7 wide (the GEMM
-// kernels take that one).
+// splits and more, 1-d, and grad_output starting on a texel past its buffer's start or 1 to 3 elements
+// into one. Many input channels: groups of 1 to 4 of them per invocation (C = 5, 6, 16, 32), 64 output
+// channels with 32 blocks per invocation, a kernel 7 high, and one 7 wide (the GEMM kernels take that one).
+// Rows of grad_out whose length is not a multiple of four.
 TEST_P(ConvKernelsTest, RowKernelWeightGradient) {
-  const std::vector<Geometry> few_channels = {
+  const std::vector<Geometry> weight_grads = {
       // input, weight, output, stride, padding, dilation
       {{2, 1, 28, 28}, {32, 1, 3, 3}, {2, 32, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
       {{2, 3, 5, 8}, {9, 3, 1, 3}, {2, 9, 5, 8}, {1, 1}, {0, 1}, {1, 1}},
@@ -378,12 +378,19 @@ TEST_P(ConvKernelsTest, RowKernelWeightGradient) {
       {{1, 32, 64, 64}, {64, 32, 3, 3}, {1, 64, 64, 64}, {1, 1}, {1, 1}, {1, 1}},
       {{1, 2, 9, 8}, {3, 2, 7, 5}, {1, 3, 5, 8}, {1, 1}, {1, 2}, {1, 1}},
       {{1, 2, 5, 8}, {3, 2, 1, 7}, {1, 3, 5, 8}, {1, 1}, {0, 3}, {1, 1}},
+      // Rows of grad_out that do not start on texels: the CNN's second layer at 14 × 14, rows of 7 and 5,
+      // and 1-d rows of 17.
+      {{2, 32, 14, 14}, {64, 32, 3, 3}, {2, 64, 14, 14}, {1, 1}, {1, 1}, {1, 1}},
+      {{3, 4, 7, 7}, {5, 4, 3, 3}, {3, 5, 7, 7}, {1, 1}, {1, 1}, {1, 1}},
+      {{2, 1, 6, 4}, {3, 1, 2, 2}, {2, 3, 5, 5}, {1, 1}, {0, 1}, {1, 1}},
+      {{3, 6, 19}, {4, 6, 3}, {3, 4, 17}, {1}, {0}, {1}},
   };
-  for (const Geometry& g : few_channels) {
-    check(g, DType::Float32, true, "few channels " + to_string(g.input) + " " + to_string(g.weight));
-    check(g, DType::Float32, false, "few channels, no bias, " + to_string(g.input) + " " + to_string(g.weight));
+  for (const Geometry& g : weight_grads) {
+    check(g, DType::Float32, true, "weight gradient " + to_string(g.input) + " " + to_string(g.weight));
+    check(g, DType::Float32, false, "weight gradient, no bias, " + to_string(g.input) + " " + to_string(g.weight));
   }
-  for (int64_t lead : {1, 4}) check(few_channels[0], DType::Float32, true, "few channels, lead " + std::to_string(lead), lead);
+  for (int64_t lead : {1, 4}) check(weight_grads[0], DType::Float32, true, "weight gradient, lead " + std::to_string(lead), lead);
+  for (int64_t lead : {1, 2, 3}) check(weight_grads[12], DType::Float32, true, "rows of 14, lead " + std::to_string(lead), lead);
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_weight_grad_f32"));

@@ -35,7 +35,7 @@ constexpr uint32_t kRowsBias = 1, kRowsAccumulate = 2, kRowsRelu = 4;
 
 // Mirrors conv_rows_weight_grad.comp's push constants.
 struct WeightGradParams {
-  uint32_t partial_first, g_first, rows, out_h, g_row_texels, row_blocks, blocks, splits;
+  uint32_t partial_first, g_first, rows, out_h, out_w, row_blocks, blocks, splits;
   uint32_t x_row_texels, x_plane_texels, x_sample_texels, kernel_h;
   uint32_t row_groups, run_groups, taps;
 };
@@ -310,16 +310,14 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const int64_t invocations = splits * row_groups * run_groups;
   const int64_t taps = r.channels * r.kernel_h * r.kernel_w;
   const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * (taps + 1)) * 4;
-  // grad_output through a texel view whose texels hold whole runs of four outputs of a row. (A padded
-  // copy of it, for rows of other widths, made the Fashion-MNIST CNN's second layer no faster than the
-  // GEMM kernel: the copies cost what the kernel saved.)
+  // grad_output through a texel view, from the texel at or below its first element.
   uint64_t g_lead = 0;
   const Binding g_view = view_from_aligned_start(context, args.grad_output, g_lead);
+  const bool g_aligned = r.out_w % 4 == 0 && g_lead % kTexelBytes == 0;
   const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
-  if (r.out_w % 4 != 0 || g_lead % kTexelBytes != 0 || g_view.range > window ||
-      g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
+  if (g_view.range > window || g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
       padded_bytes / 16 >= limits.maxTexelBufferElements || partial_bytes > window ||
-      r.padded_elements() >= (int64_t{1} << 32) || args.grad_output.numel() >= (int64_t{1} << 32) ||
+      r.padded_elements() >= (int64_t{1} << 32) || g_view.range / 4 >= (uint64_t{1} << 32) ||
       invocations >= (int64_t{1} << 32) || ceil_div(invocations, kWorkgroupSize) > limits.maxComputeWorkGroupCount[0] ||
       !can_read_as_texels(context, g_view)) {
     return false;
@@ -331,10 +329,10 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * (taps + 1), true);
   WeightGradParams params{};
   params.partial_first = partial.first_element;
-  params.g_first = static_cast<uint32_t>(g_lead / kTexelBytes);
+  params.g_first = static_cast<uint32_t>(g_lead / 4);
   params.rows = static_cast<uint32_t>(r.rows);
   params.out_h = static_cast<uint32_t>(r.out_h);
-  params.g_row_texels = static_cast<uint32_t>(r.out_w / 4);
+  params.out_w = static_cast<uint32_t>(r.out_w);
   params.row_blocks = static_cast<uint32_t>(r.row_blocks());
   params.blocks = static_cast<uint32_t>(blocks);
   params.splits = static_cast<uint32_t>(splits);
@@ -346,7 +344,8 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   params.run_groups = static_cast<uint32_t>(run_groups);
   params.taps = static_cast<uint32_t>(taps);
   const Pipeline& pipeline = device.pipelines().get(
-      "conv_rows_weight_grad_f32", {static_cast<uint32_t>(runs), static_cast<uint32_t>(r.kernel_w)});
+      "conv_rows_weight_grad_f32",
+      {static_cast<uint32_t>(runs), static_cast<uint32_t>(r.kernel_w), g_aligned ? 1u : 0u});
   const Binding bindings[3] = {partial.binding, g_view, x_view};
   vulkan_stream(stream).dispatch(pipeline, bindings, &params, sizeof params,
                                  static_cast<uint32_t>(ceil_div(invocations, kWorkgroupSize)), 1, 1);

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_samplerless_texture_functions : require
 // The weight and bias gradients of a stride-1, dilation-1 float32 convolution, for CPU drivers:
 // partial[split, m, (c·KH + kh)·KW + kw] = Σ over this split's blocks of Σ over (b, y, x) of
 // grad_out[b, m, y, x] · X[b, c, y + kh, x + kw], and partial[split, m, C·KH·KW] = Σ grad_out[b, m, y, x],
@@ -22,18 +23,21 @@ layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint RUNS = 3;  // runs of X per block: input channels per invocation · KH
 layout(constant_id = 1) const uint KW = 3;
+// G_ALIGNED: grad_out's rows hold a multiple of four elements from a texel, so a block's 8 values are two
+// whole texels; otherwise three texels and a shift.
+layout(constant_id = 2) const bool G_ALIGNED = true;
 const uint TAPS = RUNS * KW;
 
 layout(set = 0, binding = 0) writeonly buffer Partials { float partials[]; };  // [splits, rows, taps + 1]
-layout(set = 0, binding = 1) uniform utextureBuffer g_texels;  // grad_out, rows of a multiple of four
+layout(set = 0, binding = 1) uniform utextureBuffer g_texels;  // grad_out
 layout(set = 0, binding = 2) uniform utextureBuffer x_texels;  // X, padded rows of a multiple of four
 
 layout(push_constant) uniform Params {
   uint partial_first;   // partial's element (split 0, row 0, tap 0) in its window
-  uint g_first;         // grad_out's texel (0, 0, 0, 0) in its view
+  uint g_first;         // grad_out's element (0, 0, 0, 0) in its view
   uint rows;            // output channels
   uint out_h;
-  uint g_row_texels;    // texels per row of grad_out: out_w / 4
+  uint out_w;
   uint row_blocks;      // blocks of TN per row of out: ceil(out_w / TN)
   uint blocks;          // batch · out_h · row_blocks
   uint splits;
@@ -80,15 +84,32 @@ void main() {
         [[unroll]] for (uint e = 0; e < 4u; ++e) x[r][4u * t + e] = v[e];
       }
     }
-    // A last block of four outputs (grad_out's rows a multiple of four, not of eight) has no second texel.
-    const bool full = x0 + TN <= 4u * p.g_row_texels;
+    // G_ALIGNED: a last block of four outputs (rows of a multiple of four, not of eight) has no second
+    // texel.
+    const bool full = x0 + TN <= p.out_w;
     [[unroll]] for (uint i = 0; i < TM; ++i) {
       const uint m = min(m0 + i, p.rows - 1u);
-      const uint g_at = p.g_first + ((b * p.rows + m) * p.out_h + y) * p.g_row_texels + x0 / 4u;
-      const vec4 lo = uintBitsToFloat(texelFetch(g_texels, int(g_at)));
-      const vec4 hi = full ? uintBitsToFloat(texelFetch(g_texels, int(g_at + 1u))) : vec4(0.0);
-      const float g[TN] = float[](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
-      bias_acc[i] += ((lo.x + lo.y) + (lo.z + lo.w)) + ((hi.x + hi.y) + (hi.z + hi.w));
+      const uint g_start = p.g_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0;
+      float g[TN];
+      if (G_ALIGNED) {
+        const vec4 lo = uintBitsToFloat(texelFetch(g_texels, int(g_start >> 2)));
+        const vec4 hi = full ? uintBitsToFloat(texelFetch(g_texels, int(g_start >> 2) + 1)) : vec4(0.0);
+        g = float[](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+      } else {
+        // The block's 8 values from the texel at or below the first, `phase` elements into it; those
+        // past the row (in its last block) are zeros.
+        const int t = int(g_start >> 2), last = textureSize(g_texels) - 1;
+        const uint phase = g_start & 3u;
+        const vec4 t0 = uintBitsToFloat(texelFetch(g_texels, t));
+        const vec4 t1 = uintBitsToFloat(texelFetch(g_texels, min(t + 1, last)));
+        const vec4 t2 = uintBitsToFloat(texelFetch(g_texels, min(t + 2, last)));
+        const float run[12] = float[](t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w, t2.x, t2.y, t2.z, t2.w);
+        [[unroll]] for (uint j = 0; j < TN; ++j) {
+          const float value = phase == 0u ? run[j] : phase == 1u ? run[j + 1u] : phase == 2u ? run[j + 2u] : run[j + 3u];
+          g[j] = x0 + j < p.out_w ? value : 0.0;
+        }
+      }
+      bias_acc[i] += ((g[0] + g[1]) + (g[2] + g[3])) + ((g[4] + g[5]) + (g[6] + g[7]));
       [[unroll]] for (uint r = 0; r < RUNS; ++r) {
         [[unroll]] for (uint kw = 0; kw < KW; ++kw) {
           float sum = acc[i][r * KW + kw];
