@@ -8,12 +8,13 @@
 //
 // Why: as a GEMM its results are few (32 × 9 for Fashion-MNIST's first layer, 64 × 576 for a 3×3 layer
 // of 64 channels) and its k long (the batch times the output plane), and the implicit-GEMM kernel gathers
-// X one position at a time. Here an invocation owns TM output channels and RUNS / KH input channels, and walks blocks of
-// 8 adjacent outputs of one row of out. Per block it fetches each of its RUNS runs of X (one per channel
-// and kernel row) once as whole texels, and per output channel grad_out's 8 values as two texels, and adds
-// every product to its TM · (TAPS + 1) sums, which stay in the invocation until the end. Every index into
-// the sums and the runs is a constant (the loops over them are unrolled): llvmpipe keeps an array that an
-// index known only at run time reaches in memory, lane by lane.
+// X one position at a time. Here an invocation owns TM output channels and RUNS / KH input channels, and
+// walks blocks of 8 adjacent outputs of one row of out. Per block it fetches each of its RUNS runs of X
+// (one per channel and kernel row) once as whole texels, and per output channel grad_out's 8 values as two
+// texels (three where its rows do not start on texels), and adds every product to its TM · (TAPS + 1)
+// sums, which stay in the invocation until the end. Every index into the sums and the runs is a constant
+// (the loops over them are unrolled): llvmpipe keeps an array that an index known only at run time reaches
+// in memory, lane by lane.
 
 #define TN 8u
 #define TM 8u
