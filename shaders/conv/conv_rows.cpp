@@ -67,13 +67,6 @@ constexpr int64_t kWeightGradMaxKw = 5, kWeightGradTm = 8, kWeightGradMaxTaps = 
 // small: with at most 64 blocks, a 64 → 64 layer at 56 × 56 (batch 32) reduced 29 MB of them in 37 ms.
 constexpr int64_t kWeightGradMaxBlocks = 1024;
 
-// The padded copy of `planes` planes of a source: padded[plane, y, x] = source[plane, y − shift_y,
-// x − shift_x] inside the source, zero elsewhere; padded_w a multiple of four.
-struct PadShape {
-  int64_t planes = 0, source_h = 0, source_w = 0, padded_h = 0, padded_w = 0, shift_y = 0, shift_x = 0;
-  int64_t elements() const { return planes * padded_h * padded_w; }
-};
-
 // The convolution as conv_rows.comp sees it: out [batch, M, out_h, out_w] from X [batch, C, padded_h,
 // padded_w] (the source [batch, C, source_h, source_w] shifted by (shift_y, shift_x) into zeros) and A,
 // whose element (m, c, kh, kw) is the weight's element a_origin + m·a_stride[0] + c·a_stride[1] +
@@ -91,8 +84,6 @@ struct RowsShape {
   int64_t padded_elements() const { return batch * channels * padded_h() * padded_w(); }
   int64_t blocks() const { return batch * out_h * row_blocks(); }
   int64_t few_blocks() const { return batch * ceil_div(out_h, kFewRowsTy) * row_blocks(); }
-  // X: the gathered operand padded so that every block's runs lie inside it.
-  PadShape x_pad() const { return {batch * channels, source_h, source_w, padded_h(), padded_w(), shift_y, shift_x}; }
 };
 
 RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g) {
@@ -121,37 +112,42 @@ RowsShape rows_shape(Direction direction, const ConvShape& s, const Geometry3& g
   return r;
 }
 
-// A view of `ref` that starts at the texel alignment at or below its first element (a texel view's
-// offset must be aligned); `lead_bytes` is where its first element lies in the view.
-Binding view_from_aligned_start(const Context& context, const TensorRef& ref, uint64_t& lead_bytes) {
-  const uint64_t alignment = std::max<uint64_t>(kTexelBytes, context.properties.limits.minTexelBufferOffsetAlignment);
+// The offset alignment of a texel view: at least a texel.
+uint64_t texel_alignment(const Context& context) {
+  return std::max<uint64_t>(kTexelBytes, context.properties.limits.minTexelBufferOffsetAlignment);
+}
+
+// A view of `ref` that starts at the `alignment` at or below its first element (a view's offset must be
+// aligned); `lead_bytes` is where its first element lies in the view.
+Binding view_from_aligned_start(const TensorRef& ref, uint64_t alignment, uint64_t& lead_bytes) {
   const uint64_t start = ref.allocation->offset() + ref.byte_offset;
   lead_bytes = start % alignment;
   return Binding{ref.allocation, start - lead_bytes, lead_bytes + ref.extent_bytes(), false};
 }
 
-// Records the padded copy of `source` (conv_pad.comp), into fresh memory, and sets `view` to its texel
-// binding; returns null, recording nothing, where that memory or the source cannot be read as texels.
-std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const PadShape& shape,
+// Records the padded copy of `source` that the row kernels read (conv_pad.comp), into fresh memory, and
+// sets `view` to its texel binding; returns null, recording nothing, where that memory or the source
+// cannot be read as texels.
+std::shared_ptr<Allocation> padded_copy(VulkanDevice& device, Stream& stream, const RowsShape& r,
                                         const TensorRef& source, Binding& view) {
   const Context& context = device.context();
-  const uint64_t bytes = static_cast<uint64_t>(shape.elements()) * 4;
+  const uint64_t bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
   std::shared_ptr<Allocation> padded = device.allocator().allocate(bytes, stream.shared_from_this());
   view = Binding{padded.get(), padded->offset(), bytes, false};
   uint64_t source_lead = 0;
-  const Binding source_view = view_from_aligned_start(context, source, source_lead);
+  const Binding source_view = view_from_aligned_start(source, texel_alignment(context), source_lead);
   if (!can_read_as_texels(context, view) || !can_read_as_texels(context, source_view)) return nullptr;
   PadParams pad{};
-  const Window padded_window = element_window(context, padded.get(), 0, 16, shape.elements() / 4, true);
+  const Window padded_window = element_window(context, padded.get(), 0, 16, r.padded_elements() / 4, true);
   pad.padded_first = padded_window.first_element;
   pad.source_first = static_cast<uint32_t>(source_lead / 4);
-  pad.rows = static_cast<uint32_t>(shape.planes * shape.padded_h);
-  pad.source_h = static_cast<uint32_t>(shape.source_h);
-  pad.source_w = static_cast<uint32_t>(shape.source_w);
-  pad.padded_h = static_cast<uint32_t>(shape.padded_h);
-  pad.row_words = static_cast<uint32_t>(shape.padded_w / 4);
-  pad.shift_y = static_cast<int32_t>(shape.shift_y);
-  pad.shift_x = static_cast<int32_t>(shape.shift_x);
+  pad.rows = static_cast<uint32_t>(r.batch * r.channels * r.padded_h());
+  pad.source_h = static_cast<uint32_t>(r.source_h);
+  pad.source_w = static_cast<uint32_t>(r.source_w);
+  pad.padded_h = static_cast<uint32_t>(r.padded_h());
+  pad.row_words = static_cast<uint32_t>(r.padded_w() / 4);
+  pad.shift_y = static_cast<int32_t>(r.shift_y);
+  pad.shift_x = static_cast<int32_t>(r.shift_x);
   const Binding bindings[2] = {padded_window.binding, source_view};
   const auto [x, y] = grid_of(context, (pad.rows + kWorkgroupSize - 1) / kWorkgroupSize);
   vulkan_stream(stream).dispatch(device.pipelines().get("conv_pad_f32", {}), bindings, &pad, sizeof pad, x, y, 1);
@@ -184,14 +180,15 @@ bool rows_take(VulkanDevice& device, Direction direction, const ConvShape& s, co
   const Context& context = device.context();
   const auto& limits = context.properties.limits;
   if (r.rows < 8) {
-    // All of A in one window; it then also holds fewer than kMaxKPerInvocation of each row's sum.
-    const uint64_t start = operands.a.allocation->offset() + operands.a.byte_offset;
-    const uint64_t alignment = std::max<uint64_t>(limits.minUniformBufferOffsetAlignment, 16);
-    const uint64_t aligned = start / alignment * alignment;
-    const uint64_t range = (start - aligned + operands.a.extent_bytes() + 15) / 16 * 16;
-    if (range > std::min<uint64_t>(kUniformWindowBytes, limits.maxUniformBufferRange)) return false;
-    a_window = Binding{operands.a.allocation, aligned, range, false};
-    a_lead = (start - aligned) / 4;
+    // All of A in one window of whole uvec4; it then also holds fewer than kMaxKPerInvocation of each
+    // row's sum.
+    uint64_t lead_bytes = 0;
+    Binding window = view_from_aligned_start(
+        operands.a, std::max<uint64_t>(limits.minUniformBufferOffsetAlignment, 16), lead_bytes);
+    window.range = ceil_div(window.range, uint64_t{16}) * 16;
+    if (window.range > std::min<uint64_t>(kUniformWindowBytes, limits.maxUniformBufferRange)) return false;
+    a_window = window;
+    a_lead = lead_bytes / 4;
   } else if (!register_blocks_can_share_a(device)) {
     return false;
   }
@@ -226,12 +223,12 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
   // the kernel's four texels; otherwise a padded copy.
   const int64_t lead = ((-r.shift_x) % 4 + 4) % 4;
   uint64_t source_lead = 0;
-  Binding x_view = view_from_aligned_start(context, operands.b, source_lead);
+  Binding x_view = view_from_aligned_start(operands.b, texel_alignment(context), source_lead);
   const bool direct = few && r.source_w % 4 == 0 && source_lead % kTexelBytes == 0 &&
-                      lead + kBlock + r.kernel_w - 1 <= kBlock + kMaxKw - 1 && can_read_as_texels(context, x_view);
+                      lead + r.kernel_w <= kMaxKw && can_read_as_texels(context, x_view);
   std::shared_ptr<Allocation> padded;
   if (!direct) {
-    padded = padded_copy(device, stream, r.x_pad(), operands.b, x_view);
+    padded = padded_copy(device, stream, r, operands.b, x_view);
     if (!padded) return false;
   }
   VulkanStream& vs = vulkan_stream(stream);
@@ -312,7 +309,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const uint64_t partial_bytes = static_cast<uint64_t>(splits * r.rows * (taps + 1)) * 4;
   // grad_output through a texel view, from the texel at or below its first element.
   uint64_t g_lead = 0;
-  const Binding g_view = view_from_aligned_start(context, args.grad_output, g_lead);
+  const Binding g_view = view_from_aligned_start(args.grad_output, texel_alignment(context), g_lead);
   const bool g_aligned = r.out_w % 4 == 0 && g_lead % kTexelBytes == 0;
   const uint64_t padded_bytes = static_cast<uint64_t>(r.padded_elements()) * 4;
   if (g_view.range > window || g_view.range / 16 >= limits.maxTexelBufferElements || padded_bytes > window ||
@@ -323,7 +320,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
     return false;
   }
   Binding x_view;
-  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r.x_pad(), args.input, x_view);
+  const std::shared_ptr<Allocation> padded = padded_copy(device, stream, r, args.input, x_view);
   if (!padded) return false;
   std::shared_ptr<Allocation> scratch = device.allocator().allocate(partial_bytes, stream.shared_from_this());
   const Window partial = element_window(context, scratch.get(), 0, 4, splits * r.rows * (taps + 1), true);
