@@ -83,8 +83,10 @@ TensorRef batched_ref(const Tensor& t, int64_t batch, std::vector<Tensor>& keep)
 
 // out (batch..., M, N) = alpha * a @ b + beta * bias, for 3-or-more-dim operands whose batch dims
 // already equal out's (broadcast views allowed).
+// With a_row_sums (batch..., M, 1) the kernels also write Σ over k of a's rows there.
 void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor* bias, double beta,
-                double alpha, MatmulActivation activation = MatmulActivation::None) {
+                double alpha, MatmulActivation activation = MatmulActivation::None,
+                const Tensor* a_row_sums = nullptr) {
   if (out.numel() == 0) return;
   if (a.size(-1) == 0 && !bias && out.dtype() == DType::Bool) {
     Tensor(out).fill_(false);  // the sum of no products; the kernels take no bool
@@ -105,6 +107,7 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
   args.alpha = alpha;
   args.beta = bias ? beta : 0.0;
   args.activation = activation;
+  if (a_row_sums) args.a_row_sums = batched_ref(*a_row_sums, batch, keep);
   detail::kernels_for<MatmulKernels>(*out.device()).matmul(*detail::stream_for(*out.device()), args);
 }
 
@@ -259,6 +262,18 @@ Tensor mat2_grad(const Tensor& mat1, const Tensor& grad, bool mat2_column_major)
   return mat2_column_major ? grad.mT().mm(mat1).mT() : mat1.mT().mm(grad);
 }
 
+// mat2_grad for a column-major mat2 (Linear's weight.t()), and the sum of grad's rows, which is the
+// gradient of a bias broadcast along the rows: one launch, since the product's A is gradᵀ, whose rows the
+// kernels can sum as they read them (MatmulArgs::a_row_sums). PyTorch sums them in a launch of its own.
+std::pair<Tensor, Tensor> column_major_mat2_and_bias_grads(const Tensor& mat1, const Tensor& grad) {
+  const Tensor a = grad.mT();
+  Tensor product = detail::empty_on({a.size(0), mat1.size(1)}, a.dtype(), a.device());
+  Tensor sums = detail::empty_on({a.size(0)}, a.dtype(), a.device());
+  const Tensor sums3 = sums.view({1, a.size(0), 1});
+  run_matmul(product.unsqueeze(0), a.unsqueeze(0), mat1.unsqueeze(0), nullptr, 0, 1, MatmulActivation::None, &sums3);
+  return {product.mT(), sums};
+}
+
 // t * s, skipping the multiply for s == 1.
 Tensor scaled(const Tensor& t, Scalar s) { return s.to_double() == 1.0 ? t : t.mul(s); }
 
@@ -392,11 +407,18 @@ Tensor addmm_recorded(const Tensor& self, const Tensor& mat1, const Tensor& mat2
   if (!rec) return out;
   save_operands(rec, mat1, mat2);
   // The engine sums the input's gradient back over the dims its expand broadcast.
-  return rec.finish(out, [beta, alpha, m1_cm = column_major(mat1), m2_cm = column_major(mat2)](
+  return rec.finish(out, [beta, alpha, m1_cm = column_major(mat1), m2_cm = column_major(mat2),
+                          self_sizes = self.sizes().vec()](
                              autograd::FunctionNode& node, const autograd::tensor_list& g) {
     const Tensor m1 = node.saved(0), m2 = node.saved(1);
-    return autograd::tensor_list{node.needs_input_grad(0) ? scaled(g[0], beta) : Tensor(),
-                                 m2.defined() ? scaled(mat1_grad(g[0], m2, m1_cm), alpha) : Tensor(),
+    const Tensor m1_grad = m2.defined() ? scaled(mat1_grad(g[0], m2, m1_cm), alpha) : Tensor();
+    // A bias along the rows (a Linear's) with the weight's gradient: both from one launch.
+    if (node.needs_input_grad(0) && m1.defined() && m2_cm && beta.to_double() == 1.0 && self_sizes.size() == 1 &&
+        self_sizes[0] == g[0].size(1) && !autograd::GradMode::is_enabled()) {
+      auto [m2_grad, bias_grad] = column_major_mat2_and_bias_grads(m1, g[0]);
+      return autograd::tensor_list{bias_grad, m1_grad, scaled(m2_grad, alpha)};
+    }
+    return autograd::tensor_list{node.needs_input_grad(0) ? scaled(g[0], beta) : Tensor(), m1_grad,
                                  m1.defined() ? scaled(mat2_grad(m1, g[0], m2_cm), alpha) : Tensor()};
   });
 }

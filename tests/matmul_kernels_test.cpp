@@ -463,6 +463,76 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
   }
 }
 
+// a_row_sums: Σ over k of A's rows beside the product (a Linear's bias gradient beside its weight gradient),
+// in every kernel and layout, through the texel variant and without it. The register blocks that share A
+// sum them in the product's launch on lavapipe; the others run a reduction after it.
+TEST_P(MatmulKernelsTest, RowSumsOfABesideTheProduct) {
+  at::manual_seed(12);
+  struct RowSumsCase {
+    int64_t batch, M, K, N;
+    bool a_transposed;  // A contiguous along M, as gradᵀ is in a Linear's weight gradient
+    int64_t a_lead;     // elements before A in its buffer (odd: no pairs, no texels)
+  };
+  const RowSumsCase cases[] = {
+      {1, 40, 70, 33, true, 0},   // a Linear's weight gradient: rows past a block, K past a chunk
+      {1, 10, 64, 256, true, 0},  // the Fashion-MNIST MLP's second layer
+      {1, 17, 66, 9, false, 0},   // pairs along K
+      {2, 33, 131, 20, false, 0}, // odd K, a batch
+      {1, 5, 3, 7, true, 0},      // K shorter than one lane's share of a chunk
+      {1, 18, 1, 4, false, 0},
+      {1, 24, 50, 12, true, 1},   // A one element into its buffer
+  };
+  for (const std::string& variant : variants()) {
+    for (const std::string texel_reads : {"", "0"}) {
+      SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
+      vulkan::ScopedMatmulVariant scoped(variant);
+      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+      for (const RowSumsCase& c : cases) {
+        SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.M) + "x" + std::to_string(c.K) + "x" +
+                     std::to_string(c.N) + (c.a_transposed ? " A along M" : "") + " lead " + std::to_string(c.a_lead));
+        const int64_t a_numel = c.batch * c.M * c.K;
+        at::Tensor a = at::randn({c.a_lead + a_numel}).slice(0, c.a_lead);
+        a = c.a_transposed ? a.view({c.batch, c.K, c.M}).transpose(1, 2) : a.view({c.batch, c.M, c.K});
+        const at::Tensor b = at::randn({c.batch, c.K, c.N});
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const at::Tensor out = at::full({c.batch, c.M, c.N}, nan);
+        const at::Tensor sums = at::full({c.batch, c.M, 1}, nan);
+        const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+        const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
+        MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+        args.a_row_sums = sums_dev.ref;
+        device->kernels().get<MatmulKernels>().matmul(*stream, args);
+        expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat,
+                     c.K);
+        expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat,
+                     c.K);
+      }
+    }
+  }
+}
+
+// On lavapipe the shared blocks sum A's rows in the product's launch: one dispatch, not two.
+TEST_P(MatmulKernelsTest, SharedBlocksSumRowsInTheProductsLaunch) {
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device == nullptr || !vulkan::register_blocks_can_share_a(*vulkan_device)) {
+    GTEST_SKIP() << "needs the register blocks that share A (subgroups of 8 with shuffles, as on lavapipe)";
+  }
+  at::manual_seed(13);
+  vulkan::ScopedMatmulVariant scoped("register-shared");
+  const at::Tensor a = at::randn({1, 64, 256}).transpose(1, 2);  // gradᵀ of a 64 × 256 grad_output
+  const at::Tensor b = at::randn({1, 64, 784});
+  const at::Tensor out = at::zeros({1, 256, 784});
+  const at::Tensor sums = at::zeros({1, 256, 1});
+  const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+  const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  args.a_row_sums = sums_dev.ref;
+  const StreamStats before = stream->stats();
+  device->kernels().get<MatmulKernels>().matmul(*stream, args);
+  EXPECT_EQ(stream->stats().dispatches - before.dispatches, 1u);
+  expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat, 64);
+}
+
 // "register-shared" must reach the shared blocks where they exist, or the cases above would test the
 // private ones twice: lavapipe has the subgroups they need.
 TEST_P(MatmulKernelsTest, LavapipeRunsTheBlocksThatShareA) {

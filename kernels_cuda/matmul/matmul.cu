@@ -35,6 +35,7 @@
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/matmul.h"
 #include "runtime/kernels/memory.h"
+#include "runtime/kernels/reduce.h"
 
 namespace ember::cuda {
 
@@ -168,6 +169,13 @@ cublasHandle_t CudaMatmul::blas_handle(int device_index) {
 }
 
 void CudaMatmul::matmul(Stream& stream, const MatmulArgs& args) {
+  if (args.a_row_sums) {  // summed apart, after cuBLAS's product
+    MatmulArgs product_only = args;
+    product_only.a_row_sums.reset();
+    matmul(stream, product_only);
+    matmul_row_sums_by_reduction(device_.kernels().get<ReduceKernels>(), stream, args);
+    return;
+  }
   const TensorRef& out = args.out;
   if (out.ndim != 3 || args.a.ndim != 3 || args.b.ndim != 3) {
     throw Error("matmul kernel: out, a and b must each have one batch dim and two matrix dims");

@@ -36,7 +36,7 @@ DEFINE_LOAD(a_data, A_DT)
 DEFINE_LOAD(b_data, B_DT)
 DEFINE_LOAD(bias_data, BIAS_DT)
 
-// 100 bytes. Rows and columns are (M, N) for out and bias, (M, K) for A and (K, N) for B.
+// 112 bytes. Rows and columns are (M, N) for out and bias, (M, K) for A and (K, N) for B.
 layout(push_constant) uniform Params {
   uvec2 alpha;  // compute_t bits; first, where their 8-byte alignment needs no padding
   uvec2 beta;
@@ -47,11 +47,14 @@ layout(push_constant) uniform Params {
   uint batch_strides[4];
   uint row_strides[4];
   uint col_strides[4];
+  uint row_sums_offset;  // MATMUL_ROW_SUMS: A's row sums, at offset + batch · strides.x + row · strides.y
+  uvec2 row_sums_strides;
 } p;
 
 #define MATMUL_HAS_BIAS 1u  // beta != 0 and a bias was given: bias is never read otherwise
 #define MATMUL_A_K_FAST 2u  // A's elements are closer along K than along M (tile loads walk K first)
 #define MATMUL_B_N_FAST 4u  // B's elements are closer along N than along K
+#define MATMUL_ROW_SUMS 8u  // matmul_register.comp (texel reads, shared A) also writes A's row sums
 // The activation the store applies (float compute only) is the specialization constant ACTIVATION, which
 // each shader declares after its tile sizes: as a push-constant flag, the epilogue's code slowed the
 // register kernel's k loop on llvmpipe by 6 to 27% even where no activation ran.

@@ -12,6 +12,7 @@
 
 #include "runtime/error.h"
 #include "runtime/kernels/matmul.h"
+#include "runtime/kernels/reduce.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/variant_pipelines.h"
 #include "shaders/common/vulkan_family.h"
@@ -37,12 +38,15 @@ struct MatmulParams {
   uint32_t batch_strides[4];
   uint32_t row_strides[4];
   uint32_t col_strides[4];
+  uint32_t row_sums_offset;
+  uint32_t row_sums_strides[2];
 };
-static_assert(sizeof(MatmulParams) == 100, "push constants must fit lavapipe's 128 bytes");
+static_assert(sizeof(MatmulParams) == 112, "push constants must fit lavapipe's 128 bytes");
 
 constexpr uint32_t kHasBias = 1;  // MATMUL_HAS_BIAS
 constexpr uint32_t kAKFast = 2;   // MATMUL_A_K_FAST
 constexpr uint32_t kBNFast = 4;   // MATMUL_B_N_FAST
+constexpr uint32_t kRowSums = 8;  // MATMUL_ROW_SUMS
 constexpr int64_t kCpuMaxK = 65535;  // llvmpipe's loop guard (below)
 
 // Operand order in the shaders' bindings and push-constant arrays.
@@ -52,7 +56,7 @@ const KernelAbiRegistration kAbis{
     {"matmul_tiled_f32", 4, sizeof(MatmulParams)},
     {"matmul_tiled_f64", 4, sizeof(MatmulParams)},
     {"matmul_register_f32", 4, sizeof(MatmulParams)},
-    {"matmul_register_f32_texel", 6, sizeof(MatmulParams)},
+    {"matmul_register_f32_texel", 7, sizeof(MatmulParams)},
     {"matmul_register_f64", 4, sizeof(MatmulParams)},
     {"matmul_tiled_i32", 4, sizeof(MatmulParams)},
     {"matmul_tiled_i64", 4, sizeof(MatmulParams)},
@@ -275,6 +279,8 @@ class VulkanMatmul final : public MatmulKernels {
   void matmul(Stream& stream, const MatmulArgs& args) override;
 
  private:
+  // The products, and A's row sums where every launch's kernel can sum them (returns whether it did).
+  bool products(Stream& stream, const MatmulArgs& args, bool row_sums);
   // Runs a product whose B, or one row of A, out or bias, is wider than a binding as two halves.
   void split_wide(Stream& stream, const MatmulArgs& args);
   // out = alpha A1 B1 + beta bias over the first half of K, then out = alpha A2 B2 + out.
@@ -286,6 +292,21 @@ class VulkanMatmul final : public MatmulKernels {
 
 // The halves go along K (out = alpha A1 B1 + beta bias, then out = alpha A2 B2 + out) or along N (the
 // columns of B, out and bias), whichever spans more memory; each half splits again until it fits.
+void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
+  if (!args.a_row_sums) {
+    products(stream, args, false);
+    return;
+  }
+  const TensorRef& sums = *args.a_row_sums;
+  if (sums.ndim != 3 || sums.sizes[0] != args.a.sizes[0] || sums.sizes[1] != args.a.sizes[1] || sums.sizes[2] != 1 ||
+      sums.dtype != args.a.dtype) {
+    throw Error("matmul kernel: a_row_sums must be a batch×M×1 tensor of A's dtype");
+  }
+  if (!products(stream, args, true)) {
+    matmul_row_sums_by_reduction(device_.kernels().get<ReduceKernels>(), stream, args);
+  }
+}
+
 void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
   const int64_t K = args.a.sizes[2];
   const int64_t N = args.out.sizes[2];
@@ -301,6 +322,7 @@ void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
     const int64_t half = N / 2;
     for (auto [first, count] : {std::pair<int64_t, int64_t>{0, half}, {half, N - half}}) {
       MatmulArgs part = args;
+      part.a_row_sums.reset();
       part.out = narrowed(args.out, 2, first, count);
       part.b = narrowed(args.b, 2, first, count);
       if (args.bias) part.bias = narrowed(*args.bias, 2, first, count);
@@ -316,11 +338,13 @@ void VulkanMatmul::split_along_k(Stream& stream, const MatmulArgs& args) {
   const int64_t K = args.a.sizes[2];
   const int64_t half = K / 2;
   MatmulArgs first = args;
+  first.a_row_sums.reset();
   first.a = narrowed(args.a, 2, 0, half);
   first.b = narrowed(args.b, 1, 0, half);
   first.activation = MatmulActivation::None;  // it applies to the finished sum only
   matmul(stream, first);
   MatmulArgs second = args;
+  second.a_row_sums.reset();
   second.a = narrowed(args.a, 2, half, K - half);
   second.b = narrowed(args.b, 1, half, K - half);
   second.bias = args.out;  // each invocation reads its elements of out before it writes them
@@ -344,7 +368,7 @@ MatmulVariant matmul_variant(const DeviceInfo& info) {
   return info.kind == "CPU" ? MatmulVariant::Register : MatmulVariant::Tiled;
 }
 
-void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
+bool VulkanMatmul::products(Stream& stream, const MatmulArgs& args, bool row_sums) {
   const bool has_bias = args.bias.has_value() && args.beta != 0.0;
   check_operand(device_, args.out, "out");
   check_operand(device_, args.a, "A");
@@ -361,7 +385,8 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
     throw Error("matmul kernel: an activation epilogue takes floating operands, not " +
                 std::string(dtype_name(args.out.dtype)));
   }
-  if (batch == 0 || M == 0 || N == 0) return;
+  if (batch == 0 || M == 0) return true;  // no rows to sum
+  if (N == 0) return false;
 
   const DType compute = compute_dtype(args, has_bias);
   require_dtype(device_, compute, "matmul");
@@ -372,7 +397,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   // kernels loop over k: on a CPU driver a longer product runs in halves of K.
   if (info.kind == "CPU" && K > kCpuMaxK) {
     split_along_k(stream, args);
-    return;
+    return false;
   }
   const Tiles tiles = choose_tiles(matmul_variant(info), context, subgroups_share_a_, args, compute);
   std::vector<uint32_t> specialization = {
@@ -408,7 +433,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   };
   if (!fits(1, 1)) {
     split_wide(stream, args);
-    return;
+    return false;
   }
   int64_t rows_per_launch = max_rows;
   int64_t matrices_per_launch = largest_fitting(
@@ -438,6 +463,7 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   const uint64_t beta = Scalar(args.beta).bits_as(scalar_dtype);
 
   VulkanStream& vs = vulkan_stream(stream);
+  bool summed = row_sums && K > 0;
   for (int64_t b0 = 0; b0 < batch; b0 += matrices_per_launch) {
     const int64_t matrices = std::min(matrices_per_launch, batch - b0);
     for (int64_t m0 = 0; m0 < M; m0 += rows_per_launch) {
@@ -456,8 +482,8 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       params.alpha[1] = static_cast<uint32_t>(alpha >> 32);
       params.beta[0] = static_cast<uint32_t>(beta);
       params.beta[1] = static_cast<uint32_t>(beta >> 32);
-      // A and B once more at 4 and 5, for the texel variant.
-      Binding bindings[6];
+      // A and B once more at 4 and 5, and A's row sums at 6, for the texel variant.
+      Binding bindings[7];
       const Window out_window = operand_window(context, plan_launch({&pieces[kOut]}), 0, true);
       for (int op = 0; op < 4; ++op) {
         // With K == 0 A and B hold no elements, and without a bias there is nothing to read: those
@@ -484,14 +510,27 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
       // by lane: 512³ 30 -> 20 ms, Linear 64×784×256 40 -> 33 ms (docs/PERFORMANCE.md, "Matmul").
       const bool texels = tiles.texel_pairs && K > 0 && can_read_as_texels(context, bindings[kA]) &&
                           can_read_as_texels(context, bindings[kB]);
+      const bool sums_here = summed && texels && tiles.shares_a && args.a.dtype == DType::Float32;
+      summed = sums_here;
+      bindings[6] = out_window.binding;  // never written without MATMUL_ROW_SUMS
+      if (sums_here) {
+        const TensorRef piece = sub_block(*args.a_row_sums, b0, matrices, m0, rows);
+        const Window window = operand_window(context, plan_launch({&piece}), 0, true);
+        bindings[6] = window.binding;
+        params.flags |= kRowSums;
+        params.row_sums_offset = window.first_element;
+        params.row_sums_strides[0] = shader_stride(piece, 0);
+        params.row_sums_strides[1] = shader_stride(piece, 1);
+      }
       const bool out_pairs = register_kernel && args.out.dtype == DType::Float32 && compute == DType::Float32 &&
                              params.col_strides[kOut] == 1 && params.offsets[kOut] % 2 == 0 &&
                              (rows == 1 || params.row_strides[kOut] % 2 == 0) &&
                              (matrices == 1 || params.batch_strides[kOut] % 2 == 0);
-      vs.dispatch(pipelines.get(texels, out_pairs), std::span<const Binding>(bindings, texels ? 6 : 4), &params,
+      vs.dispatch(pipelines.get(texels, out_pairs), std::span<const Binding>(bindings, texels ? 7 : 4), &params,
                   sizeof params, static_cast<uint32_t>(column_groups), row_groups, static_cast<uint32_t>(matrices));
     }
   }
+  return summed;
 }
 
 EMBER_VULKAN_KERNELS(MatmulKernels, VulkanMatmul);

@@ -62,6 +62,12 @@ layout(set = 0, binding = 0) writeonly buffer out_pairs_block { uint64_t out_pai
 #if defined(TEXEL_READS)
 layout(set = 0, binding = 4) uniform utextureBuffer a_data_texels;
 layout(set = 0, binding = 5) uniform utextureBuffer b_data_texels;
+// MATMUL_ROW_SUMS: Σ over k of A's rows, which a Linear's weight gradient (A = grad_outputᵀ) gives as its
+// bias gradient. The shared blocks' lanes each load an eighth of A's k, so a lane adds up what it loaded
+// and the subgroup adds its lanes at the end: a few additions per chunk of k instead of a reduction launch,
+// which costs about 0.1 ms on lavapipe however small.
+layout(set = 0, binding = 6) writeonly buffer row_sums_block { float row_sums[]; };
+#define ROW_SUMS_IN_KERNEL 1
 #define PAIR_WORDS(NAME, i) pair_from_texels(NAME##_texels, (i))
 #else
 #define PAIR_WORDS(NAME, i) unpack32(NAME##_pairs64[(i) >> 1])
@@ -143,6 +149,12 @@ void main() {
   const uint a_step = p.col_strides[OP_A];
   const uint b_step = p.row_strides[OP_B];
   uint k = 0;
+#if defined(ROW_SUMS_IN_KERNEL)
+  // One subgroup per block of rows sums them: the first along N of the first column tile.
+  const bool sums_rows = SHARE_A != 0u && (p.flags & MATMUL_ROW_SUMS) != 0u && gl_WorkGroupID.x == 0u && lane < 8u;
+  compute_t row_part[TM];
+  for (uint i = 0; i < TM; ++i) row_part[i] = compute_t(0);
+#endif
 #if defined(COMPUTE_F32)
   if (SHARE_A != 0u) {
     // Chunks of 8·KSTEP k: each lane loads its eighth of the chunk's A, and the FMAs take every value
@@ -165,6 +177,15 @@ void main() {
           }
         }
       }
+#if defined(ROW_SUMS_IN_KERNEL)
+      if (sums_rows) {
+        // Lanes past K loaded the last element (pair) again: only the k below K count.
+        for (uint t = 0; t < KSTEP; ++t) {
+          const bool inside = A_PAIRS == PAIRS_ALONG_K ? k + 2u * sub < p.K : k + 8u * t + sub < p.K;
+          for (uint i = 0; i < TM; ++i) row_part[i] += inside ? a_part[t][i] : compute_t(0);
+        }
+      }
+#endif
       // A bound llvmpipe's compiler cannot see through: unrolled (with constant lanes), the loop compiled
       // slower and ran slower. subgroupBroadcast from the same lanes ran 1.7× slower than the shuffles.
       const uint steps = min(8u, (p.K - k) / KSTEP);
@@ -224,6 +245,17 @@ void main() {
   const uint out_base = p.offsets[OP_OUT] + batch * p.batch_strides[OP_OUT] + m0 * out_rows;
   const uint bias_base = p.offsets[OP_BIAS] + batch * p.batch_strides[OP_BIAS] + m0 * bias_rows;
   const bool whole = m0 + TM <= p.M && cols[TN - 1u] < p.N;  // cols[TN - 1] is the block's last column
+#if defined(ROW_SUMS_IN_KERNEL)
+  if (sums_rows) {
+    for (uint i = 0; i < TM; ++i) {
+      compute_t total = row_part[i];
+      for (uint distance = 1u; distance < 8u; distance *= 2u) total += subgroupShuffleXor(total, distance);
+      if (gl_SubgroupInvocationID == 0u && m0 + i < p.M) {
+        row_sums[p.row_sums_offset + batch * p.row_sums_strides.x + (m0 + i) * p.row_sums_strides.y] = total;
+      }
+    }
+  }
+#endif
 #if defined(COMPUTE_F32)
   if (OUT_PAIRS) {
     for (uint i = 0; i < TM; ++i) {

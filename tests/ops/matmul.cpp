@@ -49,6 +49,11 @@ EMBER_OP_ROWS(matmul_rows) {
       op("addmm", 3, [](const auto& x) { return x[0].addmm(x[1], x[2], 0.5, 2); })
           .with_cases({{{3, 5}, {3, 4}, {4, 5}}, {{5}, {3, 4}, {4, 5}}})
           .grad2(),
+      // A Linear's layout (bias along the rows, weight.t() as mat2): the weight's and the bias's gradients
+      // come from one launch (MatmulArgs::a_row_sums).
+      op("addmm as a Linear", 3, [](const auto& x) { return x[0].addmm(x[1], x[2].t(), 1, 2); })
+          .with_cases({{{5}, {3, 4}, {5, 4}}, {{33}, {17, 12}, {33, 12}}, {{1}, {2, 3}, {1, 3}}})
+          .grad(),
       op("baddbmm", 3, [](const auto& x) { return x[0].baddbmm(x[1], x[2], 1, -1); })
           .with_cases({{{2, 3, 5}, {2, 3, 4}, {2, 4, 5}}})
           .grad(),
