@@ -434,16 +434,19 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
       vulkan::ScopedMatmulVariant scoped(variant);
       ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
       // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
-      for (int t = 0; t < 4; ++t) {
-        MatmulCase c;
-        c.batch = 2;
-        c.M = 66;
-        c.K = 130;
-        c.N = 18;
-        c.a_transposed = t & 1;  // pairs along M instead of K
-        c.b_transposed = t & 2;  // pairs along K instead of N
-        c.bias = BiasKind::Row;
-        run_case(*device, *stream, c, at::kFloat);
+      // N = 20 and 36: quads of columns (whole texels) for B contiguous along N; 36 ends inside a tile.
+      for (int64_t n : {18, 20, 36}) {
+        for (int t = 0; t < 4; ++t) {
+          MatmulCase c;
+          c.batch = 2;
+          c.M = 66;
+          c.K = 130;
+          c.N = n;
+          c.a_transposed = t & 1;  // pairs along M instead of K
+          c.b_transposed = t & 2;  // pairs along K instead of N
+          c.bias = BiasKind::Row;
+          run_case(*device, *stream, c, at::kFloat);
+        }
       }
       // A starting on an odd element, then B: no pairs for that operand.
       const at::Tensor a = at::randn({1 + 2 * 66 * 130}).slice(0, 1).view({2, 66, 130});

@@ -151,22 +151,22 @@ struct Tiles {
 constexpr uint32_t kOutPairsConstant = 11;
 
 // matmul_register.comp's A_PAIRS and B_PAIRS.
-constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2;
+constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2, kQuadsAlongCols = 3;
 
-// Whether the register kernel may read `ref` (batch × rows × cols) two elements at a time along dim 1
-// (rows) or 2 (columns): float32, float16 or bfloat16 under float32 compute, unit stride and an even size
-// along that dim, and every pair starting on an even element of every launch window (even start and
-// other strides; windows start on the device's offset alignment, a multiple of two elements).
-bool can_pair(const Context& context, const TensorRef& ref, int dim, DType compute) {
+// Whether the register kernel may read `ref` (batch × rows × cols) `width` elements at a time along dim 1
+// (rows) or 2 (columns): float32, float16 or bfloat16 under float32 compute, unit stride and a size that
+// `width` divides along that dim, and every group starting on a multiple of `width` elements in every
+// launch window (start and other strides; windows start on the device's offset alignment).
+bool can_group(const Context& context, const TensorRef& ref, int dim, DType compute, int64_t width = 2) {
   const uint64_t size = element_size(ref.dtype);
   if (compute != DType::Float32 || size > 4 || ref.allocation == nullptr) return false;
-  if (ref.strides[dim] != 1 || ref.sizes[dim] % 2 != 0) return false;
+  if (ref.strides[dim] != 1 || ref.sizes[dim] % width != 0) return false;
   for (int d = 0; d < 3; ++d) {
-    if (d != dim && ref.sizes[d] > 1 && ref.strides[d] % 2 != 0) return false;
+    if (d != dim && ref.sizes[d] > 1 && ref.strides[d] % width != 0) return false;
   }
+  const uint64_t bytes = static_cast<uint64_t>(width) * size;
   const uint64_t start = ref.allocation->offset() + ref.byte_offset;
-  return start % (2 * size) == 0 &&
-         context.properties.limits.minStorageBufferOffsetAlignment % (2 * size) == 0;
+  return start % bytes == 0 && context.properties.limits.minStorageBufferOffsetAlignment % bytes == 0;
 }
 
 // Register blocks per invocation with their speed on lavapipe in GFLOP per CPU-second (docs/PERFORMANCE.md,
@@ -231,12 +231,15 @@ Tiles choose_tiles(MatmulVariant variant, const Context& context, bool subgroups
                              compute == DType::Float32 && cheap_epilogue;
     Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers,
                                  may_share_a, may_share_a && variant == MatmulVariant::RegisterShared);
-    const uint32_t a_pairs = can_pair(context, args.a, 2, compute)   ? kPairsAlongK
-                             : can_pair(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
-                                                                     : kPairsNone;
-    const uint32_t b_pairs = can_pair(context, args.b, 1, compute)   ? kPairsAlongK
-                             : can_pair(context, args.b, 2, compute) ? kPairsAlongRowsOrCols
-                                                                     : kPairsNone;
+    const uint32_t a_pairs = can_group(context, args.a, 2, compute)   ? kPairsAlongK
+                             : can_group(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
+                                                                      : kPairsNone;
+    // Quads of float32 columns are whole texels (every register block's TN is a multiple of four).
+    const bool b_quads = args.b.dtype == DType::Float32 && can_group(context, args.b, 2, compute, 4);
+    const uint32_t b_pairs = can_group(context, args.b, 1, compute)   ? kPairsAlongK
+                             : b_quads                                ? kQuadsAlongCols
+                             : can_group(context, args.b, 2, compute) ? kPairsAlongRowsOrCols
+                                                                      : kPairsNone;
     tiles.specialization.push_back(a_pairs);
     tiles.specialization.push_back(b_pairs);
     tiles.texel_pairs = compute == DType::Float32 &&

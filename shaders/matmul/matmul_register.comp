@@ -19,8 +19,8 @@
 // blocks ran 1.6-2.2× faster than the private ones (docs/PERFORMANCE.md, "Matmul").
 //
 // Invocation (r, c) owns rows r·TM + i and the columns 2·(c + lanes_n·jp) + e for j = 2·jp + e: pairs of
-// adjacent columns, and on a GPU, if the variant is forced there, neighbouring invocations read
-// neighbouring pairs of a row-major B.
+// adjacent columns (quads with QUADS_ALONG_COLS: 4·(c + lanes_n·jq) + e for j = 4·jq + e), and on a GPU,
+// if the variant is forced there, neighbouring invocations read neighbouring pairs of a row-major B.
 //
 // Workgroup tile: (WORKGROUP_SIZE / lanes_n)·TM rows × lanes_n·TN columns; workgroup z is the batch.
 // lanes_n, which shapes the tile to the matrix, is a push constant: it enters only index arithmetic done
@@ -36,7 +36,7 @@ layout(local_size_x = 256, local_size_x_id = 10) in;
 layout(constant_id = 4) const uint TM = 8;       // even
 layout(constant_id = 5) const uint TN = 8;       // even
 layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_ROWS (M)
-layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_COLS (N)
+layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K, PAIRS_ALONG_COLS or QUADS_ALONG_COLS
 layout(constant_id = 9) const uint SHARE_A = 0;  // 1: the subgroup shares A (float32 compute only)
 // OUT_PAIRS: float32 out whose columns are adjacent, each pair of an invocation's columns starting on 8
 // bytes (the host checks): the pair is stored as one 64-bit word. llvmpipe stores a storage buffer one
@@ -46,6 +46,11 @@ layout(constant_id = 11) const bool OUT_PAIRS = false;
 #define PAIRS_ALONG_K 1u
 #define PAIRS_ALONG_ROWS 2u
 #define PAIRS_ALONG_COLS 2u
+// Four adjacent columns of a float32 B whose rows start on 16 bytes (N a multiple of four, the host
+// checks): the texel variant fetches them as one texel, where pairs used half a texel per fetch. llvmpipe
+// runs a texel fetch as a call, which also saves and restores the sums around it: a Linear's weight
+// gradient (B = input, contiguous along N) spent about a quarter of its time there.
+#define QUADS_ALONG_COLS 3u
 
 const uint KSTEP = (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u : 1u;
 
@@ -94,6 +99,27 @@ layout(set = 0, binding = 6) writeonly buffer row_sums_block { float row_sums[];
 DEFINE_PAIR_LOAD(a_data, A_DT)
 DEFINE_PAIR_LOAD(b_data, B_DT)
 
+// The offset of this invocation's column j from its tile's first column, for `lanes` invocations along N:
+// pairs (quads) of adjacent columns, the lanes side by side.
+uint block_column(uint lane, uint lanes, uint j) {
+  return B_PAIRS == QUADS_ALONG_COLS ? 4u * (lane + lanes * (j / 4u)) + j % 4u
+                                     : 2u * (lane + lanes * (j / 2u)) + j % 2u;
+}
+
+// Columns j .. j + 3 of B's row whose element at column j is `at` (a multiple of four).
+void b_data_load_quad(uint at, uint j, inout compute_t b[TN]) {
+#if defined(TEXEL_READS)
+  const vec4 quad = uintBitsToFloat(texelFetch(b_data_texels, int(at >> 2)));
+  b[j] = quad.x;
+  b[j + 1u] = quad.y;
+  b[j + 2u] = quad.z;
+  b[j + 3u] = quad.w;
+#else
+  b_data_load_pair(at, b[j], b[j + 1u]);
+  b_data_load_pair(at + 2u, b[j + 2u], b[j + 3u]);
+#endif
+}
+
 // B's rows k .. k + KSTEP - 1 at this invocation's columns.
 void load_b(uint b_index[TN], uint k, uint b_step, out compute_t b[KSTEP][TN]) {
   if (B_PAIRS == PAIRS_ALONG_K) {
@@ -101,7 +127,9 @@ void load_b(uint b_index[TN], uint k, uint b_step, out compute_t b[KSTEP][TN]) {
   } else {
     for (uint s = 0; s < KSTEP; ++s) {
       for (uint j = 0; j < TN; ++j) {
-        if (B_PAIRS == PAIRS_ALONG_COLS) {
+        if (B_PAIRS == QUADS_ALONG_COLS) {
+          if (j % 4u == 0u) b_data_load_quad(b_index[j] + (k + s) * b_step, j, b[s]);
+        } else if (B_PAIRS == PAIRS_ALONG_COLS) {
           if (j % 2u == 0u) b_data_load_pair(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u]);
         } else {
           b[s][j] = b_data_load(b_index[j] + (k + s) * b_step);
@@ -126,7 +154,7 @@ void main() {
   // Rows and columns past the edge read the last valid one (pair), so the k loop has no branches; their
   // results are never stored.
   const uint last_row = p.M - (A_PAIRS == PAIRS_ALONG_ROWS ? 2u : 1u);
-  const uint last_col = p.N - (B_PAIRS == PAIRS_ALONG_COLS ? 2u : 1u);
+  const uint last_col = p.N - (B_PAIRS == QUADS_ALONG_COLS ? 4u : B_PAIRS == PAIRS_ALONG_COLS ? 2u : 1u);
   uint a_index[TM];
   for (uint i = 0; i < TM; ++i) {
     // A pair along M starts at an even row; its second row is the next one whatever the clamp did.
@@ -136,10 +164,10 @@ void main() {
   }
   uint b_index[TN];
   for (uint j = 0; j < TN; ++j) {
-    const uint col = tile_n0 + 2u * (lane + lanes * (j / 2u));
-    b_index[j] = element_index(OP_B, batch, 0u,
-                               (B_PAIRS == PAIRS_ALONG_COLS) ? min(col, last_col) + j % 2u
-                                                             : min(col + j % 2u, last_col));
+    // A pair (quad) along N starts where its first column would; clamped, it keeps its shape.
+    const uint width = B_PAIRS == QUADS_ALONG_COLS ? 4u : B_PAIRS == PAIRS_ALONG_COLS ? 2u : 1u;
+    const uint first = tile_n0 + block_column(lane, lanes, j - j % width);
+    b_index[j] = element_index(OP_B, batch, 0u, min(first, last_col) + j % width);
   }
   compute_t acc[TM][TN];
   for (uint i = 0; i < TM; ++i) {
@@ -237,7 +265,7 @@ void main() {
   // went from 14.3-14.7 to 16.0-17.3 GFLOP/s; the other shapes stayed within the noise.
   uint cols[TN], out_cols[TN], bias_cols[TN];
   for (uint j = 0; j < TN; ++j) {
-    cols[j] = tile_n0 + 2u * (lane + lanes * (j / 2u)) + j % 2u;
+    cols[j] = tile_n0 + block_column(lane, lanes, j);
     out_cols[j] = cols[j] * p.col_strides[OP_OUT];
     bias_cols[j] = cols[j] * p.col_strides[OP_BIAS];
   }
