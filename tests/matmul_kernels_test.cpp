@@ -435,12 +435,13 @@ TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
       ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
       // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
       // N = 20 and 36: quads of columns (whole texels) for B contiguous along N; 36 ends inside a tile.
-      for (int64_t n : {18, 20, 36}) {
+      // K = 132: quads along K for operands contiguous along K.
+      for (auto [k, n] : {std::pair<int64_t, int64_t>{130, 18}, {130, 20}, {130, 36}, {132, 18}, {132, 36}}) {
         for (int t = 0; t < 4; ++t) {
           MatmulCase c;
           c.batch = 2;
           c.M = 66;
-          c.K = 130;
+          c.K = k;
           c.N = n;
           c.a_transposed = t & 1;  // pairs along M instead of K
           c.b_transposed = t & 2;  // pairs along K instead of N

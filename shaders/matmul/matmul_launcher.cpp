@@ -151,7 +151,7 @@ struct Tiles {
 constexpr uint32_t kOutPairsConstant = 11;
 
 // matmul_register.comp's A_PAIRS and B_PAIRS.
-constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2, kQuadsAlongCols = 3;
+constexpr uint32_t kPairsNone = 0, kPairsAlongK = 1, kPairsAlongRowsOrCols = 2, kQuadsAlongCols = 3, kQuadsAlongK = 4;
 
 // Whether the register kernel may read `ref` (batch × rows × cols) `width` elements at a time along dim 1
 // (rows) or 2 (columns): float32, float16 or bfloat16 under float32 compute, unit stride and a size that
@@ -231,13 +231,20 @@ Tiles choose_tiles(MatmulVariant variant, const Context& context, bool subgroups
                              compute == DType::Float32 && cheap_epilogue;
     Tiles tiles = register_tiles(suffix, args.out.sizes[0], args.out.sizes[1], args.out.sizes[2], workers,
                                  may_share_a, may_share_a && variant == MatmulVariant::RegisterShared);
-    const uint32_t a_pairs = can_group(context, args.a, 2, compute)   ? kPairsAlongK
+    // Quads of float32 elements are whole texels. Along K they step k by four, so they are taken only
+    // where no operand would read pairs along K; along N every register block's TN is a multiple of four.
+    const bool a_k_pairs = can_group(context, args.a, 2, compute), b_k_pairs = can_group(context, args.b, 1, compute);
+    const bool a_k_quads = args.a.dtype == DType::Float32 && can_group(context, args.a, 2, compute, 4);
+    const bool b_k_quads = args.b.dtype == DType::Float32 && can_group(context, args.b, 1, compute, 4);
+    const bool k_quads = (a_k_quads || b_k_quads) && (a_k_quads || !a_k_pairs) && (b_k_quads || !b_k_pairs);
+    const uint32_t a_pairs = k_quads && a_k_quads                    ? kQuadsAlongK
+                             : !k_quads && a_k_pairs                 ? kPairsAlongK
                              : can_group(context, args.a, 1, compute) ? kPairsAlongRowsOrCols
                                                                       : kPairsNone;
-    // Quads of float32 columns are whole texels (every register block's TN is a multiple of four).
-    const bool b_quads = args.b.dtype == DType::Float32 && can_group(context, args.b, 2, compute, 4);
-    const uint32_t b_pairs = can_group(context, args.b, 1, compute)   ? kPairsAlongK
-                             : b_quads                                ? kQuadsAlongCols
+    const bool b_n_quads = args.b.dtype == DType::Float32 && can_group(context, args.b, 2, compute, 4);
+    const uint32_t b_pairs = k_quads && b_k_quads                    ? kQuadsAlongK
+                             : !k_quads && b_k_pairs                 ? kPairsAlongK
+                             : b_n_quads                              ? kQuadsAlongCols
                              : can_group(context, args.b, 2, compute) ? kPairsAlongRowsOrCols
                                                                       : kPairsNone;
     tiles.specialization.push_back(a_pairs);

@@ -35,8 +35,9 @@ layout(local_size_x = 256, local_size_x_id = 10) in;
 
 layout(constant_id = 4) const uint TM = 8;       // even
 layout(constant_id = 5) const uint TN = 8;       // even
-layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K or PAIRS_ALONG_ROWS (M)
-layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K, PAIRS_ALONG_COLS or QUADS_ALONG_COLS
+layout(constant_id = 6) const uint A_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K, PAIRS_ALONG_ROWS (M) or QUADS_ALONG_K
+layout(constant_id = 7) const uint B_PAIRS = 0;  // PAIRS_NONE, PAIRS_ALONG_K, PAIRS_ALONG_COLS, QUADS_ALONG_COLS or
+                                                 // QUADS_ALONG_K
 layout(constant_id = 9) const uint SHARE_A = 0;  // 1: the subgroup shares A (float32 compute only)
 // OUT_PAIRS: float32 out whose columns are adjacent, each pair of an invocation's columns starting on 8
 // bytes (the host checks): the pair is stored as one 64-bit word. llvmpipe stores a storage buffer one
@@ -51,8 +52,17 @@ layout(constant_id = 11) const bool OUT_PAIRS = false;
 // runs a texel fetch as a call, which also saves and restores the sums around it: a Linear's weight
 // gradient (B = input, contiguous along N) spent about a quarter of its time there.
 #define QUADS_ALONG_COLS 3u
+// Quads along K, for the same reason, step k by four: float32 operands contiguous along K (a Linear's input
+// and weight.t() in its forward), K a multiple of four. An operand that is not along K then loads single
+// elements; the host never pairs one operand along K while quadding the other.
+#define QUADS_ALONG_K 4u
 
-const uint KSTEP = (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u : 1u;
+const uint KSTEP = (A_PAIRS == QUADS_ALONG_K || B_PAIRS == QUADS_ALONG_K)   ? 4u
+                   : (A_PAIRS == PAIRS_ALONG_K || B_PAIRS == PAIRS_ALONG_K) ? 2u
+                                                                            : 1u;
+// Steps 1 to 3 of a group along K, as indices that stay inside arrays of KSTEP where the group is shorter
+// (the compiler checks constant indices against the declared sizes).
+const uint STEP1 = KSTEP > 1u ? 1u : 0u, STEP2 = KSTEP > 2u ? 2u : 0u, STEP3 = KSTEP > 3u ? 3u : 0u;
 
 // The operands once more as 64-bit words, for float32 pairs (typed_operands.glsl's widest view is a uvec2,
 // which llvmpipe would load as two words).
@@ -106,29 +116,39 @@ uint block_column(uint lane, uint lanes, uint j) {
                                      : 2u * (lane + lanes * (j / 2u)) + j % 2u;
 }
 
-// Columns j .. j + 3 of B's row whose element at column j is `at` (a multiple of four).
-void b_data_load_quad(uint at, uint j, inout compute_t b[TN]) {
+// Elements i .. i + 3 (i a multiple of four) of a float32 operand: one texel, or two pairs.
 #if defined(TEXEL_READS)
-  const vec4 quad = uintBitsToFloat(texelFetch(b_data_texels, int(at >> 2)));
-  b[j] = quad.x;
-  b[j + 1u] = quad.y;
-  b[j + 2u] = quad.z;
-  b[j + 3u] = quad.w;
+#define DEFINE_QUAD_LOAD(NAME)                                                                              \
+  void NAME##_load_quad(uint i, out compute_t q0, out compute_t q1, out compute_t q2, out compute_t q3) {   \
+    const vec4 quad = uintBitsToFloat(texelFetch(NAME##_texels, int(i >> 2)));                              \
+    q0 = quad.x;                                                                                            \
+    q1 = quad.y;                                                                                            \
+    q2 = quad.z;                                                                                            \
+    q3 = quad.w;                                                                                            \
+  }
 #else
-  b_data_load_pair(at, b[j], b[j + 1u]);
-  b_data_load_pair(at + 2u, b[j + 2u], b[j + 3u]);
+#define DEFINE_QUAD_LOAD(NAME)                                                                              \
+  void NAME##_load_quad(uint i, out compute_t q0, out compute_t q1, out compute_t q2, out compute_t q3) {   \
+    NAME##_load_pair(i, q0, q1);                                                                            \
+    NAME##_load_pair(i + 2u, q2, q3);                                                                       \
+  }
 #endif
-}
+DEFINE_QUAD_LOAD(a_data)
+DEFINE_QUAD_LOAD(b_data)
 
 // B's rows k .. k + KSTEP - 1 at this invocation's columns.
 void load_b(uint b_index[TN], uint k, uint b_step, out compute_t b[KSTEP][TN]) {
-  if (B_PAIRS == PAIRS_ALONG_K) {
-    for (uint j = 0; j < TN; ++j) b_data_load_pair(b_index[j] + k, b[0][j], b[KSTEP - 1u][j]);
+  if (B_PAIRS == QUADS_ALONG_K) {
+    for (uint j = 0; j < TN; ++j) b_data_load_quad(b_index[j] + k, b[0][j], b[STEP1][j], b[STEP2][j], b[STEP3][j]);
+  } else if (B_PAIRS == PAIRS_ALONG_K) {
+    for (uint j = 0; j < TN; ++j) b_data_load_pair(b_index[j] + k, b[0][j], b[STEP1][j]);
   } else {
     for (uint s = 0; s < KSTEP; ++s) {
       for (uint j = 0; j < TN; ++j) {
         if (B_PAIRS == QUADS_ALONG_COLS) {
-          if (j % 4u == 0u) b_data_load_quad(b_index[j] + (k + s) * b_step, j, b[s]);
+          if (j % 4u == 0u) {
+            b_data_load_quad(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u], b[s][j + 2u], b[s][j + 3u]);
+          }
         } else if (B_PAIRS == PAIRS_ALONG_COLS) {
           if (j % 2u == 0u) b_data_load_pair(b_index[j] + (k + s) * b_step, b[s][j], b[s][j + 1u]);
         } else {
@@ -190,9 +210,12 @@ void main() {
     // which no step uses.
     const uint sub = gl_SubgroupInvocationID;
     for (; k < p.K; k += 8u * KSTEP) {
-      compute_t a_part[2][TM];
+      compute_t a_part[4][TM];
       for (uint i = 0; i < TM; ++i) {
-        if (A_PAIRS == PAIRS_ALONG_K) {
+        if (A_PAIRS == QUADS_ALONG_K) {
+          a_data_load_quad(a_index[i] + min(k + 4u * sub, p.K - 4u), a_part[0][i], a_part[1][i], a_part[2][i],
+                           a_part[3][i]);
+        } else if (A_PAIRS == PAIRS_ALONG_K) {
           a_data_load_pair(a_index[i] + min(k + 2u * sub, p.K - 2u), a_part[0][i], a_part[1][i]);
         } else {
           for (uint t = 0; t < KSTEP; ++t) {
@@ -209,7 +232,9 @@ void main() {
       if (sums_rows) {
         // Lanes past K loaded the last element (pair) again: only the k below K count.
         for (uint t = 0; t < KSTEP; ++t) {
-          const bool inside = A_PAIRS == PAIRS_ALONG_K ? k + 2u * sub < p.K : k + 8u * t + sub < p.K;
+          const bool inside = A_PAIRS == QUADS_ALONG_K   ? k + 4u * sub < p.K
+                              : A_PAIRS == PAIRS_ALONG_K ? k + 2u * sub < p.K
+                                                         : k + 8u * t + sub < p.K;
           for (uint i = 0; i < TM; ++i) row_part[i] += inside ? a_part[t][i] : compute_t(0);
         }
       }
@@ -225,8 +250,9 @@ void main() {
           // f % 8, slot f / 8.
           const uint f = KSTEP * step + t;
           for (uint i = 0; i < TM; ++i) {
-            const compute_t a = A_PAIRS == PAIRS_ALONG_K ? subgroupShuffle(a_part[f % 2u][i], f / 2u)
-                                                         : subgroupShuffle(a_part[f / 8u][i], f % 8u);
+            const compute_t a = A_PAIRS == QUADS_ALONG_K   ? subgroupShuffle(a_part[f % 4u][i], f / 4u)
+                                : A_PAIRS == PAIRS_ALONG_K ? subgroupShuffle(a_part[f % 2u][i], f / 2u)
+                                                           : subgroupShuffle(a_part[f / 8u][i], f % 8u);
             for (uint j = 0; j < TN; ++j) acc[i][j] = MULTIPLY_ADD(a, b[t][j], acc[i][j]);
           }
         }
@@ -237,8 +263,10 @@ void main() {
   // The private blocks' k loop (a pipeline has either this or the shared one).
   for (; SHARE_A == 0u && k < p.K; k += KSTEP) {
     compute_t a[KSTEP][TM];
-    if (A_PAIRS == PAIRS_ALONG_K) {
-      for (uint i = 0; i < TM; ++i) a_data_load_pair(a_index[i] + k, a[0][i], a[KSTEP - 1u][i]);
+    if (A_PAIRS == QUADS_ALONG_K) {
+      for (uint i = 0; i < TM; ++i) a_data_load_quad(a_index[i] + k, a[0][i], a[STEP1][i], a[STEP2][i], a[STEP3][i]);
+    } else if (A_PAIRS == PAIRS_ALONG_K) {
+      for (uint i = 0; i < TM; ++i) a_data_load_pair(a_index[i] + k, a[0][i], a[STEP1][i]);
     } else {
       for (uint s = 0; s < KSTEP; ++s) {
         for (uint i = 0; i < TM; ++i) {
