@@ -105,13 +105,8 @@ ConvShape check_conv_args(const ConvWeightGradArgs& args) {
 
 void conv_bias_grad_by_reduction(ReduceKernels& reduce, Stream& stream, const ConvWeightGradArgs& args) {
   if (!args.grad_bias || args.grad_bias->numel() == 0) return;
-  ReduceArgs sum;
-  sum.op = ReduceOp::Sum;
-  sum.out = *args.grad_bias;
-  sum.in = args.grad_output;
-  sum.reduce_mask = ((1u << args.grad_output.ndim) - 1u) & ~2u;  // every dim but the channels
-  sum.compute = args.grad_output.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
-  reduce.reduce(stream, sum);
+  // Every dim but the channels.
+  sum_dims(reduce, stream, *args.grad_bias, args.grad_output, ((1u << args.grad_output.ndim) - 1u) & ~2u);
 }
 
 void conv_relu_in_place(ElementwiseKernels& elementwise, Stream& stream, const ConvForwardArgs& args) {

@@ -99,4 +99,14 @@ void ScanArgs::check() const {
   }
 }
 
+void sum_dims(ReduceKernels& reduce, Stream& stream, const TensorRef& out, const TensorRef& in, uint32_t reduce_mask) {
+  ReduceArgs sum;
+  sum.op = ReduceOp::Sum;
+  sum.out = out;
+  sum.in = in;
+  sum.reduce_mask = reduce_mask;
+  sum.compute = in.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  reduce.reduce(stream, sum);
+}
+
 }  // namespace ember

@@ -83,4 +83,8 @@ class ReduceKernels : public KernelFamily {
   virtual void scan(Stream& stream, const ScanArgs& args) = 0;
 };
 
+// out = Σ of in over the dims in reduce_mask (float64 sums in float64, every other dtype in float32): the
+// sums that other families hand to this one (a bias gradient beside a weight gradient).
+void sum_dims(ReduceKernels& reduce, Stream& stream, const TensorRef& out, const TensorRef& in, uint32_t reduce_mask);
+
 }  // namespace ember
