@@ -781,6 +781,44 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
   }
 }
 
+// A's row sums over launches that each take part of the rows (in the register kernel, each launch sums
+// its own rows), and over a product split along K (summed apart, after the halves).
+TEST_P(MatmulWindowsTest, RowSumsAcrossLaunches) {
+  at::manual_seed(14);
+  for (const std::string& variant : variants()) {
+    for (const std::string texel_reads : {"", "0"}) {
+      SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
+      vulkan::ScopedMatmulVariant scoped(variant);
+      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+      // A's rows 0.4 bindings apart (a multiple of four elements, so that quads and texels stay possible).
+      const at::Tensor a = at::randn({1, 5, 16}), b = at::randn({1, 16, 8});
+      const OnDevice a_dev = place(a, 0, stride_for(0.4) / 4 * 4);
+      const OnDevice b_dev = to_device(*device, *stream, b);
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      const at::Tensor out = at::zeros({1, 5, 8}), sums = at::full({1, 5, 1}, nan);
+      const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
+      MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+      args.a_row_sums = sums_dev.ref;
+      device->kernels().get<MatmulKernels>().matmul(*stream, args);
+      expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat, 16);
+      expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, true), at::kFloat, 16);
+
+      // Two rows of B 1.2 bindings apart: halves of K.
+      const at::Tensor a_k = at::randn({1, 3, 2}), b_k = at::randn({1, 2, 3});
+      const OnDevice a_k_dev = to_device(*device, *stream, a_k);
+      const OnDevice b_k_dev = place(b_k, 0, stride_for(1.2));
+      const at::Tensor out_k = at::zeros({1, 3, 3}), sums_k = at::full({1, 3, 1}, nan);
+      const OnDevice out_k_dev = to_device(*device, *stream, out_k), sums_k_dev = to_device(*device, *stream, sums_k);
+      MatmulArgs halves{out_k_dev.ref, a_k_dev.ref, b_k_dev.ref};
+      halves.a_row_sums = sums_k_dev.ref;
+      device->kernels().get<MatmulKernels>().matmul(*stream, halves);
+      expect_close(from_device(*stream, out_k_dev, out_k), at::bmm(a_k.to(at::kDouble), b_k.to(at::kDouble)),
+                   at::kFloat, 2);
+      expect_close(from_device(*stream, sums_k_dev, sums_k), a_k.to(at::kDouble).sum(2, true), at::kFloat, 2);
+    }
+  }
+}
+
 TEST_P(MatmulWindowsTest, MatrixLargerThanABindingIsSplitAlongK) {
   // Two rows of B, 1.2 bindings apart: no window holds the matrix, so the product is taken in halves
   // of K, the second accumulating into the first.

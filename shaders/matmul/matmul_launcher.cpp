@@ -300,8 +300,6 @@ class VulkanMatmul final : public MatmulKernels {
   const bool subgroups_share_a_;
 };
 
-// The halves go along K (out = alpha A1 B1 + beta bias, then out = alpha A2 B2 + out) or along N (the
-// columns of B, out and bias), whichever spans more memory; each half splits again until it fits.
 void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   if (!args.a_row_sums) {
     products(stream, args, false);
@@ -317,6 +315,8 @@ void VulkanMatmul::matmul(Stream& stream, const MatmulArgs& args) {
   }
 }
 
+// The halves go along K (out = alpha A1 B1 + beta bias, then out = alpha A2 B2 + out) or along N (the
+// columns of B, out and bias), whichever spans more memory; each half splits again until it fits.
 void VulkanMatmul::split_wide(Stream& stream, const MatmulArgs& args) {
   const int64_t K = args.a.sizes[2];
   const int64_t N = args.out.sizes[2];

@@ -11,7 +11,7 @@
 // Pair loads halve the loads again: where an operand's elements are adjacent along one of its dims (and
 // aligned, see the host), one 32-bit (float16, bfloat16) or 64-bit (float32) load fetches two of them:
 // A_PAIRS / B_PAIRS say along which dim. Pairs along K step k by two; the host only asks for pairs when
-// the paired dim has an even size.
+// the paired dim has an even size. Float32 quads (below) take four elements per texel fetch.
 //
 // Shared A (SHARE_A): the 8 invocations of a subgroup work on the same rows, so each loads an eighth of a
 // chunk of A's k and takes the rest from its neighbours with shuffles, which llvmpipe does in registers.
@@ -206,8 +206,8 @@ void main() {
 #if defined(COMPUTE_F32)
   if (SHARE_A != 0u) {
     // Chunks of 8·KSTEP k: each lane loads its eighth of the chunk's A, and the FMAs take every value
-    // from the lane that loaded it. In the last chunk, lanes past K load the last element (pair) again,
-    // which no step uses.
+    // from the lane that loaded it. In the last chunk, lanes past K load the last element (pair, quad)
+    // again, which no step uses.
     const uint sub = gl_SubgroupInvocationID;
     for (; k < p.K; k += 8u * KSTEP) {
       compute_t a_part[4][TM];
@@ -230,7 +230,7 @@ void main() {
       }
 #if defined(ROW_SUMS_IN_KERNEL)
       if (sums_rows) {
-        // Lanes past K loaded the last element (pair) again: only the k below K count.
+        // Lanes past K loaded the last element (pair, quad) again: only the k below K count.
         for (uint t = 0; t < KSTEP; ++t) {
           const bool inside = A_PAIRS == QUADS_ALONG_K   ? k + 4u * sub < p.K
                               : A_PAIRS == PAIRS_ALONG_K ? k + 2u * sub < p.K
@@ -246,8 +246,8 @@ void main() {
         compute_t b[KSTEP][TN];
         load_b(b_index, k + KSTEP * step, b_step, b);
         for (uint t = 0; t < KSTEP; ++t) {
-          // A's element (row i, k + f) sits in lane f / 2, slot f % 2 for pairs along K, else in lane
-          // f % 8, slot f / 8.
+          // A's element (row i, k + f) sits in lane f / 4, slot f % 4 for quads along K, lane f / 2, slot
+          // f % 2 for pairs, else in lane f % 8, slot f / 8.
           const uint f = KSTEP * step + t;
           for (uint i = 0; i < TM; ++i) {
             const compute_t a = A_PAIRS == QUADS_ALONG_K   ? subgroupShuffle(a_part[f % 4u][i], f / 4u)
