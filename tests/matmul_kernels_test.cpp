@@ -39,6 +39,19 @@ class MatmulKernelsTest : public BackendTest {
     if (device->backend() == Backend::Vulkan) return {"register-shared", "register-private", "tiled"};
     return {""};
   }
+
+  // Runs `body` under every kernel of variants(), each with texel reads on and off.
+  template <class Body>
+  void with_every_kernel_and_read(Body body) const {
+    for (const std::string& variant : variants()) {
+      for (const std::string texel_reads : {"", "0"}) {
+        SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
+        vulkan::ScopedMatmulVariant scoped(variant);
+        ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+        body();
+      }
+    }
+  }
 };
 
 // A host tensor's whole storage on the device, viewed with the same sizes, strides and offset.
@@ -428,38 +441,33 @@ TEST_P(MatmulKernelsTest, ActivationEpilogue) {
 // through texel views where the windows allow, and through storage buffers with EMBER_TEXEL_READS=0.
 TEST_P(MatmulKernelsTest, PairedLoadsInEveryLayout) {
   at::manual_seed(9);
-  for (const std::string& variant : variants()) {
-    for (const std::string texel_reads : {"", "0"}) {
-      SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
-      vulkan::ScopedMatmulVariant scoped(variant);
-      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
-      // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
-      // N = 20 and 36: quads of columns (whole texels) for B contiguous along N; 36 ends inside a tile.
-      // K = 132: quads along K for operands contiguous along K.
-      for (auto [k, n] : {std::pair<int64_t, int64_t>{130, 18}, {130, 20}, {130, 36}, {132, 18}, {132, 36}}) {
-        for (int t = 0; t < 4; ++t) {
-          MatmulCase c;
-          c.batch = 2;
-          c.M = 66;
-          c.K = k;
-          c.N = n;
-          c.a_transposed = t & 1;  // pairs along M instead of K
-          c.b_transposed = t & 2;  // pairs along K instead of N
-          c.bias = BiasKind::Row;
-          run_case(*device, *stream, c, at::kFloat);
-        }
+  with_every_kernel_and_read([&] {
+    // float16 and bfloat16 pairs (one 32-bit word) are read in HalfAndBFloat16AccumulateInFloat32.
+    // N = 20 and 36: quads of columns (whole texels) for B contiguous along N; 36 ends inside a tile.
+    // K = 132: quads along K for operands contiguous along K.
+    for (auto [k, n] : {std::pair<int64_t, int64_t>{130, 18}, {130, 20}, {130, 36}, {132, 18}, {132, 36}}) {
+      for (int t = 0; t < 4; ++t) {
+        MatmulCase c;
+        c.batch = 2;
+        c.M = 66;
+        c.K = k;
+        c.N = n;
+        c.a_transposed = t & 1;  // pairs along M instead of K
+        c.b_transposed = t & 2;  // pairs along K instead of N
+        c.bias = BiasKind::Row;
+        run_case(*device, *stream, c, at::kFloat);
       }
-      // A starting on an odd element, then B: no pairs for that operand.
-      const at::Tensor a = at::randn({1 + 2 * 66 * 130}).slice(0, 1).view({2, 66, 130});
-      const at::Tensor b = at::randn({1 + 2 * 130 * 18}).slice(0, 1).view({2, 130, 18});
-      const at::Tensor out = at::zeros({2, 66, 18});
-      const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
-      const OnDevice out_dev = to_device(*device, *stream, out);
-      device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
-      expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
-                   at::kFloat, 130);
     }
-  }
+    // A starting on an odd element, then B: no pairs for that operand.
+    const at::Tensor a = at::randn({1 + 2 * 66 * 130}).slice(0, 1).view({2, 66, 130});
+    const at::Tensor b = at::randn({1 + 2 * 130 * 18}).slice(0, 1).view({2, 130, 18});
+    const at::Tensor out = at::zeros({2, 66, 18});
+    const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+    const OnDevice out_dev = to_device(*device, *stream, out);
+    device->kernels().get<MatmulKernels>().matmul(*stream, MatmulArgs{out_dev.ref, a_dev.ref, b_dev.ref});
+    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)),
+                 at::kFloat, 130);
+  });
   // lavapipe takes the texel variant for the aligned float32 cases above.
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
@@ -486,33 +494,28 @@ TEST_P(MatmulKernelsTest, RowSumsOfABesideTheProduct) {
       {1, 18, 1, 4, false, 0},
       {1, 24, 50, 12, true, 1},   // A one element into its buffer
   };
-  for (const std::string& variant : variants()) {
-    for (const std::string texel_reads : {"", "0"}) {
-      SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
-      vulkan::ScopedMatmulVariant scoped(variant);
-      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
-      for (const RowSumsCase& c : cases) {
-        SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.M) + "x" + std::to_string(c.K) + "x" +
-                     std::to_string(c.N) + (c.a_transposed ? " A along M" : "") + " lead " + std::to_string(c.a_lead));
-        const int64_t a_numel = c.batch * c.M * c.K;
-        at::Tensor a = at::randn({c.a_lead + a_numel}).slice(0, c.a_lead);
-        a = c.a_transposed ? a.view({c.batch, c.K, c.M}).transpose(1, 2) : a.view({c.batch, c.M, c.K});
-        const at::Tensor b = at::randn({c.batch, c.K, c.N});
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        const at::Tensor out = at::full({c.batch, c.M, c.N}, nan);
-        const at::Tensor sums = at::full({c.batch, c.M, 1}, nan);
-        const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
-        const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
-        MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-        args.a_row_sums = sums_dev.ref;
-        device->kernels().get<MatmulKernels>().matmul(*stream, args);
-        expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat,
-                     c.K);
-        expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat,
-                     c.K);
-      }
+  with_every_kernel_and_read([&] {
+    for (const RowSumsCase& c : cases) {
+      SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.M) + "x" + std::to_string(c.K) + "x" +
+                   std::to_string(c.N) + (c.a_transposed ? " A along M" : "") + " lead " + std::to_string(c.a_lead));
+      const int64_t a_numel = c.batch * c.M * c.K;
+      at::Tensor a = at::randn({c.a_lead + a_numel}).slice(0, c.a_lead);
+      a = c.a_transposed ? a.view({c.batch, c.K, c.M}).transpose(1, 2) : a.view({c.batch, c.M, c.K});
+      const at::Tensor b = at::randn({c.batch, c.K, c.N});
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      const at::Tensor out = at::full({c.batch, c.M, c.N}, nan);
+      const at::Tensor sums = at::full({c.batch, c.M, 1}, nan);
+      const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
+      const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
+      MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+      args.a_row_sums = sums_dev.ref;
+      device->kernels().get<MatmulKernels>().matmul(*stream, args);
+      expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat,
+                   c.K);
+      expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat,
+                   c.K);
     }
-  }
+  });
 }
 
 // On lavapipe the shared blocks sum A's rows in the product's launch: one dispatch, not two.
@@ -785,38 +788,33 @@ TEST_P(MatmulWindowsTest, SplitsTheBatchAndTheRows) {
 // its own rows), and over a product split along K (summed apart, after the halves).
 TEST_P(MatmulWindowsTest, RowSumsAcrossLaunches) {
   at::manual_seed(14);
-  for (const std::string& variant : variants()) {
-    for (const std::string texel_reads : {"", "0"}) {
-      SCOPED_TRACE("variant " + variant + ", EMBER_TEXEL_READS=" + texel_reads);
-      vulkan::ScopedMatmulVariant scoped(variant);
-      ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
-      // A's rows 0.4 bindings apart (a multiple of four elements, so that quads and texels stay possible).
-      const at::Tensor a = at::randn({1, 5, 16}), b = at::randn({1, 16, 8});
-      const OnDevice a_dev = place(a, 0, stride_for(0.4) / 4 * 4);
-      const OnDevice b_dev = to_device(*device, *stream, b);
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      const at::Tensor out = at::zeros({1, 5, 8}), sums = at::full({1, 5, 1}, nan);
-      const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
-      MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-      args.a_row_sums = sums_dev.ref;
-      device->kernels().get<MatmulKernels>().matmul(*stream, args);
-      expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat, 16);
-      expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, true), at::kFloat, 16);
+  with_every_kernel_and_read([&] {
+    // A's rows 0.4 bindings apart (a multiple of four elements, so that quads and texels stay possible).
+    const at::Tensor a = at::randn({1, 5, 16}), b = at::randn({1, 16, 8});
+    const OnDevice a_dev = place(a, 0, stride_for(0.4) / 4 * 4);
+    const OnDevice b_dev = to_device(*device, *stream, b);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const at::Tensor out = at::zeros({1, 5, 8}), sums = at::full({1, 5, 1}, nan);
+    const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
+    MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+    args.a_row_sums = sums_dev.ref;
+    device->kernels().get<MatmulKernels>().matmul(*stream, args);
+    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat, 16);
+    expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, true), at::kFloat, 16);
 
-      // Two rows of B 1.2 bindings apart: halves of K.
-      const at::Tensor a_k = at::randn({1, 3, 2}), b_k = at::randn({1, 2, 3});
-      const OnDevice a_k_dev = to_device(*device, *stream, a_k);
-      const OnDevice b_k_dev = place(b_k, 0, stride_for(1.2));
-      const at::Tensor out_k = at::zeros({1, 3, 3}), sums_k = at::full({1, 3, 1}, nan);
-      const OnDevice out_k_dev = to_device(*device, *stream, out_k), sums_k_dev = to_device(*device, *stream, sums_k);
-      MatmulArgs halves{out_k_dev.ref, a_k_dev.ref, b_k_dev.ref};
-      halves.a_row_sums = sums_k_dev.ref;
-      device->kernels().get<MatmulKernels>().matmul(*stream, halves);
-      expect_close(from_device(*stream, out_k_dev, out_k), at::bmm(a_k.to(at::kDouble), b_k.to(at::kDouble)),
-                   at::kFloat, 2);
-      expect_close(from_device(*stream, sums_k_dev, sums_k), a_k.to(at::kDouble).sum(2, true), at::kFloat, 2);
-    }
-  }
+    // Two rows of B 1.2 bindings apart: halves of K.
+    const at::Tensor a_k = at::randn({1, 3, 2}), b_k = at::randn({1, 2, 3});
+    const OnDevice a_k_dev = to_device(*device, *stream, a_k);
+    const OnDevice b_k_dev = place(b_k, 0, stride_for(1.2));
+    const at::Tensor out_k = at::zeros({1, 3, 3}), sums_k = at::full({1, 3, 1}, nan);
+    const OnDevice out_k_dev = to_device(*device, *stream, out_k), sums_k_dev = to_device(*device, *stream, sums_k);
+    MatmulArgs halves{out_k_dev.ref, a_k_dev.ref, b_k_dev.ref};
+    halves.a_row_sums = sums_k_dev.ref;
+    device->kernels().get<MatmulKernels>().matmul(*stream, halves);
+    expect_close(from_device(*stream, out_k_dev, out_k), at::bmm(a_k.to(at::kDouble), b_k.to(at::kDouble)),
+                 at::kFloat, 2);
+    expect_close(from_device(*stream, sums_k_dev, sums_k), a_k.to(at::kDouble).sum(2, true), at::kFloat, 2);
+  });
 }
 
 TEST_P(MatmulWindowsTest, MatrixLargerThanABindingIsSplitAlongK) {
