@@ -35,7 +35,7 @@ namespace ember::vulkan {
 
 namespace {
 
-constexpr uint32_t kTile = 4096;             // TILE in optim.comp
+constexpr uint32_t kTile = 8192;             // TILE in optim.comp
 constexpr uint32_t kEntryWords = 16;          // ENTRY_WORDS in optim.comp
 constexpr int64_t kSegmentElements = 1 << 22;  // a segment stays well inside a window
 constexpr int kRoles = 6;                      // param, grad, state 0 to 2, steps
