@@ -1,5 +1,6 @@
 #version 450
 #extension GL_KHR_shader_subgroup_shuffle : enable
+#extension GL_EXT_control_flow_attributes : require
 // A stride-1, dilation-1 convolution of float32 planes whose rows start on texels, for CPU drivers
 // (lavapipe): out[b, m, y, x] = Σ over (c, kh, kw) of A[m, c, kh, kw] · X[b, c, y + kh, x + kw], plus
 // bias[m], where X is a copy of the gathered operand padded so that no position falls outside it
@@ -40,7 +41,7 @@ float a_value(int i) { return uintBitsToFloat(texelFetch(a_texels, i >> 2)[uint(
 #define FETCH_A(kw)                                                                                 \
   float a_part##kw[TM / 8u];                                                                        \
   if (KW > uint(kw)) {                                                                              \
-    for (uint q = 0; q < TM / 8u; ++q) a_part##kw[q] = a_value(a_at + lane_rows[q] + kw * p.a_stride_w); \
+    [[unroll]] for (uint q = 0; q < TM / 8u; ++q) a_part##kw[q] = a_value(a_at + lane_rows[q] + kw * p.a_stride_w); \
   }
 // Row i's value of kernel column kw, from the lane that fetched it.
 #define SHUFFLE_A(kw) const float a##kw = KW > uint(kw) ? subgroupShuffle(a_part##kw[i / 8u], i % 8u) : 0.0;
@@ -55,13 +56,13 @@ void main() {
   const uint b = block / (p.row_blocks * p.out_h);
 
   float acc[TM][TN];
-  for (uint i = 0; i < TM; ++i) {
-    for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
   }
   uint x_at = p.x_first + b * p.x_sample_texels + y * p.x_row_texels + x0 / 4u;
   // Where this lane's rows of A start; rows past the last one fetch it again (never stored).
   int lane_rows[TM / 8u];
-  for (uint q = 0; q < TM / 8u; ++q) lane_rows[q] = int(min(m0 + 8u * q + gl_SubgroupInvocationID, p.rows - 1u)) * p.a_stride_m;
+  [[unroll]] for (uint q = 0; q < TM / 8u; ++q) lane_rows[q] = int(min(m0 + 8u * q + gl_SubgroupInvocationID, p.rows - 1u)) * p.a_stride_m;
   int a_channel = int(p.a_first);
   for (uint c = 0; c < p.channels; ++c) {
     uint row_at = x_at;
@@ -71,9 +72,9 @@ void main() {
       FETCH_A(0) FETCH_A(1) FETCH_A(2) FETCH_A(3) FETCH_A(4) FETCH_A(5) FETCH_A(6) FETCH_A(7) FETCH_A(8)
       // Every kernel column's product for one sum before the next sum: the TM × TN sums do not fit in
       // registers, so each is loaded and stored once per (c, kh), not once per kernel column.
-      for (uint i = 0; i < TM; ++i) {
+      [[unroll]] for (uint i = 0; i < TM; ++i) {
         SHUFFLE_A(0) SHUFFLE_A(1) SHUFFLE_A(2) SHUFFLE_A(3) SHUFFLE_A(4) SHUFFLE_A(5) SHUFFLE_A(6) SHUFFLE_A(7) SHUFFLE_A(8)
-        for (uint j = 0; j < TN; ++j) {
+        [[unroll]] for (uint j = 0; j < TN; ++j) {
           float sum = acc[i][j];
           TAP(0) TAP(1) TAP(2) TAP(3) TAP(4) TAP(5) TAP(6) TAP(7) TAP(8)
           acc[i][j] = sum;
@@ -88,7 +89,7 @@ void main() {
 
   if (gl_GlobalInvocationID.x >= blocks) return;
   const uint columns = min(TN, p.out_w - x0);
-  for (uint i = 0; i < TM; ++i) {
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m >= p.rows) break;
     store_block(p.out_first + ((b * p.rows + m) * p.out_h + y) * p.out_w + x0, columns, m, acc[i]);
