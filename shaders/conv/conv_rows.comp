@@ -55,6 +55,9 @@ void main() {
   const uint y = block / p.row_blocks % p.out_h;
   const uint b = block / (p.row_blocks * p.out_h);
 
+  // Every loop over the block's rows and columns unrolls by attribute, so that acc and x are indexed by
+  // constants: Mesa 25's llvmpipe left them rolled, and read and wrote each sum through the stack lane
+  // by lane (27 against 18 ms per launch, docs/PERFORMANCE.md).
   float acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; ++i) {
     [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
