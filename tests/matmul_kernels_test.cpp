@@ -108,6 +108,23 @@ void expect_close(const at::Tensor& got, const at::Tensor& expected, at::ScalarT
                 << ")";
 }
 
+// Runs a · b (a_dev and b_dev: the same on the device) asking for A's row sums beside the product, both
+// into outputs that start as NaN (a value the kernels do not write fails), and expects both against
+// LibTorch in float64.
+void expect_product_and_row_sums(Device& device, Stream& stream, const at::Tensor& a, const OnDevice& a_dev,
+                                 const at::Tensor& b, const OnDevice& b_dev) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t K = a.size(2);
+  const at::Tensor out = at::full({a.size(0), a.size(1), b.size(2)}, nan);
+  const at::Tensor sums = at::full({a.size(0), a.size(1), 1}, nan);
+  const OnDevice out_dev = to_device(device, stream, out), sums_dev = to_device(device, stream, sums);
+  MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
+  args.a_row_sums = sums_dev.ref;
+  device.kernels().get<MatmulKernels>().matmul(stream, args);
+  expect_close(from_device(stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat, K);
+  expect_close(from_device(stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat, K);
+}
+
 enum class BiasKind { None, Full, Row, RowAndBatch };
 
 struct MatmulCase {
@@ -502,18 +519,8 @@ TEST_P(MatmulKernelsTest, RowSumsOfABesideTheProduct) {
       at::Tensor a = at::randn({c.a_lead + a_numel}).slice(0, c.a_lead);
       a = c.a_transposed ? a.view({c.batch, c.K, c.M}).transpose(1, 2) : a.view({c.batch, c.M, c.K});
       const at::Tensor b = at::randn({c.batch, c.K, c.N});
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      const at::Tensor out = at::full({c.batch, c.M, c.N}, nan);
-      const at::Tensor sums = at::full({c.batch, c.M, 1}, nan);
-      const OnDevice a_dev = to_device(*device, *stream, a), b_dev = to_device(*device, *stream, b);
-      const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
-      MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-      args.a_row_sums = sums_dev.ref;
-      device->kernels().get<MatmulKernels>().matmul(*stream, args);
-      expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat,
-                   c.K);
-      expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, /*keepdim=*/true), at::kFloat,
-                   c.K);
+      expect_product_and_row_sums(*device, *stream, a, to_device(*device, *stream, a), b,
+                                  to_device(*device, *stream, b));
     }
   });
 }
@@ -791,29 +798,13 @@ TEST_P(MatmulWindowsTest, RowSumsAcrossLaunches) {
   with_every_kernel_and_read([&] {
     // A's rows 0.4 bindings apart (a multiple of four elements, so that quads and texels stay possible).
     const at::Tensor a = at::randn({1, 5, 16}), b = at::randn({1, 16, 8});
-    const OnDevice a_dev = place(a, 0, stride_for(0.4) / 4 * 4);
-    const OnDevice b_dev = to_device(*device, *stream, b);
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    const at::Tensor out = at::zeros({1, 5, 8}), sums = at::full({1, 5, 1}, nan);
-    const OnDevice out_dev = to_device(*device, *stream, out), sums_dev = to_device(*device, *stream, sums);
-    MatmulArgs args{out_dev.ref, a_dev.ref, b_dev.ref};
-    args.a_row_sums = sums_dev.ref;
-    device->kernels().get<MatmulKernels>().matmul(*stream, args);
-    expect_close(from_device(*stream, out_dev, out), at::bmm(a.to(at::kDouble), b.to(at::kDouble)), at::kFloat, 16);
-    expect_close(from_device(*stream, sums_dev, sums), a.to(at::kDouble).sum(2, true), at::kFloat, 16);
+    expect_product_and_row_sums(*device, *stream, a, place(a, 0, stride_for(0.4) / 4 * 4), b,
+                                to_device(*device, *stream, b));
 
     // Two rows of B 1.2 bindings apart: halves of K.
     const at::Tensor a_k = at::randn({1, 3, 2}), b_k = at::randn({1, 2, 3});
-    const OnDevice a_k_dev = to_device(*device, *stream, a_k);
-    const OnDevice b_k_dev = place(b_k, 0, stride_for(1.2));
-    const at::Tensor out_k = at::zeros({1, 3, 3}), sums_k = at::full({1, 3, 1}, nan);
-    const OnDevice out_k_dev = to_device(*device, *stream, out_k), sums_k_dev = to_device(*device, *stream, sums_k);
-    MatmulArgs halves{out_k_dev.ref, a_k_dev.ref, b_k_dev.ref};
-    halves.a_row_sums = sums_k_dev.ref;
-    device->kernels().get<MatmulKernels>().matmul(*stream, halves);
-    expect_close(from_device(*stream, out_k_dev, out_k), at::bmm(a_k.to(at::kDouble), b_k.to(at::kDouble)),
-                 at::kFloat, 2);
-    expect_close(from_device(*stream, sums_k_dev, sums_k), a_k.to(at::kDouble).sum(2, true), at::kFloat, 2);
+    expect_product_and_row_sums(*device, *stream, a_k, to_device(*device, *stream, a_k), b_k,
+                                place(b_k, 0, stride_for(1.2)));
   });
 }
 
