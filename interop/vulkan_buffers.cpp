@@ -4,6 +4,7 @@
 
 #include "interop/vulkan_support.h"
 #include "runtime/vulkan/memory.h"
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember::vulkan {
@@ -189,6 +190,7 @@ bool supports_external_memory(const Device& device, std::string* why_not) {
 int export_memory_fd(const Tensor& tensor, VkDeviceSize* allocation_size) {
   if (!tensor.defined()) throw Error("export_memory_fd: the tensor is undefined");
   VulkanDevice& device = detail::vulkan_device(*tensor.device(), "export_memory_fd");
+  ember::detail::forget_known_values(tensor);  // the importer may write it
   const MemoryBlock& block = tensor.storage()->allocation->block();
   if (block.export_size == 0) {
     throw Error("export_memory_fd: the tensor's memory is not exportable; make it with "

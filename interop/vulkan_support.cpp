@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember::vulkan::detail {
@@ -38,6 +39,9 @@ std::string missing_extension(const Device& device, const char* extension, bool 
 TensorRange tensor_range(const Tensor& tensor, const char* what) {
   if (!tensor.defined()) throw Error(std::string(what) + ": the tensor is undefined");
   vulkan_device(*tensor.device(), what);
+  // Every interop call on a tensor's memory hands it to the application or writes it outside ember's ops,
+  // neither of which bumps its version.
+  ember::detail::forget_known_values(tensor);
   const Allocation& allocation = *tensor.storage()->allocation;
   const uint64_t element = element_size(tensor.dtype());
   const uint64_t first = allocation.offset() + static_cast<uint64_t>(tensor.storage_offset()) * element;

@@ -6,6 +6,7 @@
 
 #include "runtime/half.h"
 #include "runtime/kernels/elementwise.h"
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -231,6 +232,7 @@ Tensor from_blob(const void* data, IntArrayRef sizes, const TensorOptions& optio
   Tensor t = blank(sizes, options);
   if (t.nbytes() > 0) {
     detail::stream_for(*t.device())->copy_from_host(*t.storage()->allocation, 0, data, t.nbytes());
+    detail::note_uploaded_values(t, data);
   }
   return finish(t, options);
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 #ifdef EMBER_HAVE_CUDA
@@ -121,6 +122,7 @@ DType from_dlpack_dtype(DLDataType dtype) {
 
 DLManagedTensor* to_dlpack(const Tensor& tensor) {
   const Allocation& allocation = *tensor.storage()->allocation;
+  detail::forget_known_values(tensor);  // the consumer may write the memory in place
   // DLPack carries no semaphore or stream, so the consumer must find the device work finished.
   allocation.wait_idle();
 

@@ -1,6 +1,7 @@
 #include "tensor/indexing_support.h"
 
 #include "runtime/kernels/reduce.h"
+#include "tensor/known_values.h"
 
 namespace ember {
 
@@ -26,20 +27,27 @@ bool has_elements(const Tensor& t) { return t.defined() && t.numel() > 0; }
 std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices) {
   std::vector<std::optional<IndexRange>> ranges(indices.size());
   if (TrustedIndices::active()) return ranges;
+  // Ranges the host already knows are taken as they are; only the others are read back.
+  std::vector<bool> read(indices.size(), false);
   const Tensor* first = nullptr;
   int64_t count = 0;
-  for (const Tensor& index : indices) {
-    if (has_elements(index)) {
-      if (!first) first = &index;
-      ++count;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!has_elements(indices[i])) continue;
+    if (!first) first = &indices[i];
+    check_same_device({first, &indices[i]});
+    if (const auto known = known_exact_range(indices[i])) {
+      ranges[i] = IndexRange{known->first, known->second};
+      continue;
     }
+    read[i] = true;
+    ++count;
   }
   if (count == 0) return ranges;
   Tensor stats = empty_on({2 * count}, DType::Int64, first->device());
   int64_t slot = 0;
-  for (const Tensor& index : indices) {
-    if (!has_elements(index)) continue;
-    check_same_device({first, &index});
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!read[i]) continue;
+    const Tensor& index = indices[i];
     const uint32_t all = index.dim() >= 32 ? ~0u : (1u << index.dim()) - 1;
     for (ReduceOp op : {ReduceOp::Amin, ReduceOp::Amax}) {
       kernels_for<ReduceKernels>(*index.device())
@@ -50,7 +58,7 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
   const std::vector<int64_t> values = stats.to_vector<int64_t>();
   slot = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
-    if (!has_elements(indices[i])) continue;
+    if (!read[i]) continue;
     ranges[i] = IndexRange{values[2 * slot], values[2 * slot + 1]};
     ++slot;
   }

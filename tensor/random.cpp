@@ -8,6 +8,7 @@
 
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -155,6 +156,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions
   check_random_range(options.dtype_or(DType::Int64), low, high);
   Tensor t = new_tensor(sizes, options, DType::Int64);
   draw(t, {.op = RandomOp::RandInt, .low = low, .high = high}, generator);
+  detail::note_value_bounds(t, low, high - 1);
   return t;
 }
 

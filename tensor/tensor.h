@@ -38,6 +38,9 @@ namespace autograd {
 class Node;
 class RemovableHandle;
 }  // namespace autograd
+namespace detail {
+struct KnownValues;  // tensor/known_values.h
+}  // namespace detail
 
 // Device memory of one or more tensors. The version counts in-place writes through any view.
 struct Storage {
@@ -45,6 +48,8 @@ struct Storage {
   std::shared_ptr<Allocation> allocation;
   uint64_t nbytes = 0;
   uint64_t version = 0;
+  // Bounds of an integer storage's values that the host knows without reading (tensor/known_values.h).
+  std::shared_ptr<const detail::KnownValues> known_values;
 };
 
 struct TensorImpl {

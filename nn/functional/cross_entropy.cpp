@@ -12,6 +12,7 @@
 
 #include "autograd/record.h"
 #include "runtime/kernels/loss.h"
+#include "tensor/known_values.h"
 #include "tensor/autocast.h"
 #include "tensor/ops_support.h"
 
@@ -218,8 +219,9 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     if (lse.defined()) args.logsumexp = lse.ref();
     ember::detail::kernels_for<LossKernels>(*device).cross_entropy(*ember::detail::stream_for(*device), args);
     // PyTorch checks each target before it reads the scores; here the kernel noted one, and this read
-    // waits for it.
-    const std::vector<int32_t> flags = status.to_vector<int32_t>();
+    // waits for it, unless the host already knows every target to be a class.
+    const bool known_classes = ember::detail::known_within(target, 0, view.shape.classes - 1);
+    const std::vector<int32_t> flags = known_classes ? std::vector<int32_t>{0} : status.to_vector<int32_t>();
     if (flags[0] != 0) {
       const int64_t bad = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(flags[2])) << 32) |
                                                static_cast<uint32_t>(flags[1]));

@@ -1,0 +1,83 @@
+#include "tensor/known_values.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace ember::detail {
+
+namespace {
+
+template <class T>
+std::pair<int64_t, int64_t> min_max(const void* elements, int64_t count) {
+  const T* values = static_cast<const T*>(elements);
+  const auto [lo, hi] = std::minmax_element(values, values + count);
+  return {static_cast<int64_t>(*lo), static_cast<int64_t>(*hi)};
+}
+
+std::optional<std::pair<int64_t, int64_t>> host_min_max(DType dtype, const void* elements, int64_t count) {
+  switch (dtype) {
+    case DType::Int8: return min_max<int8_t>(elements, count);
+    case DType::UInt8: return min_max<uint8_t>(elements, count);
+    case DType::Int16: return min_max<int16_t>(elements, count);
+    case DType::Int32: return min_max<int32_t>(elements, count);
+    case DType::Int64: return min_max<int64_t>(elements, count);
+    default: return std::nullopt;
+  }
+}
+
+void note(const Tensor& written, int64_t min, int64_t max, bool exact) {
+  written.storage()->known_values = std::make_shared<const KnownValues>(
+      KnownValues{.dtype = written.dtype(), .min = min, .max = max, .count = written.numel(), .exact = exact,
+                  .version = written._version()});
+}
+
+// What is known of `tensor`'s storage, if it still holds and covers the tensor's elements.
+const KnownValues* known_for(const Tensor& tensor) {
+  const Storage& storage = *tensor.storage();
+  const KnownValues* known = storage.known_values.get();
+  if (!known || known->version != storage.version || known->dtype != tensor.dtype() || tensor.numel() == 0) {
+    return nullptr;
+  }
+  // The last element the tensor reaches, in elements from the storage's start.
+  int64_t last = tensor.storage_offset();
+  for (int64_t d = 0; d < tensor.dim(); ++d) {
+    if (tensor.stride(d) < 0) return nullptr;
+    last += (tensor.size(d) - 1) * tensor.stride(d);
+  }
+  return last < known->count ? known : nullptr;
+}
+
+}  // namespace
+
+void note_uploaded_values(const Tensor& written, const void* host_elements) {
+  if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
+  if (auto range = host_min_max(written.dtype(), host_elements, written.numel())) {
+    note(written, range->first, range->second, true);
+  }
+}
+
+void note_value_bounds(const Tensor& written, int64_t min, int64_t max) {
+  if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
+  if (is_integral(written.dtype())) note(written, min, max, false);
+}
+
+void forget_known_values(const Tensor& tensor) {
+  if (tensor.defined()) tensor.storage()->known_values.reset();
+}
+
+bool known_within(const Tensor& tensor, int64_t min, int64_t max) {
+  const KnownValues* known = known_for(tensor);
+  return known && known->min >= min && known->max <= max;
+}
+
+std::optional<std::pair<int64_t, int64_t>> known_exact_range(const Tensor& tensor) {
+  const KnownValues* known = known_for(tensor);
+  // Exact only for a view of every noted element: a part of them may lack the extremes.
+  if (!known || !known->exact || !tensor.is_contiguous() || tensor.storage_offset() != 0 ||
+      tensor.numel() != known->count) {
+    return std::nullopt;
+  }
+  return std::make_pair(known->min, known->max);
+}
+
+}  // namespace ember::detail
