@@ -1,5 +1,6 @@
 // Tensor creation: from host data, constant fills, sequences (linspace, logspace), identity matrices, and
 // the new_* methods that take their dtype and device from a tensor.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -141,6 +142,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
     detail::kernels_for<ElementwiseKernels>(*t.device())
         .sequence(*detail::stream_for(*t.device()),
                   {.out = t.ref(), .start = first, .step = count == 1 ? Scalar(0) : stride});
+    if (dtype == DType::Int64) {  // narrower integers may wrap
+      const int64_t end_value = first.to_int64() + (count - 1) * stride.to_int64();
+      detail::note_value_range(t, std::min(first.to_int64(), end_value), std::max(first.to_int64(), end_value), true);
+    }
   }
   return finish(t, options);
 }

@@ -56,9 +56,9 @@ void note_uploaded_values(const Tensor& written, const void* host_elements) {
   }
 }
 
-void note_value_bounds(const Tensor& written, int64_t min, int64_t max) {
+void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exact) {
   if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
-  if (is_integral(written.dtype())) note(written, min, max, false);
+  if (is_integral(written.dtype())) note(written, min, max, exact);
 }
 
 void forget_known_values(const Tensor& tensor) {

@@ -3,7 +3,7 @@
 //
 // Index ops and the losses check their indices against a bound, and on a device that check is a read-back:
 // the host waits for every kernel recorded before it, and the device then idles while the host records
-// what follows. Where the host produced the values itself (an upload from host memory, a randint), it
+// what follows. Where the host produced the values itself (an upload from host memory, an arange, a randint), it
 // already knows their bounds. The knowledge lives on the storage and holds while the storage's version
 // (bumped by every in-place write) is the one it was noted at; memory handed to another API (DLPack, a
 // graphics application) is forgotten, since writes there bump nothing.
@@ -28,7 +28,8 @@ struct KnownValues {
 // Notes the bounds of a tensor just written whole (its storage's first numel() elements, contiguous).
 // Integer dtypes only; others are ignored.
 void note_uploaded_values(const Tensor& written, const void* host_elements);
-void note_value_bounds(const Tensor& written, int64_t min, int64_t max);
+// `exact`: min and max both occur (an arange's ends), else a bound (randint's).
+void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exact);
 // Drops what is known about the storage: its memory was handed to someone who may write it.
 void forget_known_values(const Tensor& tensor);
 

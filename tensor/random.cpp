@@ -156,7 +156,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions
   check_random_range(options.dtype_or(DType::Int64), low, high);
   Tensor t = new_tensor(sizes, options, DType::Int64);
   draw(t, {.op = RandomOp::RandInt, .low = low, .high = high}, generator);
-  detail::note_value_bounds(t, low, high - 1);
+  detail::note_value_range(t, low, high - 1, false);
   return t;
 }
 

@@ -119,7 +119,7 @@ TEST_P(KnownValuesTest, ExportedMemoryIsReadBackAgain) {
   expect_error<IndexError>([&] { F::cross_entropy(x, target); }, message);
 }
 
-TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUpload) {
+TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUploadOrAnArange) {
   const at::Tensor values = random_torch({5, 3}, DType::Float32, 2);
   const Tensor v = from_torch(values, device);
   const Tensor index = upload({4, 0, 2});
@@ -139,6 +139,13 @@ TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUpload) {
   // one_hot's class count is the exact max.
   EXPECT_TENSOR_EQ(one_hot(upload({0, 3, 1})), at::one_hot(torch::tensor(std::vector<int64_t>{0, 3, 1})));
   EXPECT_TENSOR_EQ(one_hot(upload({0, 3, 1}).narrow(0, 0, 1), -1), at::one_hot(torch::tensor(std::vector<int64_t>{0})));
+  // An int64 arange's ends are its min and max, whichever way it steps.
+  const TensorOptions longs = TensorOptions(kInt64).device(device);
+  EXPECT_EQ(dispatches_of([&] { v.index_select(0, arange(0, 5, 2, longs)); }), trusted + 1);  // + the sequence
+  EXPECT_TENSOR_EQ(one_hot(arange(0, 7, 3, longs)), at::one_hot(at::arange(0, 7, 3)));
+  EXPECT_TENSOR_EQ(one_hot(arange(5, 0, -2, longs)), at::one_hot(at::arange(5, 0, -2)));
+  expect_error<IndexError>([&] { v.index_select(0, arange(5, 0, -2, longs)); },
+                           torch_error([&] { values.index_select(0, at::arange(5, 0, -2)); }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KnownValuesTest, testing::Values("vulkan", "cuda"), backend_test_name);
