@@ -211,16 +211,18 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     }
     total.zero_();
   } else {
-    const Tensor status = zeros({3}, TensorOptions(DType::Int32).device(device));
+    // PyTorch checks each target before it reads the scores; here the kernel notes the first bad one in
+    // the status words, which the host reads back (a wait), unless it already knows every target to be a
+    // class. Then the kernel never writes them, and they need no clearing either.
+    const bool known_classes = ember::detail::known_within(target, 0, view.shape.classes - 1);
+    const TensorOptions status_options = TensorOptions(DType::Int32).device(device);
+    const Tensor status = known_classes ? empty({3}, status_options) : zeros({3}, status_options);
     CrossEntropyArgs args{.out = out.ref(), .in = x.ref(), .target = t.ref(), .shape = view.shape,
                           .ignore_index = ignore_index, .label_smoothing = smoothing, .log_softmax = log_softmax,
                           .reduction = reduction, .total_weight = total.ref(), .status = status.ref()};
     if (w.defined()) args.weight = w.ref();
     if (lse.defined()) args.logsumexp = lse.ref();
     ember::detail::kernels_for<LossKernels>(*device).cross_entropy(*ember::detail::stream_for(*device), args);
-    // PyTorch checks each target before it reads the scores; here the kernel noted one, and this read
-    // waits for it, unless the host already knows every target to be a class.
-    const bool known_classes = ember::detail::known_within(target, 0, view.shape.classes - 1);
     const std::vector<int32_t> flags = known_classes ? std::vector<int32_t>{0} : status.to_vector<int32_t>();
     if (flags[0] != 0) {
       const int64_t bad = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(flags[2])) << 32) |
