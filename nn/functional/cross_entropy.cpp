@@ -12,8 +12,8 @@
 
 #include "autograd/record.h"
 #include "runtime/kernels/loss.h"
-#include "tensor/known_values.h"
 #include "tensor/autocast.h"
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
