@@ -1,6 +1,7 @@
 #include "tensor/known_values.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 namespace ember::detail {
@@ -22,6 +23,16 @@ std::optional<std::pair<int64_t, int64_t>> host_min_max(DType dtype, const void*
     case DType::Int32: return min_max<int32_t>(elements, count);
     case DType::Int64: return min_max<int64_t>(elements, count);
     default: return std::nullopt;
+  }
+}
+
+std::pair<int64_t, int64_t> integer_limits(DType dtype) {
+  switch (dtype) {
+    case DType::Int8: return {INT8_MIN, INT8_MAX};
+    case DType::UInt8: return {0, UINT8_MAX};
+    case DType::Int16: return {INT16_MIN, INT16_MAX};
+    case DType::Int32: return {INT32_MIN, INT32_MAX};
+    default: return {INT64_MIN, INT64_MAX};
   }
 }
 
@@ -59,6 +70,14 @@ void note_uploaded_values(const Tensor& written, const void* host_elements) {
 void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exact) {
   if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
   if (is_integral(written.dtype())) note(written, min, max, exact);
+}
+
+void note_copied_values(const Tensor& copy, const Tensor& source) {
+  const KnownValues* known = known_for(source);
+  if (!known || !is_integral(copy.dtype())) return;
+  const auto [lowest, highest] = integer_limits(copy.dtype());
+  if (known->min < lowest || known->max > highest) return;  // the cast wraps some
+  note_value_range(copy, known->min, known->max, known_exact_range(source).has_value());
 }
 
 void forget_known_values(const Tensor& tensor) {

@@ -30,6 +30,9 @@ struct KnownValues {
 void note_uploaded_values(const Tensor& written, const void* host_elements);
 // `exact`: min and max both occur (an arange's ends), else a bound (randint's).
 void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exact);
+// Carries what is known of `source`'s values to `copy`, a whole new tensor just copied from it (a clone, a
+// cast to another integer dtype that holds them all).
+void note_copied_values(const Tensor& copy, const Tensor& source);
 // Drops what is known about the storage: its memory was handed to someone who may write it.
 void forget_known_values(const Tensor& tensor);
 

@@ -7,6 +7,7 @@
 
 #include "autograd/record.h"
 #include "runtime/half.h"
+#include "tensor/known_values.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -67,6 +68,7 @@ Tensor Tensor::to(std::shared_ptr<Device> target, std::optional<DType> dtype, bo
   autograd::Record rec("ToCopyBackward0", {this});
   Tensor out = detail::empty_on(sizes(), out_dtype, target);
   out.copy_(*this);
+  detail::note_copied_values(out, *this);
   if (!rec) return out;
   // The gradient goes back to this tensor's dtype and device.
   return rec.finish(out, [dtype = this->dtype(), device = device()](autograd::FunctionNode&,
@@ -79,6 +81,7 @@ Tensor Tensor::clone() const {
   autograd::Record rec("CloneBackward0", {this});
   Tensor out = detail::empty_on(sizes(), dtype(), device());
   out.copy_(*this);
+  detail::note_copied_values(out, *this);
   if (!rec) return out;
   return rec.finish(out, [](autograd::FunctionNode&, const autograd::tensor_list& g) { return g; });
 }

@@ -1,7 +1,7 @@
-// What the host knows of integer values it uploaded or drew (tensor/known_values.h): cross_entropy and the
-// index ops skip their read-back for such values, and anything that may have changed them since brings
-// the read-back back. Every case that leaves a value out of range must still get PyTorch's error, which
-// LibTorch gives first for the same values.
+// What the host knows of integer values it uploaded, drew or copied (tensor/known_values.h): cross_entropy
+// and the index ops skip their read-back for such values, and anything that may have changed them since
+// brings the read-back back. Every case that leaves a value out of range must still get PyTorch's error,
+// which LibTorch gives first for the same values.
 #include <torch/nn/functional/loss.h>
 #include <torch/torch.h>
 
@@ -146,6 +146,30 @@ TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUploadOrAnArange) {
   EXPECT_TENSOR_EQ(one_hot(arange(5, 0, -2, longs)), at::one_hot(at::arange(5, 0, -2)));
   expect_error<IndexError>([&] { v.index_select(0, arange(5, 0, -2, longs)); },
                            torch_error([&] { values.index_select(0, at::arange(5, 0, -2)); }));
+}
+
+TEST_P(KnownValuesTest, ClonesAndCastsCarryWhatTheyCan) {
+  const Tensor x = from_torch(scores, device);
+  // Labels uploaded as bytes and widened on the device are still known to be classes.
+  const std::vector<uint8_t> bytes = {0, 2, 1, 2};
+  const Tensor labels = from_blob(bytes.data(), {4}, TensorOptions(kUInt8).device(device)).to(kInt64);
+  EXPECT_EQ(dispatches_of([&] { F::cross_entropy(x, labels); }), 1u);
+  EXPECT_TENSOR_EQ(F::cross_entropy(x, labels), TF::cross_entropy(scores, to_torch(labels)));
+  // A clone of a whole upload keeps its exact range, a clone of a part only a bound.
+  const at::Tensor values = random_torch({5, 3}, DType::Float32, 3);
+  const Tensor v = from_torch(values, device);
+  const Tensor index = upload({4, 0, 2}).clone();
+  const uint64_t trusted = dispatches_of([&] {
+    detail::TrustedIndices trust;
+    v.index_select(0, index);
+  });
+  EXPECT_EQ(dispatches_of([&] { v.index_select(0, index); }), trusted);
+  EXPECT_TENSOR_EQ(one_hot(upload({0, 3, 1}).narrow(0, 0, 1).clone()),
+                   at::one_hot(torch::tensor(std::vector<int64_t>{0})));
+  // A cast that wraps some values knows nothing: 300 is 44 as a byte.
+  const std::vector<int64_t> wide = {0, 300, 2};
+  EXPECT_TENSOR_EQ(one_hot(upload(wide).to(kUInt8).to(kInt64)),
+                   at::one_hot(torch::tensor(wide).to(at::kByte).to(at::kLong)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KnownValuesTest, testing::Values("vulkan", "cuda"), backend_test_name);
