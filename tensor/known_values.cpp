@@ -36,12 +36,6 @@ std::pair<int64_t, int64_t> integer_limits(DType dtype) {
   }
 }
 
-void note(const Tensor& written, int64_t min, int64_t max, bool exact) {
-  written.storage()->known_values = std::make_shared<const KnownValues>(
-      KnownValues{.dtype = written.dtype(), .min = min, .max = max, .count = written.numel(), .exact = exact,
-                  .version = written._version()});
-}
-
 // What is known of `tensor`'s storage, if it still holds and covers the tensor's elements.
 const KnownValues* known_for(const Tensor& tensor) {
   const Storage& storage = *tensor.storage();
@@ -61,20 +55,24 @@ const KnownValues* known_for(const Tensor& tensor) {
 }  // namespace
 
 void note_uploaded_values(const Tensor& written, const void* host_elements) {
-  if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
+  if (written.numel() == 0) return;
   if (auto range = host_min_max(written.dtype(), host_elements, written.numel())) {
-    note(written, range->first, range->second, true);
+    note_value_range(written, range->first, range->second, true);
   }
 }
 
+// Only whole tensors just written (their storage's first numel() elements, contiguous) get a note.
 void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exact) {
   if (written.numel() == 0 || !written.is_contiguous() || written.storage_offset() != 0) return;
-  if (is_integral(written.dtype())) note(written, min, max, exact);
+  if (!is_integral(written.dtype())) return;
+  written.storage()->known_values = std::make_shared<const KnownValues>(
+      KnownValues{.dtype = written.dtype(), .min = min, .max = max, .count = written.numel(), .exact = exact,
+                  .version = written._version()});
 }
 
 void note_copied_values(const Tensor& copy, const Tensor& source) {
   const KnownValues* known = known_for(source);
-  if (!known || !is_integral(copy.dtype())) return;
+  if (!known) return;
   const auto [lowest, highest] = integer_limits(copy.dtype());
   if (known->min < lowest || known->max > highest) return;  // the cast wraps some
   note_value_range(copy, known->min, known->max, known_exact_range(source).has_value());
