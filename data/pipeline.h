@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -36,7 +37,18 @@ class BatchPipeline {
   BatchPipeline(size_t workers, size_t max_jobs, std::optional<std::chrono::milliseconds> timeout,
                 bool enforce_ordering, Produce produce)
       : max_jobs_(max_jobs), timeout_(timeout), ordered_(enforce_ordering), produce_(std::move(produce)) {
-    for (size_t w = 0; w < workers; ++w) threads_.emplace_back([this, w] { work(w); });
+    threads_.reserve(workers);
+    for (size_t w = 0; w < workers; ++w) {
+      try {
+        threads_.emplace_back([this, w] { work(w); });
+      } catch (const std::system_error& e) {
+        // A destructor does not run for a half-built object, and a joinable std::thread destroyed unjoined
+        // ends the process: the workers started so far are joined here.
+        join();
+        throw Error("DataLoader: could not start worker thread " + std::to_string(w + 1) + " of " +
+                    std::to_string(workers) + " (" + e.what() + "); ask for fewer workers");
+      }
+    }
   }
   ~BatchPipeline() { join(); }
   BatchPipeline(const BatchPipeline&) = delete;

@@ -8,33 +8,34 @@
 
 #include "ember/vulkan.h"
 #include "examples/char_gpt/trainer.h"
+#include "tools/cli_checks.h"
 
 int main(int argc, char** argv) {
   ember::char_gpt::TrainOptions options;
   CLI::App app{"Trains a character-level GPT on the fortunes corpus with ember"};
   app.add_option("--corpus", options.corpus, "folder of fortune files")->capture_default_str();
   app.add_option("--device", options.device, "vulkan:0, cuda:0, part of a device name; default: the best found");
-  app.add_option("--steps", options.steps, "training steps")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--batch-size", options.batch_size, "sequences per step")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--context", options.model.context, "characters per sequence")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--d-model", options.model.d_model, "embedding width")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--heads", options.model.heads, "attention heads")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--layers", options.model.layers, "transformer layers")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--steps", options.steps, "training steps")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--batch-size", options.batch_size, "sequences per step")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--context", options.model.context, "characters per sequence")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--d-model", options.model.d_model, "embedding width")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--heads", options.model.heads, "attention heads")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--layers", options.model.layers, "transformer layers")->check(ember::cli::kPositive)->capture_default_str();
   app.add_option("--dropout", options.model.dropout, "dropout in the layers")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  app.add_option("--lr", options.lr, "AdamW's peak learning rate")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--warmup", options.warmup, "steps of linear warmup before the cosine decay")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--lr", options.lr, "AdamW's peak learning rate")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--warmup", options.warmup, "steps of linear warmup before the cosine decay")->check(ember::cli::kPositive)->capture_default_str();
   app.add_option("--weight-decay", options.weight_decay, "AdamW's weight decay")->capture_default_str();
-  app.add_option("--clip", options.clip, "gradient norm clipping")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--clip", options.clip, "gradient norm clipping")->check(ember::cli::kPositive)->capture_default_str();
   app.add_flag("--autocast", options.autocast, "float16 products under autocast, with a GradScaler");
-  app.add_option("--eval-every", options.eval_every, "steps between validations")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--eval-batches", options.eval_batches, "validation batches")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--log-every", options.log_every, "steps between progress lines")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--eval-every", options.eval_every, "steps between validations")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--eval-batches", options.eval_batches, "validation batches")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--log-every", options.log_every, "steps between progress lines")->check(ember::cli::kPositive)->capture_default_str();
   app.add_option("--seed", options.seed, "seed of the weights, the batches and the sample")->capture_default_str();
   app.add_option("--save-init", options.save_init, "write the initial weights as a PyTorch state dict");
   app.add_option("--load-init", options.load_init, "start from these weights (safetensors or PyTorch .pt)");
   app.add_option("--curve", options.curve, "CSV of the loss curve")->capture_default_str();
   app.add_option("--sample", options.sample_length, "characters to generate after training")->capture_default_str();
-  app.add_option("--temperature", options.temperature, "sampling temperature")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--temperature", options.temperature, "sampling temperature")->check(ember::cli::kPositive)->capture_default_str();
   app.add_option("--top-k", options.top_k, "sample from the k likeliest characters (0: all)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (options.warmup >= options.steps) {

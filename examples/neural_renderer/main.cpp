@@ -13,6 +13,7 @@
 #include "ember/vulkan.h"
 #include "examples/neural_renderer/trainer.h"
 #include "examples/neural_renderer/vulkan_app.h"
+#include "tools/cli_checks.h"
 
 namespace {
 
@@ -27,16 +28,16 @@ int main(int argc, char** argv) {
   namespace renderer = ember::neural_renderer;
   renderer::RunOptions options;
   CLI::App cli{"Trains a neural field on a rendered scene and renders its prediction as it learns"};
-  cli.add_option("--steps", options.steps, "training steps")->check(CLI::PositiveNumber)->capture_default_str();
+  cli.add_option("--steps", options.steps, "training steps")->check(ember::cli::kPositive)->capture_default_str();
   cli.add_option("--size", options.size, "image width and height in pixels")->check(CLI::Range(8, 4096))->capture_default_str();
-  cli.add_option("--frame-every", options.frame_every, "steps between frames of the prediction")->check(CLI::PositiveNumber)->capture_default_str();
-  cli.add_option("--png-every", options.png_every, "steps between prediction PNGs")->check(CLI::PositiveNumber)->capture_default_str();
+  cli.add_option("--frame-every", options.frame_every, "steps between frames of the prediction")->check(ember::cli::kPositive)->capture_default_str();
+  cli.add_option("--png-every", options.png_every, "steps between prediction PNGs")->check(ember::cli::kPositive)->capture_default_str();
   cli.add_option("--out", options.out, "folder for target.png, prediction_<step>.png, curve.csv and curve.png")->capture_default_str();
-  cli.add_option("--lr", options.lr, "Adam's learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  cli.add_option("--lr", options.lr, "Adam's learning rate")->check(ember::cli::kPositive)->capture_default_str();
   cli.add_option("--seed", options.seed, "seed of the initial weights")->capture_default_str();
-  cli.add_option("--width", options.model.width, "units per hidden layer")->check(CLI::PositiveNumber)->capture_default_str();
-  cli.add_option("--layers", options.model.layers, "hidden layers")->check(CLI::PositiveNumber)->capture_default_str();
-  cli.add_option("--frequencies", options.model.frequencies, "octaves of the positional encoding")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cli.add_option("--width", options.model.width, "units per hidden layer")->check(ember::cli::kPositive)->capture_default_str();
+  cli.add_option("--layers", options.model.layers, "hidden layers")->check(ember::cli::kPositive)->capture_default_str();
+  cli.add_option("--frequencies", options.model.frequencies, "octaves of the positional encoding")->check(ember::cli::kNonNegative)->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
 
   int status = 0;

@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <sys/resource.h>
+
 #include <chrono>
+#include <fstream>
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "data/data.h"
@@ -343,6 +347,49 @@ TEST_P(DataLoaderTest, BadOptionsAreRefused) {
   }, "sampler option is mutually exclusive with shuffle");
   expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(1).workers(2).max_jobs(0)); },
                       "DataLoader: with 2 workers, max_jobs and prefetch_factor must be positive");
+}
+
+// The process's address space is capped just above what it uses, so that the thread stacks of a few
+// workers fit and the rest do not: the constructor must join the workers it started (else a joinable
+// std::thread is destroyed and the process ends) and say why it failed.
+TEST_P(DataLoaderTest, AWorkerThatCannotStartIsAnErrorThatNamesIt) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizer's own mappings need address space that this test takes away";
+#else
+  auto address_space_kib = [] {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7));
+    }
+    return 0ull;
+  };
+  TensorPairDataset dataset = numbered(8);
+  rlimit old_limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &old_limit), 0);
+  const unsigned long long in_use = address_space_kib() * 1024;
+  ASSERT_GT(in_use, 0u);
+  rlimit capped = old_limit;
+  capped.rlim_cur = in_use + (64ull << 20);  // room for the loader's own allocations and a few stacks
+  if (old_limit.rlim_cur != RLIM_INFINITY && old_limit.rlim_cur < capped.rlim_cur) {
+    GTEST_SKIP() << "the address space is already capped at " << old_limit.rlim_cur << " bytes";
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &capped), 0);
+  std::string message;
+  try {
+    DataLoader loader(dataset, DataLoaderOptions(2).workers(256));
+  } catch (const Error& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = std::string("another exception: ") + e.what();
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &old_limit), 0);
+  EXPECT_NE(message.find("DataLoader: could not start worker thread "), std::string::npos) << message;
+  EXPECT_NE(message.find(" of 256 ("), std::string::npos) << message;
+  EXPECT_NE(message.find("; ask for fewer workers"), std::string::npos) << message;
+  // The memory is back: the same loader starts and gives every batch.
+  DataLoader loader(dataset, DataLoaderOptions(2).workers(4));
+  EXPECT_EQ(epoch(loader).size(), 4u);
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DataLoaderTest, testing::Values("vulkan", "cuda"), backend_test_name);

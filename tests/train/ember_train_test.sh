@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ember-train end to end on the default device (lavapipe in CI), validation layers on:
-#  1. one full MLP epoch reaches 83% test accuracy (PyTorch reaches 83.2% in this setting), and writes
+#  1. numbers it cannot use are refused before anything runs, naming the option, what it needs and what
+#     it got;
+#  2. one full MLP epoch reaches 83% test accuracy (PyTorch reaches 83.2% in this setting), and writes
 #     its metrics CSV, its PNG plot and a checkpoint;
-#  2. resuming continues from the saved epoch with the same model, optimizer and shuffling state: two
+#  3. resuming continues from the saved epoch with the same model, optimizer and shuffling state: two
 #     short epochs in one run and one epoch then --resume give the same second epoch, to the digit.
 # Usage: ember_train_test.sh <ember-train binary> <scratch folder>
 set -euo pipefail
@@ -11,6 +13,17 @@ work="$2"
 rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAILED: $*" >&2; exit 1; }
+
+refused() {  # refused <expected message> <arguments...>
+  local expected="$1"
+  shift
+  if "$train" "$@" --out "$work/refused" >"$work/refused.log" 2>&1; then fail "ember-train $* ran"; fi
+  grep -qF -- "$expected" "$work/refused.log" || fail "ember-train $* said: $(cat "$work/refused.log")"
+}
+refused "--epochs: needs a finite number above 0, got '0'" --epochs 0
+refused "--lr: needs a finite number above 0, got 'inf'" --lr inf
+refused "--batch-size: needs a finite number above 0, got '-3'" --batch-size -3
+refused "--max-batches: needs a finite number of at least 0, got '-1'" --max-batches -1
 
 "$train" --model mlp --epochs 1 --out "$work/full" | tee "$work/full.log"
 accuracy=$(awk -F, 'NR == 2 { print $4 }' "$work/full/metrics.csv")

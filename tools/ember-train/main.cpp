@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "ember/vulkan.h"
+#include "tools/cli_checks.h"
 #include "tools/ember-train/trainer.h"
 
 int main(int argc, char** argv) {
@@ -15,16 +16,18 @@ int main(int argc, char** argv) {
   app.add_option("--model", config.model, "mlp (784-256-10) or cnn (conv32-pool-conv64-pool-fc128-fc10)")
       ->check(CLI::IsMember({"mlp", "cnn"}))
       ->capture_default_str();
-  app.add_option("--epochs", config.epochs, "epochs to train (in all, when resuming)")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--batch-size", config.batch_size, "examples per step")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--lr", config.lr, "Adam's learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--epochs", config.epochs, "epochs to train (in all, when resuming)")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--batch-size", config.batch_size, "examples per step")->check(ember::cli::kPositive)->capture_default_str();
+  app.add_option("--lr", config.lr, "Adam's learning rate")->check(ember::cli::kPositive)->capture_default_str();
   app.add_option("--device", config.device, "vulkan:0, cuda:0, part of a device name; default: the best found");
   app.add_option("--out", config.out, "folder for metrics.csv, metrics.png and checkpoint.safetensors")->capture_default_str();
   app.add_option("--data", config.data, "folder of the Fashion-MNIST IDX files")->capture_default_str();
   app.add_flag("--resume", config.resume, "continue from the checkpoint in --out");
   app.add_option("--seed", config.seed, "seed of the initial weights and of the shuffling")->capture_default_str();
   app.add_option("--workers", config.workers, "loader threads")->capture_default_str();
-  app.add_option("--max-batches", config.max_batches, "stop each epoch after this many steps (0: all)")->capture_default_str();
+  app.add_option("--max-batches", config.max_batches, "stop each epoch after this many steps (0: all)")
+      ->check(ember::cli::kNonNegative)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     const ember::train::TrainResult result = ember::train::train(config);
