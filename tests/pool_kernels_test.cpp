@@ -27,8 +27,6 @@ class PoolKernelsTest : public BackendTest {
 
 const DType kPoolDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64};
 
-bool is_half(DType dtype) { return dtype == DType::Float16 || dtype == DType::BFloat16; }
-
 // A pooling and its LibTorch reference.
 struct PoolCase {
   std::string name;

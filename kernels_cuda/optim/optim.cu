@@ -22,9 +22,8 @@ constexpr int64_t kTile = kThreadsPerBlock * kElems;
 constexpr int64_t kSegmentElements = int64_t{1} << 22;
 constexpr int kSegmentsPerLaunch = 40;  // the parameters stay within CUDA's 4 KiB
 
-enum Flags : uint32_t {
-  kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16, kDecoupled = 32, kCentered = 64
-};
+constexpr uint32_t kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16, kDecoupled = 32,
+                   kCentered = 64;
 
 struct OptimSegment {
   void* param;

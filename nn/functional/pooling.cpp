@@ -351,7 +351,10 @@ std::vector<int64_t> unpool_output_size(const Tensor& input, const MaxUnpoolFunc
     if (!(min_size <= sizes[d] && sizes[d] <= max_size)) {
       // LibTorch prints the sizes as c10 prints a vector: "9 9".
       std::string listed;
-      for (int64_t size : sizes) listed += (listed.empty() ? "" : " ") + text(size);
+      for (int64_t size : sizes) {
+        if (!listed.empty()) listed += ' ';
+        listed += text(size);
+      }
       throw Error("invalid output_size " + listed + " (dim " + text(static_cast<int64_t>(d)) +
                   " must be between " + text(min_size) + " and " + text(max_size) + ")");
     }

@@ -218,7 +218,9 @@ TEST_P(SequentialFusionTest, ConvReLUIsOneLaunchFewerAndKeepsNaN) {
   const uint64_t fused_launches = dispatches_of([&] { a = fused(input); });
   const uint64_t unfused_launches = dispatches_of([&] { b = unfused(input); });
   // CUDA runs relu as a launch of its own after cuDNN (kernels_cuda/conv/conv.cu).
-  if (GetParam() == "vulkan") EXPECT_EQ(fused_launches + 1, unfused_launches);
+  if (GetParam() == "vulkan") {
+    EXPECT_EQ(fused_launches + 1, unfused_launches);
+  }
   const at::Tensor fused_values = to_torch(a), unfused_values = to_torch(b);
   EXPECT_EQ(at::isnan(fused_values).sum().item<int64_t>(), 9 * 5);
   EXPECT_TRUE(at::equal(at::isnan(fused_values), at::isnan(unfused_values)));
