@@ -1,12 +1,12 @@
 // The loaders: order, partial last batch and drop_last against LibTorch's data loader; shuffling
 // repeated by a seed; worker threads giving the batches of no workers, in order; prefetch bounds;
-// collate; a dataset's exception reaching the caller; IterableDataset; epochs restarted midway.
+// collate; a dataset's exception reaching the caller; IterableDataset; epochs restarted midway; a
+// worker thread that cannot start.
+#include <sys/resource.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <atomic>
-#include <sys/resource.h>
-
 #include <chrono>
 #include <fstream>
 #include <mutex>
