@@ -128,7 +128,10 @@ std::shared_ptr<Device> get_device(std::string_view spec) {
     if (!why.empty()) reason += ": " + why;
   }
   reason += ". Devices present:";
-  for (const DeviceInfo& info : devices) reason += " " + info.spec() + " (" + info.name + ")";
+  for (const DeviceInfo& info : devices) {
+    reason += ' ';
+    reason += info.spec() + " (" + info.name + ")";
+  }
   if (devices.empty()) reason += " none";
   throw DeviceUnavailableError(reason);
 }
