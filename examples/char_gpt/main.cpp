@@ -34,9 +34,13 @@ int main(int argc, char** argv) {
   app.add_option("--save-init", options.save_init, "write the initial weights as a PyTorch state dict");
   app.add_option("--load-init", options.load_init, "start from these weights (safetensors or PyTorch .pt)");
   app.add_option("--curve", options.curve, "CSV of the loss curve")->capture_default_str();
-  app.add_option("--sample", options.sample_length, "characters to generate after training")->capture_default_str();
+  app.add_option("--sample", options.sample_length, "characters to generate after training")
+      ->check(ember::cli::kNonNegative)
+      ->capture_default_str();
   app.add_option("--temperature", options.temperature, "sampling temperature")->check(ember::cli::kPositive)->capture_default_str();
-  app.add_option("--top-k", options.top_k, "sample from the k likeliest characters (0: all)")->capture_default_str();
+  app.add_option("--top-k", options.top_k, "sample from the k likeliest characters (0: all)")
+      ->check(ember::cli::kNonNegative)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (options.warmup >= options.steps) {
     std::fprintf(stderr, "ember-char-gpt: --warmup (%lld) must be below --steps (%lld)\n",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ember-char-gpt against its PyTorch reference (python3-torch): a small model from the same initial
 # weights, on the same batches, with the same optimizer and schedule, must reach a validation loss within
-# 2% of PyTorch's, and the same training losses along the way. Exits 77 (skipped) without python3-torch.
+# 2% of PyTorch's, and the same training losses along the way; a negative --top-k is refused. Exits 77
+# (skipped) without python3-torch.
 # Usage: char_gpt_test.sh <ember-char-gpt binary> <char_gpt_torch.py> <scratch folder>
 set -euo pipefail
 gpt="$1"
@@ -10,6 +11,10 @@ work="$3"
 rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAILED: $*" >&2; exit 1; }
+# A count it cannot use is refused before anything runs.
+if "$gpt" --top-k -3 >"$work/refused.log" 2>&1; then fail "--top-k -3 ran"; fi
+grep -qF -- "--top-k: needs a finite number of at least 0, got '-3'" "$work/refused.log" ||
+  fail "--top-k -3 said: $(cat "$work/refused.log")"
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   echo "skipped: /usr/bin/python3 cannot import torch (install python3-torch)"
   exit 77
