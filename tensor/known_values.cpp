@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/integer_range.h"
+
 namespace ember::detail {
 
 namespace {
@@ -23,16 +25,6 @@ std::optional<std::pair<int64_t, int64_t>> host_min_max(DType dtype, const void*
     case DType::Int32: return min_max<int32_t>(elements, count);
     case DType::Int64: return min_max<int64_t>(elements, count);
     default: return std::nullopt;
-  }
-}
-
-std::pair<int64_t, int64_t> integer_limits(DType dtype) {
-  switch (dtype) {
-    case DType::Int8: return {INT8_MIN, INT8_MAX};
-    case DType::UInt8: return {0, UINT8_MAX};
-    case DType::Int16: return {INT16_MIN, INT16_MAX};
-    case DType::Int32: return {INT32_MIN, INT32_MAX};
-    default: return {INT64_MIN, INT64_MAX};
   }
 }
 
@@ -72,8 +64,8 @@ void note_value_range(const Tensor& written, int64_t min, int64_t max, bool exac
 
 void note_copied_values(const Tensor& copy, const Tensor& source) {
   const KnownValues* known = known_for(source);
-  if (!known) return;
-  const auto [lowest, highest] = integer_limits(copy.dtype());
+  if (!known || !is_integral(copy.dtype())) return;
+  const auto [lowest, highest] = integer_range(copy.dtype());
   if (known->min < lowest || known->max > highest) return;  // the cast wraps some
   note_value_range(copy, known->min, known->max, known_exact_range(source).has_value());
 }

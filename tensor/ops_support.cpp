@@ -7,6 +7,8 @@
 #include <numeric>
 #include <utility>
 
+#include "runtime/integer_range.h"
+
 namespace ember::detail {
 
 std::shared_ptr<Stream> stream_for(const Device& device) {
@@ -254,28 +256,24 @@ std::pair<double, double> finite_range(DType dtype) {
     case DType::Float64: return {std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max()};
     case DType::Float16: return {-65504.0, 65504.0};
     case DType::BFloat16: return {-3.3895313892515355e38, 3.3895313892515355e38};
-    case DType::Int8: return {-128.0, 127.0};
-    case DType::UInt8: return {0.0, 255.0};
-    case DType::Int16: return {-32768.0, 32767.0};
-    case DType::Int32: return {-2147483648.0, 2147483647.0};
-    case DType::Int64: return {-9223372036854775808.0, 9223372036854775808.0};
-    case DType::Bool: return {0.0, 1.0};
+    default: {
+      // int64's highest, 2^63 - 1, rounds to 2^63 as a double.
+      const auto [lowest, highest] = integer_range(dtype);
+      return {static_cast<double>(lowest), static_cast<double>(highest)};
+    }
   }
-  return {0.0, 0.0};
 }
 
 bool overflows(Scalar value, DType dtype) {
   if (dtype == DType::Bool || value.is_bool()) return false;
   if (value.is_integral()) {
     const int64_t v = value.to_int64();
-    switch (dtype) {
-      case DType::Int64: return false;
-      case DType::UInt8: return v > 255 || v < -255;  // negative integers wrap, as two's complement
-      case DType::Int8: return v < -128 || v > 127;
-      case DType::Int16: return v < -32768 || v > 32767;
-      case DType::Int32: return v < INT32_MIN || v > INT32_MAX;
-      default: break;  // floating: compared as a double below
+    if (dtype == DType::UInt8) return v > 255 || v < -255;  // negative integers wrap, as two's complement
+    if (is_integral(dtype)) {
+      const auto [lowest, highest] = integer_range(dtype);
+      return v < lowest || v > highest;
     }
+    // floating: compared as a double below
   }
   const double v = value.to_double();
   if (std::isinf(v)) return !is_floating_point(dtype);
@@ -309,7 +307,7 @@ std::string c_type_name(DType dtype) {
     case DType::Bool: return "bool";
     case DType::UInt8: return "unsigned char";
     case DType::Int8: return "signed char";
-    case DType::Int16: return "short";
+    case DType::Int16: return "short int";
     case DType::Int32: return "int";
     case DType::Int64: return "long";
     case DType::Float32: return "float";

@@ -3,9 +3,9 @@
 // Philox block, so a launch of n elements advances the generator by n blocks: draws depend only on the
 // seed and the draws before them.
 #include <cmath>
-#include <limits>
 #include <sstream>
 
+#include "runtime/integer_range.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "tensor/known_values.h"
@@ -73,15 +73,7 @@ void check_random_range(DType dtype, int64_t from, int64_t to) {
                 " >= to=" + std::to_string(to));
   }
   if (is_floating_point(dtype)) return;
-  int64_t low = 0, high = 1;
-  switch (dtype) {
-    case DType::UInt8: low = 0; high = 255; break;
-    case DType::Int8: low = -128; high = 127; break;
-    case DType::Int16: low = -32768; high = 32767; break;
-    case DType::Int32: low = std::numeric_limits<int32_t>::min(); high = std::numeric_limits<int32_t>::max(); break;
-    case DType::Int64: low = std::numeric_limits<int64_t>::min(); high = std::numeric_limits<int64_t>::max(); break;
-    default: break;  // bool: [0, 1]
-  }
+  const auto [low, high] = integer_range(dtype);
   if (from < low || from > high) throw Error("from is out of bounds for " + detail::c_type_name(dtype));
   if (to - 1 < low || to - 1 > high) throw Error("to - 1 is out of bounds for " + detail::c_type_name(dtype));
 }
