@@ -1,6 +1,6 @@
 #include "optim/adam.h"
 
-#include "optim/options_support.h"
+#include "optim/adam_family.h"
 
 namespace ember::optim {
 
@@ -31,14 +31,7 @@ OptionItems AdamOptions::items() const {
 }
 
 bool AdamOptions::set_item(const std::string& key, const OptionValue& value) {
-  if (key == "lr") lr(detail::option_double(key, value));
-  else if (key == "betas") betas(detail::option_pair(key, value));
-  else if (key == "eps") eps(detail::option_double(key, value));
-  else if (key == "weight_decay") weight_decay(detail::option_double(key, value));
-  else if (key == "amsgrad") amsgrad(detail::option_bool(key, value));
-  else if (key == "maximize") maximize(detail::option_bool(key, value));
-  else return false;
-  return true;
+  return detail::set_adam_item(*this, key, value);
 }
 
 Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
@@ -50,16 +43,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
     : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 
 OptimHyperparameters Adam::hyperparameters(const OptimizerOptions& options) const {
-  const auto& o = static_cast<const AdamOptions&>(options);
-  OptimHyperparameters h;
-  h.lr = o.lr();
-  h.beta1 = std::get<0>(o.betas());
-  h.beta2 = std::get<1>(o.betas());
-  h.eps = o.eps();
-  h.weight_decay = o.weight_decay();
-  h.amsgrad = o.amsgrad();
-  h.maximize = o.maximize();
-  return h;
+  return detail::adam_hyperparameters(static_cast<const AdamOptions&>(options));
 }
 
 }  // namespace ember::optim

@@ -37,9 +37,4 @@ class Adam : public Optimizer {
   OptimHyperparameters hyperparameters(const OptimizerOptions& options) const override;
 };
 
-namespace detail {
-// The checks Adam and AdamW share.
-void check_adam_options(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay);
-}  // namespace detail
-
 }  // namespace ember::optim
