@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "autograd/zero_grad.h"
 #include "runtime/device.h"
 
 namespace ember::nn {
@@ -192,15 +193,7 @@ void Module::to(const std::shared_ptr<Device>& device, bool) {
 void Module::to(std::string_view device_spec, bool non_blocking) { to(get_device(device_spec), non_blocking); }
 
 void Module::zero_grad(bool set_to_none) {
-  for (Tensor& p : parameters()) {
-    if (!p.grad().defined()) continue;
-    if (set_to_none) {
-      p.mutable_grad() = Tensor();
-    } else {
-      p.mutable_grad().detach_();
-      p.mutable_grad().zero_();
-    }
-  }
+  for (Tensor& p : parameters()) autograd::zero_grad(p, set_to_none);
 }
 
 OrderedDict<std::string, Tensor> Module::state_dict() const {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "autograd/grad_mode.h"
+#include "autograd/zero_grad.h"
 #include "runtime/error.h"
 #include "tensor/ops_support.h"
 
@@ -225,15 +226,7 @@ size_t Optimizer::size() const noexcept {
 
 void Optimizer::zero_grad(bool set_to_none) {
   for (OptimizerParamGroup& group : param_groups_) {
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.mutable_grad() = Tensor();
-      } else {
-        p.mutable_grad().detach_();
-        p.mutable_grad().zero_();
-      }
-    }
+    for (Tensor& p : group.params()) autograd::zero_grad(p, set_to_none);
   }
 }
 
