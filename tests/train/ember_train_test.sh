@@ -5,7 +5,8 @@
 #  2. one full MLP epoch reaches 83% test accuracy (PyTorch reaches 83.2% in this setting), and writes
 #     its metrics CSV, its PNG plot and a checkpoint;
 #  3. resuming continues from the saved epoch with the same model, optimizer and shuffling state: two
-#     short epochs in one run and one epoch then --resume give the same second epoch, to the digit.
+#     short epochs in one run and one epoch then --resume give the same second epoch, to the digit;
+#  4. resuming a checkpoint of the other model is refused, naming both, and leaves the checkpoint as it was.
 # Usage: ember_train_test.sh <ember-train binary> <scratch folder>
 set -euo pipefail
 train="$1"
@@ -42,4 +43,13 @@ straight=$(awk -F, 'NR == 3 { print $1, $2, $3, $4 }' "$work/straight/metrics.cs
 resumed=$(awk -F, 'NR == 3 { print $1, $2, $3, $4 }' "$work/resumed/metrics.csv")
 [ -n "$straight" ] || fail "the straight run has no second epoch"
 [ "$straight" = "$resumed" ] || fail "epoch 2 straight ($straight) differs from epoch 2 resumed ($resumed)"
+
+checkpoint="$work/resumed/checkpoint.safetensors"
+before=$(sha256sum < "$checkpoint")
+if "$train" --model cnn --epochs 3 --out "$work/resumed" --resume > "$work/wrong-model.log" 2>&1; then
+  fail "--resume with --model cnn ran on an MLP checkpoint"
+fi
+grep -qF "$checkpoint holds the mlp model, not the cnn that --model asks for" "$work/wrong-model.log" ||
+  fail "--resume with the wrong --model said: $(cat "$work/wrong-model.log")"
+[ "$(sha256sum < "$checkpoint")" = "$before" ] || fail "a refused --resume changed the checkpoint"
 echo "ember-train: accuracy $accuracy after one epoch; resume reproduces epoch 2 ($resumed)"

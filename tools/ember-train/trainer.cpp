@@ -58,7 +58,7 @@ int load_checkpoint(const std::filesystem::path& path, const TrainConfig& config
     return found->second;
   };
   if (meta("model") != config.model) {
-    throw Error(path.string() + " holds a " + meta("model") + ", not a " + config.model + " (--model)");
+    throw Error(path.string() + " holds the " + meta("model") + " model, not the " + config.model + " that --model asks for");
   }
   OrderedDict<std::string, Tensor> model_state{"Tensor"};
   optim::OptimizerStateDict optimizer_state;
