@@ -118,6 +118,31 @@ TEST_P(OptimizerTrajectoryTest, LearningRateChangesBetweenSteps) {
   }
 }
 
+// zero_grad(false) zeroes each gradient in place, as LibTorch 1.13's zero_grad(): a tensor that shares
+// the gradient sees the zeros, and the next backward accumulates into the same storage. zero_grad()
+// drops the gradients.
+TEST_P(OptimizerTrajectoryTest, ZeroGradInPlaceOrDropped) {
+  const at::Tensor start = at::arange(1, 7, at::kFloat).reshape({2, 3});
+  Tensor w = from_torch(start, device).requires_grad_(true);
+  at::Tensor tw = start.clone().requires_grad_(true);
+  eo::SGD opt(std::vector<Tensor>{w}, eo::SGDOptions(0.1));
+  to::SGD torch_opt(std::vector<at::Tensor>{tw}, to::SGDOptions(0.1));
+  (w * w).sum().backward();
+  (tw * tw).sum().backward();
+  const Tensor shared = w.grad();
+  opt.zero_grad(false);
+  torch_opt.zero_grad();
+  EXPECT_TENSOR_EQ(shared, at::zeros({2, 3}));
+  (w * 3).sum().backward();
+  (tw * 3).sum().backward();
+  EXPECT_TENSOR_EQ(shared, tw.grad());  // the gradient accumulated where `shared` looks
+  opt.step();
+  torch_opt.step();
+  EXPECT_TENSOR_EQ(w, tw.detach());
+  opt.zero_grad();
+  EXPECT_FALSE(w.grad().defined());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OptimizerTrajectoryTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 }  // namespace
