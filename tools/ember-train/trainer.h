@@ -21,7 +21,9 @@ struct TrainConfig {
   std::filesystem::path data = "/usr/share/datasets/fashion-mnist";
   bool resume = false;
   uint64_t seed = 0;
-  size_t workers = 2;
+  // One loader thread keeps up with the device (a batch is 64 images picked and uploaded); a second one
+  // only competes with lavapipe's threads for the CPUs (docs/PERFORMANCE.md, Training).
+  size_t workers = 1;
   int64_t max_batches = 0;  // per epoch, 0: all (for quick runs and tests)
 };
 
