@@ -6,7 +6,8 @@
 #     its metrics CSV, its PNG plot and a checkpoint;
 #  3. resuming continues from the saved epoch with the same model, optimizer and shuffling state: two
 #     short epochs in one run and one epoch then --resume give the same second epoch, to the digit;
-#  4. resuming a checkpoint of the other model is refused, naming both, and leaves the checkpoint as it was.
+#  4. resuming a checkpoint of the other model is refused, naming both, and leaves the checkpoint as it was;
+#  5. a run whose loss diverges finishes and reports the loss as "nan", as PyTorch prints it.
 # Usage: ember_train_test.sh <ember-train binary> <scratch folder>
 set -euo pipefail
 train="$1"
@@ -52,4 +53,9 @@ fi
 grep -qF "$checkpoint holds the mlp model, not the cnn that --model asks for" "$work/wrong-model.log" ||
   fail "--resume with the wrong --model said: $(cat "$work/wrong-model.log")"
 [ "$(sha256sum < "$checkpoint")" = "$before" ] || fail "a refused --resume changed the checkpoint"
+
+"$train" --model mlp --epochs 1 --max-batches 3 --lr 1e40 --out "$work/diverged" > "$work/diverged.log" 2>&1 ||
+  fail "a diverging run failed: $(cat "$work/diverged.log")"
+grep -q "test loss nan," "$work/diverged.log" || fail "a diverged run printed: $(cat "$work/diverged.log")"
+! grep -q -- "-nan" "$work/diverged.log" "$work/diverged/metrics.csv" || fail "a diverged loss printed as -nan"
 echo "ember-train: accuracy $accuracy after one epoch; resume reproduces epoch 2 ($resumed)"

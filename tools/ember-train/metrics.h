@@ -1,6 +1,7 @@
 #pragma once
 // Per-epoch metrics: kept in memory, written as CSV (one row per epoch) and drawn as a PNG plot of the
 // training loss and test accuracy. A resumed run reads the CSV back and continues it.
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
@@ -14,6 +15,10 @@ struct EpochMetrics {
   double seconds = 0;        // the epoch's training time, evaluation excluded
   double samples_per_second = 0;
 };
+
+// `loss` with a NaN's sign cleared: glibc's printf and the streams write a negative NaN as "-nan", where
+// PyTorch prints "nan" for a loss that diverged.
+inline double printable_loss(double loss) { return std::isnan(loss) ? std::fabs(loss) : loss; }
 
 // Writes every row with a header, replacing the file (through a temporary file and a rename).
 void write_metrics_csv(const std::filesystem::path& path, const std::vector<EpochMetrics>& rows);

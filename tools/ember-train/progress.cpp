@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tools/ember-train/metrics.h"
+
 namespace ember::train {
 
 namespace {
@@ -72,7 +74,7 @@ void EpochProgress::print(bool last) {
   const double loss = losses_read_ ? loss_sum_ / static_cast<double>(losses_read_) : std::nan("");
   std::printf("%sepoch %d/%d [%s] %lld/%lld  %.0f samples/s  %s %s  loss %.4f%s", terminal_ ? "\r" : "", epoch_,
               epochs_, bar.c_str(), static_cast<long long>(done_), static_cast<long long>(batches_), rate,
-              last ? "took" : "ETA", format_duration(last ? elapsed : left).c_str(), loss,
+              last ? "took" : "ETA", format_duration(last ? elapsed : left).c_str(), printable_loss(loss),
               terminal_ && !last ? "" : "\n");
   std::fflush(stdout);
 }

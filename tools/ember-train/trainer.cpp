@@ -147,7 +147,7 @@ TrainResult train(const TrainConfig& config) {
     row.seconds = progress.seconds();
     row.samples_per_second = progress.samples_per_second();
     std::tie(row.test_loss, row.test_accuracy) = evaluate(model, test_loader, test_examples);
-    std::printf("epoch %d: test loss %.4f, test accuracy %.2f%%\n", epoch, row.test_loss, 100 * row.test_accuracy);
+    std::printf("epoch %d: test loss %.4f, test accuracy %.2f%%\n", epoch, printable_loss(row.test_loss), 100 * row.test_accuracy);
     history.push_back(row);
     write_metrics_csv(paths.metrics_csv, history);
     plot_metrics_png(paths.metrics_png, history, "ember-train " + config.model + " on Fashion-MNIST");
