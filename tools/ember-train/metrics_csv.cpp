@@ -21,8 +21,8 @@ void write_metrics_csv(const std::filesystem::path& path, const std::vector<Epoc
     out.precision(9);
     out << kHeader << "\n";
     for (const EpochMetrics& r : rows) {
-      out << r.epoch << ',' << printable_loss(r.train_loss) << ',' << printable_loss(r.test_loss) << ',' << r.test_accuracy << ',' << r.seconds << ','
-          << r.samples_per_second << "\n";
+      out << r.epoch << ',' << printable_loss(r.train_loss) << ',' << printable_loss(r.test_loss) << ','
+          << r.test_accuracy << ',' << r.seconds << ',' << r.samples_per_second << "\n";
     }
     if (!out.flush()) throw Error("cannot write " + temporary.string());
   }
