@@ -11,6 +11,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/zero_grad.h"
 #include "runtime/error.h"
+#include "runtime/json_nesting.h"
 #include "tensor/ops_support.h"
 
 namespace ember::optim {
@@ -423,7 +424,7 @@ OptionValue from_json(const std::string& key, const Json& value) {
     }
     return numbers;
   }
-  throw Error("load_state_dict: param group option '" + key + "' has an unsupported value " + value.dump());
+  throw Error("load_state_dict: param group option '" + key + "' has an unsupported value of type " + value.type_name());
 }
 
 }  // namespace
@@ -454,6 +455,10 @@ OptimizerStateDict Optimizer::state_dict() const {
 void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
   // Everything is checked first; nothing changes unless all of it is right.
   Json saved;
+  if (const size_t depth = json_nesting_depth(state_dict.param_groups_json); depth > kMaxStateNesting) {
+    throw Error("load_state_dict: param_groups_json nests " + std::to_string(depth) + " levels deep, more than the " +
+                std::to_string(kMaxStateNesting) + " any optimizer's state needs");
+  }
   try {
     saved = Json::parse(state_dict.param_groups_json);
   } catch (const nlohmann::json::exception& e) {

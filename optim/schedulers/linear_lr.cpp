@@ -7,14 +7,23 @@
 namespace ember::optim {
 
 namespace {
-double checked_factor(double factor, const char* which) {
-  if (factor > 1.0 || factor < 0) throw Error(std::string(which) + " multiplicative factor expected to be between 0 and 1.");
+// A start factor of 0 passes Python 1.13's check and then divides by zero in the first step; later
+// PyTorch refuses it here, with this message, and so does ember.
+double checked_start(double factor) {
+  if (factor > 1.0 || factor <= 0) {
+    throw Error("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.");
+  }
+  return factor;
+}
+
+double checked_end(double factor) {
+  if (factor > 1.0 || factor < 0) throw Error("Ending multiplicative factor expected to be between 0 and 1.");
   return factor;
 }
 }  // namespace
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, int64_t total_iters, int64_t last_epoch)
-    : LRScheduler(optimizer, (checked_factor(start_factor, "Starting"), checked_factor(end_factor, "Ending"), last_epoch)),
+    : LRScheduler(optimizer, (checked_start(start_factor), checked_end(end_factor), last_epoch)),
       start_factor_(start_factor),
       end_factor_(end_factor),
       total_iters_(total_iters) {

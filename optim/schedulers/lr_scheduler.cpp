@@ -1,12 +1,17 @@
 #include "optim/schedulers/lr_scheduler.h"
 
 #include "optim/schedulers/scheduler_support.h"
+#include "runtime/json_nesting.h"
 
 namespace ember::optim {
 
 namespace detail {
 SchedulerJson parse_scheduler_state(const std::string& text) {
   SchedulerJson json;
+  if (const size_t depth = json_nesting_depth(text); depth > kMaxStateNesting) {
+    throw Error("load_state_dict: the scheduler state nests " + std::to_string(depth) + " levels deep, more than the " +
+                std::to_string(kMaxStateNesting) + " any scheduler's state needs");
+  }
   try {
     json.value = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {

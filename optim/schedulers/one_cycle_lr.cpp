@@ -21,6 +21,33 @@ std::vector<double> per_group(const std::vector<double>& values, const Optimizer
   return values;
 }
 
+// Where each phase of the schedule ends, as Python's _schedule_phases (steps counted from 0).
+std::vector<double> phase_ends(int64_t total_steps, double pct_start, bool three_phase) {
+  const double total = static_cast<double>(total_steps);
+  if (three_phase) return {pct_start * total - 1, 2 * pct_start * total - 2, total - 1};
+  return {pct_start * total - 1, total - 1};
+}
+
+struct PhaseAt {
+  size_t index;
+  double start_step;
+};
+
+// The phase that step falls in; Python divides by the phase's length there, so one of no steps raises
+// ZeroDivisionError. ember says which phase and why instead of returning NaN.
+PhaseAt phase_at(const std::vector<double>& ends, int64_t step) {
+  double start_step = 0;
+  size_t i = 0;
+  while (static_cast<double>(step) > ends[i] && i + 1 < ends.size()) start_step = ends[i++];
+  if (ends[i] == start_step) {
+    throw Error("OneCycleLR: step " + std::to_string(step) + " falls in phase " + std::to_string(i + 1) +
+                " of the schedule, which has no steps (it starts and ends at step " + python_float(start_step) +
+                "), so its learning rate would divide by zero (PyTorch raises ZeroDivisionError); choose a pct_start "
+                "that leaves every phase at least one step");
+  }
+  return {i, start_step};
+}
+
 bool has_option(const OptimizerOptions& options, const std::string& key) {
   for (const auto& [k, v] : options.items()) {
     if (k == key) return true;
@@ -52,6 +79,8 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
   if (o.anneal_strategy() != "cos" && o.anneal_strategy() != "linear") {
     throw Error("anneal_strategy must by one of 'cos' or 'linear', instead got " + o.anneal_strategy());
   }
+  const int64_t total_steps = o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch();
+  phase_at(phase_ends(total_steps, o.pct_start(), o.three_phase()), o.last_epoch() + 1);  // the constructor's step
   const std::vector<double> max_lrs = per_group(o.max_lr(), optimizer, "max_lr");
   std::vector<double> max_momentums, base_momentums;
   bool use_beta1 = false;
@@ -100,14 +129,14 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
       total_steps_(o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch()),
       cosine_(o.anneal_strategy() == "cos"),
       cycle_momentum_(o.cycle_momentum()) {
-  const double total = static_cast<double>(total_steps_);
+  const std::vector<double> ends = phase_ends(total_steps_, o.pct_start(), o.three_phase());
   if (o.three_phase()) {
-    phases_ = {{o.pct_start() * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
-               {2 * o.pct_start() * total - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"},
-               {total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"}};
+    phases_ = {{ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {ends[1], "max_lr", "initial_lr", "base_momentum", "max_momentum"},
+               {ends[2], "initial_lr", "min_lr", "max_momentum", "max_momentum"}};
   } else {
-    phases_ = {{o.pct_start() * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
-               {total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"}};
+    phases_ = {{ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {ends[1], "max_lr", "min_lr", "base_momentum", "max_momentum"}};
   }
   if (cycle_momentum_) {
     for (const auto& [k, v] : optimizer.defaults().items()) use_beta1_ = use_beta1_ || k == "betas";
@@ -126,6 +155,11 @@ std::vector<double> OneCycleLR::get_lr() {
     throw Error("Tried to step " + std::to_string(step_num + 1) + " times. The specified number of total steps is " +
                 std::to_string(total_steps_));
   }
+  std::vector<double> ends;
+  for (const Phase& phase : phases_) ends.push_back(phase.end_step);
+  const auto [index, start_step] = phase_at(ends, step_num);
+  const Phase& phase = phases_[index];
+  const double pct = (static_cast<double>(step_num) - start_step) / (phase.end_step - start_step);
   std::vector<double> lrs;
   for (OptimizerParamGroup& group : optimizer_.param_groups()) {
     auto value = [&](const char* key) {
@@ -133,17 +167,8 @@ std::vector<double> OneCycleLR::get_lr() {
       if (!v) throw Error(std::string("OneCycleLR: the param group has no '") + key + "'");
       return *v;
     };
-    double start_step = 0, lr = 0, momentum = 0;
-    for (size_t i = 0; i < phases_.size(); ++i) {
-      const Phase& phase = phases_[i];
-      if (static_cast<double>(step_num) <= phase.end_step || i == phases_.size() - 1) {
-        const double pct = (static_cast<double>(step_num) - start_step) / (phase.end_step - start_step);
-        lr = anneal(value(phase.start_lr), value(phase.end_lr), pct);
-        if (cycle_momentum_) momentum = anneal(value(phase.start_momentum), value(phase.end_momentum), pct);
-        break;
-      }
-      start_step = phase.end_step;
-    }
+    const double lr = anneal(value(phase.start_lr), value(phase.end_lr), pct);
+    const double momentum = cycle_momentum_ ? anneal(value(phase.start_momentum), value(phase.end_momentum), pct) : 0;
     lrs.push_back(lr);
     if (cycle_momentum_) {
       OptimizerOptions& options = group.options();

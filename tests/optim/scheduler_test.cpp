@@ -287,7 +287,10 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
   TwoGroups s = sgd_setup();
   eo::Optimizer& o = *s.optimizer;
   const double lr0 = o.param_groups()[0].options().get_lr();
-  expect_error<Error>([&] { eo::LinearLR(o, 1.5); }, "Starting multiplicative factor expected to be between 0 and 1.");
+  expect_error<Error>([&] { eo::LinearLR(o, 1.5); },
+                      "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.");
+  expect_error<Error>([&] { eo::LinearLR(o, 0.0); },
+                      "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.");
   expect_error<Error>([&] { eo::LinearLR(o, 0.5, -1); }, "Ending multiplicative factor expected to be between 0 and 1.");
   expect_error<Error>([&] { eo::LambdaLR(o, std::vector<eo::LambdaLR::Lambda>{[](int64_t) { return 1.0; }}); },
                       "Expected 2 lr_lambdas, but got 1");
@@ -321,6 +324,78 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
   one_cycle.step();
   one_cycle.step();
   expect_error<Error>([&] { one_cycle.step(); }, "Tried to step 4 times. The specified number of total steps is 2");
+  // A state from a hostile file, nested deeper than any scheduler's, is refused before it is parsed.
+  expect_error<Error>([&] { one_cycle.load_state_dict("{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}"); },
+                      "load_state_dict: the scheduler state nests 100001 levels deep, more than the 64 any scheduler's "
+                      "state needs");
+}
+
+// Where Python divides by zero, ember throws at the same step instead of setting a NaN learning rate: a
+// OneCycleLR phase without steps (pct_start * total_steps of 1, or the extra step PyTorch allows at
+// total_steps landing in an empty last phase), and LinearLR's start_factor of 0, which Python 1.13 takes
+// and later versions refuse in the constructor, as ember does.
+TEST_F(SchedulerTest, DivisionsByZeroFailWherePythonsDo) {
+  struct OneCycleCase {
+    int64_t total_steps;
+    double pct_start;
+    bool three_phase;
+  };
+  const std::vector<OneCycleCase> cases = {{10, 0.1, false}, {2, 1.0, false}, {4, 0.25, true},
+                                           {3, 2.0 / 3, true}, {10, 0.3, false}, {20, 0.05, false}};
+  // The step (last_epoch) at which Python raises ZeroDivisionError, or "none" through total_steps.
+  std::string script = R"(
+import warnings
+warnings.simplefilter("ignore")
+from torch.optim.lr_scheduler import OneCycleLR, LinearLR
+def where(make, steps):
+    opt = torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1, momentum=0.9)
+    epoch = 0
+    try:
+        s = make(opt)
+        for epoch in range(1, steps + 1):
+            s.step()
+        print('none')
+    except ZeroDivisionError:
+        print(epoch)
+    print('@@END@@')
+where(lambda opt: LinearLR(opt, start_factor=0.0, total_iters=4), 4)
+)";
+  for (const OneCycleCase& c : cases) {
+    script += "where(lambda opt: OneCycleLR(opt, max_lr=1.0, total_steps=" + std::to_string(c.total_steps) +
+              ", pct_start=" + nlohmann::json(c.pct_start).dump() + ", three_phase=" + (c.three_phase ? "True" : "False") +
+              "), " + std::to_string(c.total_steps) + ")\n";
+  }
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), cases.size() + 1) << (answers.empty() ? "" : answers.back());
+  EXPECT_EQ(answers[0], "1") << "Python 1.13 divides by zero in LinearLR's first step; ember refuses 0 up front";
+
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const OneCycleCase& c = cases[i];
+    SCOPED_TRACE("total_steps " + std::to_string(c.total_steps) + ", pct_start " + std::to_string(c.pct_start) +
+                 (c.three_phase ? ", three phases" : ""));
+    eo::SGD optimizer(std::vector<Tensor>{ones({2}).requires_grad_(true)}, eo::SGDOptions(0.1).momentum(0.9));
+    std::string failed_at = "none";
+    int64_t epoch = 0;
+    try {
+      eo::OneCycleLR scheduler(
+          optimizer, eo::OneCycleLROptions(1.0).total_steps(c.total_steps).pct_start(c.pct_start).three_phase(c.three_phase));
+      for (epoch = 1; epoch <= c.total_steps; ++epoch) {
+        scheduler.step();
+        for (double lr : scheduler.get_last_lr()) ASSERT_TRUE(std::isfinite(lr)) << "epoch " << epoch;
+      }
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("would divide by zero"), std::string::npos) << e.what();
+      failed_at = std::to_string(epoch);
+    }
+    EXPECT_EQ(failed_at, answers[i + 1]);
+    if (failed_at == "0") {
+      // Refused in the constructor, before it touched the groups.
+      EXPECT_FALSE(optimizer.param_groups()[0].extra("initial_lr").has_value());
+      EXPECT_EQ(optimizer.param_groups()[0].options().get_lr(), 0.1);
+    }
+  }
 }
 
 }  // namespace

@@ -176,6 +176,22 @@ TEST_P(OptimizerStateDictTest, BadLoadsChangeNothing) {
       },
       "load_state_dict: param_groups_json is not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
       "column 3: syntax error while parsing object key - unexpected end of input; expected string literal");
+  // A hostile file's state nested a million levels deep: refused before parsing (printing or copying the
+  // parsed value would recurse a million times); and an option whose value is an object is named by type.
+  expect_error<Error>(
+      [&] {
+        eo::OptimizerStateDict sd = good;
+        sd.param_groups_json = std::string(1000000, '[') + std::string(1000000, ']');
+        t.ember->load_state_dict(sd);
+      },
+      "load_state_dict: param_groups_json nests 1000000 levels deep, more than the 64 any optimizer's state needs");
+  nlohmann::json object_option = groups;
+  object_option[0]["eps"] = nlohmann::json::parse(std::string(60, '[') + "{}" + std::string(60, ']'));
+  expect_error<Error>([&] { t.ember->load_state_dict(with_groups(object_option)); },
+                      "load_state_dict: param group option 'eps' holds a non-number");
+  object_option[0]["eps"] = {{"a", 1}};
+  expect_error<Error>([&] { t.ember->load_state_dict(with_groups(object_option)); },
+                      "load_state_dict: param group option 'eps' has an unsupported value of type object");
   // Nothing changed: the trajectory goes on as LibTorch's.
   continue_trajectory(t, 3, 5);
 }
