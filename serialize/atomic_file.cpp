@@ -1,6 +1,7 @@
 #include "serialize/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,11 +32,26 @@ void sync_path(const std::string& path, int flags, const std::string& what) {
   if (result != 0) throw Error("cannot sync " + what + " '" + path + "' to disk: " + reason);
 }
 
+// The file a write to `path` lands in: through any symbolic links, as open() follows them (a "latest.pt"
+// link stays a link to the file that now holds the new bytes, as with torch.save).
+std::filesystem::path followed_links(const std::string& path) {
+  std::filesystem::path at(path);
+  for (int hops = 0; hops < 40; ++hops) {  // Linux's own limit on links in a path
+    std::error_code error;
+    if (!std::filesystem::is_symlink(std::filesystem::symlink_status(at, error))) return at;
+    const std::filesystem::path next = std::filesystem::read_symlink(at, error);
+    if (error) throw Error("cannot read the symbolic link '" + at.string() + "': " + error.message());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  throw Error("cannot write '" + path + "': too many levels of symbolic links");
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw Error("cannot write a file at an empty path");
-  const std::filesystem::path target(path_);
+  const std::filesystem::path target = followed_links(path_);
+  target_ = target.string();
   // Unique within the folder: the process id tells writers in other processes apart, the counter
   // writers in this one; O_EXCL settles any remaining race.
   static std::atomic<uint64_t> counter{0};
@@ -48,9 +64,18 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // would give it.
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && (errno != EEXIST || attempt > 100)) {
-      throw Error("cannot create a temporary file in '" + folder_of(path_) + "' to write '" + path_ +
+      throw Error("cannot create a temporary file in '" + folder_of(target_) + "' to write '" + path_ +
                   "': " + system_reason());
     }
+  }
+  // A file being replaced keeps its permission bits, as when it is overwritten in place: a checkpoint
+  // kept private (0600) must not become readable by others because it was saved again.
+  struct stat existing {};
+  if (::stat(target_.c_str(), &existing) == 0 && ::fchmod(fd_, existing.st_mode & 07777) != 0) {
+    const std::string reason = system_reason();
+    close_descriptor();
+    ::unlink(temp_path_.c_str());
+    throw Error("cannot give the temporary file '" + temp_path_ + "' the permissions of '" + target_ + "': " + reason);
   }
 }
 
@@ -87,12 +112,12 @@ void AtomicFile::commit() {
     if (result != 0) throw Error("cannot write '" + path_ + "' (through '" + temp_path_ + "'): " + system_reason());
   }
   sync_path(temp_path_, O_RDONLY, "file");
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    throw Error("cannot rename '" + temp_path_ + "' to '" + path_ + "': " + system_reason());
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    throw Error("cannot rename '" + temp_path_ + "' to '" + target_ + "': " + system_reason());
   }
   committed_ = true;
   // The rename itself is durable only once the folder's entries are synced.
-  sync_path(folder_of(path_), O_RDONLY | O_DIRECTORY, "folder");
+  sync_path(folder_of(target_), O_RDONLY | O_DIRECTORY, "folder");
 }
 
 }  // namespace ember

@@ -4,7 +4,8 @@
 // it over the path and syncs the folder, so that a crash at any moment leaves either the previous file
 // or the new one, never a partial one. A writer that throws, or an AtomicFile destroyed without commit(),
 // removes its temporary file. A process that is killed leaves it behind (".<name>.tmp-<pid>-<n>"), next
-// to the intact previous file.
+// to the intact previous file. A file that is replaced keeps its permission bits, and a symbolic link
+// at the path stays one: the file it leads to is what gets replaced.
 #include <cstddef>
 #include <string>
 
@@ -32,6 +33,7 @@ class AtomicFile {
   void close_descriptor();
 
   std::string path_;
+  std::string target_;  // path_ through its symbolic links: the file that gets replaced
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;

@@ -32,7 +32,7 @@ void save(const std::string& path, const nn::Module& module, const std::map<std:
 }
 
 Checkpoint load(const std::string& path, const std::shared_ptr<Device>& device) {
-  if (detail::is_zip_file(path)) {
+  if (detail::is_zip_file(path) || detail::is_legacy_torch_file(path)) {
     Checkpoint out;
     out.tensors = load_pytorch(path, device);
     return out;

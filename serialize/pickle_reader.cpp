@@ -1,13 +1,15 @@
 // The restricted unpickler for PyTorch's data.pkl. It interprets protocol 2 opcodes as Python's pickle
 // module does, but resolves only the globals a state dict needs and "calls" them by building plain
 // descriptions (an OrderedDict, a tensor record), so nothing a file says can run code or reach any
-// other type. Each opcode creates at most one value, so memory is bounded by the pickle's length.
+// other type. Each opcode creates at most one value, and a tensor has at most kMaxDims sizes, so memory
+// stays within a constant times the pickle's length.
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
 #include <unordered_map>
 
+#include "runtime/kernels/tensor_ref.h"
 #include "serialize/checkpoint.h"
 #include "serialize/detail/pickle.h"
 
@@ -216,6 +218,12 @@ class Unpickler {
       if (!ok) {
         fail_at("torch._utils._rebuild_tensor_v2 takes (storage, offset, size, stride, requires_grad, "
                 "empty backward_hooks), not what this pickle passes");
+      }
+      // Each state dict entry copies its tensor's description, and many entries can name one tensor, so
+      // the description's size is what keeps memory proportional to the pickle's length.
+      if (a[2]->items.size() > static_cast<size_t>(kMaxDims)) {
+        fail_at("a tensor has " + std::to_string(a[2]->items.size()) + " dimensions; ember's tensors have at most " +
+                std::to_string(kMaxDims));
       }
       ValuePtr tensor = make(Kind::Tensor);
       tensor->dtype = a[0]->dtype;

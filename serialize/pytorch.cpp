@@ -8,6 +8,7 @@
 
 #include "nn/module.h"
 #include "serialize/atomic_file.h"
+#include "serialize/detail/formats.h"
 #include "serialize/detail/host_copy.h"
 #include "serialize/detail/pickle.h"
 #include "tensor/functions.h"
@@ -73,6 +74,8 @@ class ZipReader {
     }
     return info.size;
   }
+
+  bool has(const std::string& name) const { return zip_name_locate(archive_, name.c_str(), 0) >= 0; }
 
   // Reads entry `name` of `bytes` bytes (from stored_size), checking its CRC.
   void read(const std::string& name, void* out, uint64_t bytes) const {
@@ -143,6 +146,11 @@ class ZipWriter {
 }  // namespace
 
 OrderedDict<std::string, Tensor> load_pytorch(const std::string& path, const std::shared_ptr<Device>& device) {
+  if (detail::is_legacy_torch_file(path)) {
+    throw CheckpointError("cannot load '" + path + "': it is in torch.save's legacy format (PyTorch before 1.6, or "
+                          "_use_new_zipfile_serialization=False), which ember does not read; load it in Python and "
+                          "torch.save it again in the default zip format");
+  }
   const ZipReader zip(path);
   const std::string folder = zip.folder() + "/";
 
@@ -152,6 +160,21 @@ OrderedDict<std::string, Tensor> load_pytorch(const std::string& path, const std
   zip.read(folder + "version", version.data(), version_bytes);
   if (version.find_first_not_of("0123456789\n") != std::string::npos || version[0] == '\n') {
     zip.fail("zip entry '" + folder + "version' is not a version number");
+  }
+
+  // PyTorch 2.1 and later note the byte order the storages were written in; 1.13 wrote none (little).
+  if (zip.has(folder + "byteorder")) {
+    const uint64_t bytes = zip.stored_size(folder + "byteorder", "the byte order");
+    std::string holds = std::to_string(bytes) + " bytes";
+    if (bytes <= 16) {
+      std::string order(bytes, '\0');
+      zip.read(folder + "byteorder", order.data(), bytes);
+      if (order == "little") holds.clear();
+      else holds = "'" + order + "'";
+    }
+    if (!holds.empty()) {
+      zip.fail("zip entry '" + folder + "byteorder' holds " + holds + ", not 'little'; ember reads little-endian storages only");
+    }
   }
 
   const uint64_t pickle_bytes = zip.stored_size(folder + "data.pkl", "the pickled state dict");

@@ -122,13 +122,22 @@ Checkpoint load_safetensors(const std::string& path, const std::shared_ptr<Devic
   return out;
 }
 
-bool is_zip_file(const std::string& path) {
+namespace {
+bool starts_with_bytes(const std::string& path, std::string_view prefix) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  char magic[4] = {};
-  const bool zip = ::pread(fd, magic, 4, 0) == 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0;
+  std::string start(prefix.size(), '\0');
+  const bool match = ::pread(fd, start.data(), start.size(), 0) == static_cast<ssize_t>(start.size()) && start == prefix;
   ::close(fd);
-  return zip;
+  return match;
+}
+}  // namespace
+
+bool is_zip_file(const std::string& path) { return starts_with_bytes(path, std::string_view("PK\x03\x04", 4)); }
+
+bool is_legacy_torch_file(const std::string& path) {
+  // PROTO 2, LONG1 of 10 bytes: torch.serialization's MAGIC_NUMBER 0x1950a86a20f9469cfc6c, little-endian.
+  return starts_with_bytes(path, std::string_view("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14));
 }
 
 }  // namespace ember::detail

@@ -81,7 +81,7 @@ SafetensorsEntry parse_entry(const std::string& name, const Json& info, const st
   const Json& offsets = info["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2) {
     fail(source, "the data_offsets of tensor '" + name + "' must be an array [begin, end], not " +
-                     (offsets.is_array() ? offsets.dump() : json_kind(offsets)));
+                     (offsets.is_array() ? "an array of length " + std::to_string(offsets.size()) : json_kind(offsets)));
   }
   entry.begin = parse_count(offsets[0], "the data_offsets of tensor '" + name + "'", source);
   entry.end = parse_count(offsets[1], "the data_offsets of tensor '" + name + "'", source);

@@ -197,6 +197,19 @@ print('@@END@@')
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// A file in torch.save's legacy (non-zip) format is named as such, by load_pytorch and by load(), which
+// would otherwise take it for a corrupt safetensors file.
+TEST_P(PyTorchInteropTest, ALegacyFormatFileIsNamed) {
+  const std::string path = dir.path("legacy.pt");
+  python("torch.save({'w': torch.ones(3)}, '" + path + "', _use_new_zipfile_serialization=False)\nprint('@@END@@')\n", 1);
+  SKIP_WITHOUT_PYTHON();
+  const std::string message = "cannot load '" + path + "': it is in torch.save's legacy format (PyTorch before 1.6, or "
+                              "_use_new_zipfile_serialization=False), which ember does not read; load it in Python and "
+                              "torch.save it again in the default zip format";
+  expect_error<CheckpointError>([&] { load_pytorch(path, device); }, message);
+  expect_error<CheckpointError>([&] { load(path, device); }, message);
+}
+
 TEST_P(PyTorchInteropTest, EmberReadsBackWhatItSavedWithItsGeometryAndSharing) {
   const Tensor base = sample({4, 6}, kFloat16, 9);
   OrderedDict<std::string, Tensor> sd;

@@ -126,6 +126,39 @@ TEST_P(PyTorchRejectsTest, StoragesThatDoNotFitTheirTensorsAreRefused) {
                   "zip entry 'archive/data/0' holds 16 bytes, but storage '0' of 2000000000 float64 elements needs 16000000000");
 }
 
+// Sixteen dimensions load; seventeen are refused while the pickle is read, so that many entries naming one
+// tensor of a million dimensions cannot copy its description a million times.
+TEST_P(PyTorchRejectsTest, TensorsOfMoreDimensionsThanEmberHoldsAreRefused) {
+  const std::string storage(16, '\0');
+  const std::string path = write(make_pt(one_tensor_pickle(std::vector<int32_t>(16, 1), std::vector<int32_t>(16, 0)), {{"0", storage}}));
+  EXPECT_EQ(load_pytorch(path, device)["w"].dim(), 16);
+  const std::string deeper = write(make_pt(one_tensor_pickle(std::vector<int32_t>(17, 1), std::vector<int32_t>(17, 0)), {{"0", storage}}));
+  expect_error_containing([&] { load_pytorch(deeper, device); },
+                          "cannot load '" + deeper + "': data.pkl: a tensor has 17 dimensions; ember's tensors have at most 16 "
+                          "(opcode at byte ");
+}
+
+// PyTorch 2.1 and later write archive/byteorder; "little" loads as a file without it, anything else is
+// refused rather than read with its bytes swapped.
+TEST_P(PyTorchRejectsTest, TheByteOrderRecordIsHonoured) {
+  const float values[4] = {1, -2, 3.5f, 4};
+  const std::string storage(reinterpret_cast<const char*>(values), 16);
+  auto archive = [&](const std::string& order) {
+    return write(make_zip({{"archive/data.pkl", one_tensor_pickle()}, {"archive/byteorder", order},
+                           {"archive/data/0", storage}, {"archive/version", "3\n"}}));
+  };
+  std::string path = archive("little");
+  EXPECT_EQ(load_pytorch(path, device)["w"].to_vector<float>(), std::vector<float>(values, values + 4));
+  path = archive("big");
+  expect_error<CheckpointError>([&] { load_pytorch(path, device); },
+                                "cannot load '" + path + "': zip entry 'archive/byteorder' holds 'big', not 'little'; ember "
+                                "reads little-endian storages only");
+  path = archive(std::string(40, 'x'));
+  expect_error<CheckpointError>([&] { load_pytorch(path, device); },
+                                "cannot load '" + path + "': zip entry 'archive/byteorder' holds 40 bytes, not 'little'; ember "
+                                "reads little-endian storages only");
+}
+
 TEST_P(PyTorchRejectsTest, NotAZipArchive) {
   const std::string path = write(std::string("PK\x03\x04", 4) + "not really a zip archive");
   try {

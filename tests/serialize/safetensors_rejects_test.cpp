@@ -58,7 +58,12 @@ TEST_P(SafetensorsRejectsTest, HeadersThatAreNotAJsonObjectOfTensorEntries) {
   expect_rejected(file_with(R"({"a": {"dtype": "F32", "shape": [1.5], "data_offsets": [0, 4]}})", "1234"),
                   "each size in the shape of tensor 'a' must be a non-negative integer, not 1.5");
   expect_rejected(file_with(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})", "1234"),
-                  "the data_offsets of tensor 'a' must be an array [begin, end], not [0]");
+                  "the data_offsets of tensor 'a' must be an array [begin, end], not an array of length 1");
+  // Nested a million levels: the message must not print it (printing recurses once per level).
+  expect_rejected(file_with(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": )" + std::string(1000000, '[') +
+                                std::string(1000000, ']') + "}}",
+                            "1234"),
+                  "the data_offsets of tensor 'a' must be an array [begin, end], not an array of length 1");
   expect_rejected(file_with(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", "1234"),
                   "the data_offsets of tensor 'a' end before they begin: [4,0]");
   expect_rejected(file_with(R"({"__metadata__": {"epoch": 3}})"), "__metadata__ maps strings to strings, but 'epoch' holds a number");
