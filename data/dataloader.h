@@ -113,7 +113,6 @@ class DataLoader {
   DataLoader(Dataset dataset, std::shared_ptr<samplers::Sampler<>> sampler, DataLoaderOptions options,
              Collate collate = Collate())
       : options_(options),
-        own_sampler_unused_(!sampler),
         batch_sampler_(make_batch_sampler(dataset, std::move(sampler), options_)),
         datasets_(kIterable ? 1 : std::max<size_t>(options_.workers, 1), dataset),
         collates_(std::max<size_t>(options_.workers, 1), collate),
@@ -133,10 +132,9 @@ class DataLoader {
       stream_.turn = 0;
       stream_.ended = false;
     } else {
-      // A sampler the loader made has its first order ready, so that epoch e takes the generator's
-      // e-th draw, as Python's.
-      if (!own_sampler_unused_) batch_sampler_->reset();
-      own_sampler_unused_ = false;
+      // A new order at every epoch's start; the loader's own RandomSampler drew none before the first,
+      // so epoch e takes the generator's e-th draw from where it stands now, as Python's.
+      batch_sampler_->reset();
     }
     pipeline_.start([this]() -> std::optional<Request> {
       if constexpr (kIterable) {
@@ -185,7 +183,8 @@ class DataLoader {
         const std::optional<size_t> size = dataset.size();
         if (!size) throw Error("DataLoader: a map-style dataset must have a size");
         if (options.shuffle) {
-          sampler = std::make_shared<samplers::RandomSampler>(static_cast<int64_t>(*size), options.generator);
+          sampler = std::make_shared<samplers::RandomSampler>(
+              samplers::RandomSampler::drawing_at_first_reset(static_cast<int64_t>(*size), options.generator));
         } else {
           sampler = std::make_shared<samplers::SequentialSampler>(*size);
         }
@@ -237,7 +236,6 @@ class DataLoader {
   };
 
   const FullDataLoaderOptions options_;
-  bool own_sampler_unused_;
   std::unique_ptr<samplers::BatchSampler> batch_sampler_;  // map-style datasets only
   std::vector<Dataset> datasets_;  // one per worker (one for the calling thread), or the one stream
   std::vector<Collate> collates_;

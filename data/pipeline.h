@@ -78,6 +78,8 @@ class BatchPipeline {
 
   // The next batch, or nullopt when the epoch is over. Rethrows a worker's exception as WorkerException.
   std::optional<Batch> next() {
+    // join() dropped the queued jobs, so a batch still due would never come.
+    if (joined_) throw Error("DataLoader: the loader was joined; it makes no more batches");
     if (threads_.empty()) {
       while (!requests_done_) {
         std::optional<Request> request = requests_();

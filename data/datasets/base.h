@@ -88,7 +88,8 @@ class IterableDataset : public detail::IterableDatasetTag {
 
   // The next example, or nullopt when the stream has ended.
   virtual std::optional<ExampleType> next() = 0;
-  // Starts the stream again; the DataLoader calls it at the start of every epoch but the first.
+  // Starts the stream again; the DataLoader calls it at the start of every epoch, the first included, as
+  // Python calls iter(dataset) for each.
   virtual void reset() {}
   // The stream's length where it is known, for DataLoader::size().
   virtual std::optional<size_t> size() const { return std::nullopt; }

@@ -33,22 +33,37 @@ std::optional<std::vector<size_t>> SequentialSampler::next(size_t batch_size) {
   return take(nullptr, size_, index_, batch_size);
 }
 
-RandomSampler::RandomSampler(int64_t size, Generator* generator) : generator_(generator) {
+namespace {
+size_t checked_sampler_size(int64_t size) {
   if (size < 0) throw Error("RandomSampler: size must be non-negative, got " + std::to_string(size));
-  reset(static_cast<size_t>(size));
+  return static_cast<size_t>(size);
+}
+}  // namespace
+
+RandomSampler::RandomSampler(int64_t size, Generator* generator)
+    : RandomSampler(checked_sampler_size(size), generator, true) {}
+
+RandomSampler RandomSampler::drawing_at_first_reset(int64_t size, Generator* generator) {
+  return RandomSampler(checked_sampler_size(size), generator, false);
+}
+
+RandomSampler::RandomSampler(size_t size, Generator* generator, bool draw) : generator_(generator), size_(size) {
+  if (draw) reset();
 }
 
 void RandomSampler::reset(std::optional<size_t> new_size) {
-  const size_t size = new_size.value_or(indices_.size());
+  if (new_size) size_ = *new_size;
   Generator& generator = generator_ ? *generator_ : default_generator();
   // As ember::randperm: the draw advances the generator by `size` blocks.
   const std::vector<int64_t> order =
-      detail::randperm_on_host(static_cast<int64_t>(size), generator.advance(size));
+      detail::randperm_on_host(static_cast<int64_t>(size_), generator.advance(size_));
   indices_.assign(order.begin(), order.end());
   index_ = 0;
+  drawn_ = true;
 }
 
 std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
+  if (!drawn_) reset();
   return take(&indices_, indices_.size(), index_, batch_size);
 }
 

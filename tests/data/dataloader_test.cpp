@@ -99,6 +99,45 @@ TEST_P(DataLoaderTest, ShuffleFollowsTheGeneratorAndASeedRepeatsIt) {
   }
 }
 
+// As Python's loader, shuffling draws the order when an epoch starts, not when the loader is built: a seed
+// set and draws made in between (a model's initial weights) come first. Python repeats the order when
+// seeded after construction (torch.manual_seed or generator.manual_seed); so does ember.
+TEST_P(DataLoaderTest, TheOrderIsDrawnWhenTheEpochStarts) {
+  const int64_t n = 50;
+  Generator generator(42), reference(5);
+  DataLoader loader(numbered(n), DataLoaderOptions(8).shuffle(true).generator(&generator));
+  EXPECT_EQ(generator.offset(), 0u);
+  EXPECT_EQ(loader.size(), 7u);
+  generator.manual_seed(5);
+  const TensorOptions options = TensorOptions().device(device);
+  const Tensor weights = randn({4, 3}, options, &generator);
+  EXPECT_TRUE(weights.equal(randn({4, 3}, options, &reference)));
+  const std::vector<int64_t> perm = randperm(n, options, &reference).to_vector<int64_t>();
+  std::vector<int64_t> order;
+  for (const auto& b : epoch(loader)) order.insert(order.end(), b.begin(), b.end());
+  EXPECT_EQ(order, perm);
+  // Seeded again, the next epoch repeats the first.
+  generator.manual_seed(5);
+  randn({4, 3}, options, &generator);
+  order.clear();
+  for (const auto& b : epoch(loader)) order.insert(order.end(), b.begin(), b.end());
+  EXPECT_EQ(order, perm);
+}
+
+// join() in the middle of an epoch: the batches still due are never made, so asking for one is an error,
+// not a wait that never ends; so is a new epoch.
+TEST_P(DataLoaderTest, AJoinedLoaderRefusesToGoOn) {
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    DataLoader loader(numbered(40), DataLoaderOptions(4).workers(workers));
+    auto it = loader.begin();
+    EXPECT_EQ((*it).target.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3}));
+    loader.join();
+    expect_error<Error>([&] { ++it; }, "DataLoader: the loader was joined; it makes no more batches");
+    expect_error<Error>([&] { loader.begin(); }, "DataLoader: the loader was joined; it makes no more batches");
+  }
+}
+
 TEST_P(DataLoaderTest, WorkersKeepOrderAndGiveTheBatchesOfNoWorkers) {
   for (bool drop_last : {false, true}) {
     Generator g0(5);

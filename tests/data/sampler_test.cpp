@@ -63,6 +63,27 @@ TEST_P(DataRandomSamplerTest, OrderIsRandpermOfTheSameGenerator) {
   }
 }
 
+// The sampler DataLoader makes for shuffle draws nothing until its first reset (the epoch's start), and a
+// next() before any reset draws the first order then.
+TEST_P(DataRandomSamplerTest, ASamplerThatWaitsDrawsAtItsFirstReset) {
+  Generator ours(9), reference(9);
+  RandomSampler waiting = RandomSampler::drawing_at_first_reset(100, &ours);
+  EXPECT_EQ(ours.offset(), 0u);
+  EXPECT_EQ(waiting.size(), std::optional<size_t>(100));
+  waiting.reset();
+  const std::vector<int64_t> expected = randperm(100, TensorOptions().device(device), &reference).to_vector<int64_t>();
+  std::vector<size_t> order;
+  for (const auto& batch : drain(waiting, 30)) order.insert(order.end(), batch.begin(), batch.end());
+  EXPECT_TRUE(std::equal(order.begin(), order.end(), expected.begin(), expected.end()));
+
+  Generator lazy(9);
+  RandomSampler unreset = RandomSampler::drawing_at_first_reset(100, &lazy);
+  order.clear();
+  for (const auto& batch : drain(unreset, 30)) order.insert(order.end(), batch.begin(), batch.end());
+  EXPECT_TRUE(std::equal(order.begin(), order.end(), expected.begin(), expected.end()));
+  EXPECT_THROW(RandomSampler::drawing_at_first_reset(-1, &lazy), Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DataRandomSamplerTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 TEST(DataSamplerTest, RandomIsAPermutationRepeatedBySeedAndNewEachEpoch) {
