@@ -3,6 +3,7 @@
 // forms of the ops, joining, type promotion and random generation.
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -215,18 +216,21 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bo
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
 
 // ---- random ----
-// A counter-based (Philox) generator: draws depend only on the seed and how many came before.
+// A counter-based (Philox) generator: draws depend only on the seed and how many came before. Threads may
+// share one (a DataLoader worker's random transform beside the training loop's dropout), as LibTorch's
+// random ops lock theirs: no two draws get the same offsets.
 class Generator {
  public:
   explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
-  void manual_seed(uint64_t seed) { seed_ = seed; offset_ = 0; }
-  uint64_t initial_seed() const { return seed_; }
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
   // The state for a launch of `numel` draws, advancing past them.
   PhiloxState advance(uint64_t numel);
-  uint64_t offset() const { return offset_; }
-  void set_offset(uint64_t offset) { offset_ = offset; }
+  uint64_t offset() const;
+  void set_offset(uint64_t offset);
 
  private:
+  mutable std::mutex mutex_;
   uint64_t seed_;
   uint64_t offset_ = 0;
 };

@@ -14,9 +14,31 @@
 namespace ember {
 
 PhiloxState Generator::advance(uint64_t numel) {
+  std::lock_guard lock(mutex_);
   const PhiloxState state{seed_, offset_};
   offset_ += numel;
   return state;
+}
+
+void Generator::manual_seed(uint64_t seed) {
+  std::lock_guard lock(mutex_);
+  seed_ = seed;
+  offset_ = 0;
+}
+
+uint64_t Generator::initial_seed() const {
+  std::lock_guard lock(mutex_);
+  return seed_;
+}
+
+uint64_t Generator::offset() const {
+  std::lock_guard lock(mutex_);
+  return offset_;
+}
+
+void Generator::set_offset(uint64_t offset) {
+  std::lock_guard lock(mutex_);
+  offset_ = offset;
 }
 
 Generator& default_generator() {

@@ -3,7 +3,9 @@
 // draws into non-contiguous views, multinomial with and without replacement, and PyTorch's errors.
 // Bounds are about six standard errors wide, so a correct generator fails them with negligible odds.
 #include <cmath>
+#include <latch>
 #include <set>
+#include <thread>
 
 #include "tests/oracle.h"
 
@@ -40,6 +42,28 @@ TEST_P(TensorRandomTest, SeedsGeneratorsAndOffsets) {
   EXPECT_EQ(state.seed, 123u);
   EXPECT_EQ(state.offset, 0u);
   EXPECT_EQ(a.advance(5).offset, 10u);
+}
+
+// Threads that share a generator (a loader worker's random transform beside the training loop) each get
+// their own offsets: every random op takes its offsets through advance(), which a lock keeps whole.
+TEST(GeneratorThreads, SharedDrawsNeverOverlap) {
+  Generator shared(5);
+  constexpr uint64_t kPerThread = 1000000;
+  std::vector<std::vector<uint64_t>> offsets(2, std::vector<uint64_t>(kPerThread));
+  std::latch start(2);  // both threads draw at the same time
+  std::vector<std::thread> threads;
+  for (auto& mine : offsets) {
+    threads.emplace_back([&shared, &mine, &start] {
+      start.arrive_and_wait();
+      for (uint64_t& offset : mine) offset = shared.advance(3).offset;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::set<uint64_t> all(offsets[0].begin(), offsets[0].end());
+  all.insert(offsets[1].begin(), offsets[1].end());
+  EXPECT_EQ(all.size(), 2 * kPerThread);
+  EXPECT_EQ(shared.offset(), 2 * kPerThread * 3);
+  EXPECT_EQ(*all.rbegin(), (2 * kPerThread - 1) * 3);
 }
 
 TEST_P(TensorRandomTest, UniformAndNormalMoments) {
