@@ -252,27 +252,43 @@ void main() {
   const bool aligned = flag(FLAG_BLOCKS) && base[0] % ELEMS == 0u && base[1] % ELEMS == 0u &&
                        (!use0 || base[2] % ELEMS == 0u) && (!use1 || base[3] % ELEMS == 0u) &&
                        (!use2 || base[4] % ELEMS == 0u);
+  const uint lane = gl_LocalInvocationID.x;
+  // Whole blocks first. An invocation's runs lie in increasing order, so its first run that is not a
+  // whole block ends its part of the loop.
   for (uint round = 0u; round < ROUNDS; ++round) {
-    const uint first = start + (round * WORKGROUP_SIZE + gl_LocalInvocationID.x) * ELEMS;
-    if (first >= count) return;
-    const bool blocks = aligned && first + ELEMS <= count;
-
-    if (blocks) {
-      const uint b = first / ELEMS;
-      compute4_t p = param_load4(base[0] / ELEMS + b), g = grad_load4(base[1] / ELEMS + b);
-      compute4_t st0 = compute4_t(0), st1 = compute4_t(0), st2 = compute4_t(0);
-      if (use0 && read_state) st0 = s0_load4(base[2] / ELEMS + b);
-      if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
-      if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
-      if (!skip) {
-        update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
-        param_store4(base[0] / ELEMS + b, p);
-      }
-      if (use0) s0_store4(base[2] / ELEMS + b, st0);
-      if (use1) s1_store4(base[3] / ELEMS + b, st1);
-      if (use2) s2_store4(base[4] / ELEMS + b, st2);
-      continue;
+    const uint first = start + (round * WORKGROUP_SIZE + lane) * ELEMS;
+    if (!aligned || first + ELEMS > count) break;
+    const uint b = first / ELEMS;
+    compute4_t p = param_load4(base[0] / ELEMS + b), g = grad_load4(base[1] / ELEMS + b);
+    compute4_t st0 = compute4_t(0), st1 = compute4_t(0), st2 = compute4_t(0);
+    if (use0 && read_state) st0 = s0_load4(base[2] / ELEMS + b);
+    if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
+    if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
+    if (!skip) {
+      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+      param_store4(base[0] / ELEMS + b, p);
     }
+    if (use0) s0_store4(base[2] / ELEMS + b, st0);
+    if (use1) s1_store4(base[3] / ELEMS + b, st1);
+    if (use2) s2_store4(base[4] / ELEMS + b, st2);
+  }
+
+  // Then, element by element, what the blocks left: every run of this invocation where the segment cannot move
+  // blocks, else the segment's ragged end (fewer than ELEMS elements) where that run is this invocation's.
+  // This is a loop of its own, after the blocks, because llvmpipe 22.3 runs the code of both sides of a
+  // branch whatever the lanes take, only masking its effects: inside the rounds, an element path that
+  // no lane needed cost the MLP's Adam step about a third of its time (docs/PERFORMANCE.md).
+  uint round = 0u, rounds = ROUNDS;
+  if (aligned) {
+    const uint ragged = count - count % ELEMS;  // the first element past the whole blocks
+    const uint run = (ragged - min(ragged, start)) / ELEMS;
+    const bool mine = ragged < count && ragged >= start && run < ROUNDS * WORKGROUP_SIZE && run % WORKGROUP_SIZE == lane;
+    round = mine ? run / WORKGROUP_SIZE : ROUNDS;
+    rounds = mine ? round + 1u : ROUNDS;
+  }
+  for (; round < rounds; ++round) {
+    const uint first = start + (round * WORKGROUP_SIZE + lane) * ELEMS;
+    if (first >= count) break;
     for (uint i = first; i < min(count, first + ELEMS); ++i) {
       compute_t p = param_load(base[0] + i), g = grad_load(base[1] + i);
       compute_t st0 = compute_t(0), st1 = compute_t(0), st2 = compute_t(0);

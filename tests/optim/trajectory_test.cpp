@@ -105,6 +105,56 @@ TEST_P(OptimizerTrajectoryTest, ParamGroups) {
       });
 }
 
+// Parameters and gradients that are views starting inside a block of four elements, so that the fused
+// step cannot move them as whole words (optim.comp's element path), follow LibTorch's trajectory too.
+TEST_P(OptimizerTrajectoryTest, ViewsAtOddOffsets) {
+  // Each tensor of `values` in one flat tensor, `gap` elements after the one before, as views of it.
+  auto views_of = [&](const std::vector<at::Tensor>& values, int64_t gap) {
+    std::vector<at::Tensor> pieces;
+    for (const at::Tensor& v : values) {
+      pieces.push_back(at::full({gap}, -7.0f));
+      pieces.push_back(v.contiguous().flatten());
+    }
+    const Tensor flat = from_torch(at::cat(pieces), device);
+    std::vector<Tensor> views;
+    int64_t offset = 0;
+    for (const at::Tensor& v : values) {
+      offset += gap;
+      views.push_back(flat.narrow(0, offset, v.numel()).view(v.sizes().vec()));
+      offset += v.numel();
+    }
+    return views;
+  };
+  auto run = [&](auto make_ember, auto make_torch) {
+    std::vector<at::Tensor> torch_params;
+    for (const at::Tensor& p : trajectory_parameters()) torch_params.push_back(p.contiguous().requires_grad_(true));
+    std::vector<Tensor> ember_params = views_of(torch_params, 1);
+    for (Tensor& p : ember_params) p.requires_grad_(true);
+    auto ember_opt = make_ember(ember_params);
+    auto torch_opt = make_torch(torch_params);
+    for (int k = 0; k < 5; ++k) {
+      std::vector<at::Tensor> grads;
+      for (size_t i = 0; i < torch_params.size(); ++i) grads.push_back(trajectory_gradient(torch_params[i], i, k));
+      const std::vector<Tensor> ember_grads = views_of(grads, 3);
+      for (size_t i = 0; i < torch_params.size(); ++i) {
+        torch_params[i].mutable_grad() = grads[i];
+        ember_params[i].mutable_grad() = ember_grads[i];
+      }
+      torch_opt->step();
+      ember_opt->step();
+      for (size_t i = 0; i < torch_params.size(); ++i) {
+        EXPECT_TENSOR_EQ(ember_params[i], torch_params[i].detach(), -1, -1,
+                         "parameter " + std::to_string(i) + " after step " + std::to_string(k + 1));
+      }
+      if (HasFailure()) return;
+    }
+  };
+  run([](const std::vector<Tensor>& p) { return std::make_unique<eo::Adam>(p, eo::AdamOptions(1e-2).amsgrad(true)); },
+      [](const std::vector<at::Tensor>& p) { return std::make_unique<to::Adam>(p, to::AdamOptions(1e-2).amsgrad(true)); });
+  run([](const std::vector<Tensor>& p) { return std::make_unique<eo::SGD>(p, eo::SGDOptions(0.05).momentum(0.9)); },
+      [](const std::vector<at::Tensor>& p) { return std::make_unique<to::SGD>(p, to::SGDOptions(0.05).momentum(0.9)); });
+}
+
 // A learning rate changed on the host between steps (as a scheduler does) takes effect at the next step.
 TEST_P(OptimizerTrajectoryTest, LearningRateChangesBetweenSteps) {
   Trajectory t = expect_same_trajectory(
