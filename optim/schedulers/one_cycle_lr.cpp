@@ -48,6 +48,10 @@ PhaseAt phase_at(const std::vector<double>& ends, int64_t step) {
   return {i, start_step};
 }
 
+int64_t total_steps_of(const OneCycleLROptions& o) {
+  return o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch();
+}
+
 bool has_option(const OptimizerOptions& options, const std::string& key) {
   for (const auto& [k, v] : options.items()) {
     if (k == key) return true;
@@ -79,8 +83,7 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
   if (o.anneal_strategy() != "cos" && o.anneal_strategy() != "linear") {
     throw Error("anneal_strategy must by one of 'cos' or 'linear', instead got " + o.anneal_strategy());
   }
-  const int64_t total_steps = o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch();
-  phase_at(phase_ends(total_steps, o.pct_start(), o.three_phase()), o.last_epoch() + 1);  // the constructor's step
+  phase_at(phase_ends(total_steps_of(o), o.pct_start(), o.three_phase()), o.last_epoch() + 1);  // the constructor's step
   const std::vector<double> max_lrs = per_group(o.max_lr(), optimizer, "max_lr");
   std::vector<double> max_momentums, base_momentums;
   bool use_beta1 = false;
@@ -126,17 +129,17 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
     : LRScheduler(optimizer, prepare(optimizer, o)),
-      total_steps_(o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch()),
+      total_steps_(total_steps_of(o)),
+      phase_ends_(phase_ends(total_steps_, o.pct_start(), o.three_phase())),
       cosine_(o.anneal_strategy() == "cos"),
       cycle_momentum_(o.cycle_momentum()) {
-  const std::vector<double> ends = phase_ends(total_steps_, o.pct_start(), o.three_phase());
   if (o.three_phase()) {
-    phases_ = {{ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"},
-               {ends[1], "max_lr", "initial_lr", "base_momentum", "max_momentum"},
-               {ends[2], "initial_lr", "min_lr", "max_momentum", "max_momentum"}};
+    phases_ = {{"initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {"max_lr", "initial_lr", "base_momentum", "max_momentum"},
+               {"initial_lr", "min_lr", "max_momentum", "max_momentum"}};
   } else {
-    phases_ = {{ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"},
-               {ends[1], "max_lr", "min_lr", "base_momentum", "max_momentum"}};
+    phases_ = {{"initial_lr", "max_lr", "max_momentum", "base_momentum"},
+               {"max_lr", "min_lr", "base_momentum", "max_momentum"}};
   }
   if (cycle_momentum_) {
     for (const auto& [k, v] : optimizer.defaults().items()) use_beta1_ = use_beta1_ || k == "betas";
@@ -155,11 +158,9 @@ std::vector<double> OneCycleLR::get_lr() {
     throw Error("Tried to step " + std::to_string(step_num + 1) + " times. The specified number of total steps is " +
                 std::to_string(total_steps_));
   }
-  std::vector<double> ends;
-  for (const Phase& phase : phases_) ends.push_back(phase.end_step);
-  const auto [index, start_step] = phase_at(ends, step_num);
+  const auto [index, start_step] = phase_at(phase_ends_, step_num);
   const Phase& phase = phases_[index];
-  const double pct = (static_cast<double>(step_num) - start_step) / (phase.end_step - start_step);
+  const double pct = (static_cast<double>(step_num) - start_step) / (phase_ends_[index] - start_step);
   std::vector<double> lrs;
   for (OptimizerParamGroup& group : optimizer_.param_groups()) {
     auto value = [&](const char* key) {
@@ -190,8 +191,9 @@ std::vector<double> OneCycleLR::get_lr() {
 void OneCycleLR::save_fields(detail::SchedulerJson& json) const {
   json.value["total_steps"] = total_steps_;
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
-  for (const Phase& p : phases_) {
-    phases.push_back({{"end_step", p.end_step},
+  for (size_t i = 0; i < phases_.size(); ++i) {
+    const Phase& p = phases_[i];
+    phases.push_back({{"end_step", phase_ends_[i]},
                       {"start_lr", p.start_lr},
                       {"end_lr", p.end_lr},
                       {"start_momentum", p.start_momentum},
@@ -211,7 +213,7 @@ void OneCycleLR::load_fields(const detail::SchedulerJson& json) {
   std::vector<double> ends;
   for (const auto& phase : phases) ends.push_back(phase.at("end_step").get<double>());
   total_steps_ = total_steps;
-  for (size_t i = 0; i < phases_.size(); ++i) phases_[i].end_step = ends[i];
+  phase_ends_ = ends;
 }
 
 }  // namespace ember::optim

@@ -40,8 +40,8 @@ class OneCycleLR : public LRScheduler {
   void load_fields(const detail::SchedulerJson& json) override;
 
  private:
+  // The group keys a phase anneals between.
   struct Phase {
-    double end_step;
     const char* start_lr;
     const char* end_lr;
     const char* start_momentum;
@@ -50,6 +50,7 @@ class OneCycleLR : public LRScheduler {
   double anneal(double start, double end, double pct) const;
 
   int64_t total_steps_ = 0;
+  std::vector<double> phase_ends_;  // the step each phase ends at, as Python's _schedule_phases
   std::vector<Phase> phases_;
   bool cosine_ = true;
   bool cycle_momentum_ = true;
