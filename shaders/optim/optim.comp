@@ -273,8 +273,9 @@ void main() {
     if (use2) s2_store4(base[4] / ELEMS + b, st2);
   }
 
-  // Then, element by element, what the blocks left: every run of this invocation where the segment cannot move
-  // blocks, else the segment's ragged end (fewer than ELEMS elements) where that run is this invocation's.
+  // Then, element by element, what the blocks left: every run of this invocation where the segment
+  // cannot move blocks, else the segment's ragged end (fewer than ELEMS elements) where that run is this
+  // invocation's.
   // This is a loop of its own, after the blocks, because llvmpipe 22.3 runs the code of both sides of a
   // branch whatever the lanes take, only masking its effects: inside the rounds, an element path that
   // no lane needed cost the MLP's Adam step about a third of its time (docs/PERFORMANCE.md).
@@ -282,7 +283,8 @@ void main() {
   if (aligned) {
     const uint ragged = count - count % ELEMS;  // the first element past the whole blocks
     const uint run = (ragged - min(ragged, start)) / ELEMS;
-    const bool mine = ragged < count && ragged >= start && run < ROUNDS * WORKGROUP_SIZE && run % WORKGROUP_SIZE == lane;
+    const bool mine =
+        ragged < count && ragged >= start && run < ROUNDS * WORKGROUP_SIZE && run % WORKGROUP_SIZE == lane;
     round = mine ? run / WORKGROUP_SIZE : ROUNDS;
     rounds = mine ? round + 1u : ROUNDS;
   }
