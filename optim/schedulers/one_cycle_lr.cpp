@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include "optim/schedulers/scheduler_support.h"
 
@@ -213,7 +214,7 @@ void OneCycleLR::load_fields(const detail::SchedulerJson& json) {
   std::vector<double> ends;
   for (const auto& phase : phases) ends.push_back(phase.at("end_step").get<double>());
   total_steps_ = total_steps;
-  phase_ends_ = ends;
+  phase_ends_ = std::move(ends);
 }
 
 }  // namespace ember::optim

@@ -282,9 +282,12 @@ void main() {
   uint round = 0u, rounds = ROUNDS;
   if (aligned) {
     const uint ragged = count - count % ELEMS;  // the first element past the whole blocks
-    const uint run = (ragged - min(ragged, start)) / ELEMS;
-    const bool mine =
-        ragged < count && ragged >= start && run < ROUNDS * WORKGROUP_SIZE && run % WORKGROUP_SIZE == lane;
+    uint run = 0u;
+    bool mine = false;
+    if (ragged < count && ragged >= start) {
+      run = (ragged - start) / ELEMS;
+      mine = run < ROUNDS * WORKGROUP_SIZE && run % WORKGROUP_SIZE == lane;
+    }
     round = mine ? run / WORKGROUP_SIZE : ROUNDS;
     rounds = mine ? round + 1u : ROUNDS;
   }

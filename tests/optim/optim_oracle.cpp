@@ -39,14 +39,14 @@ void set_gradients(Trajectory& t, int step) {
   }
 }
 
+}  // namespace
+
 void expect_equal_params(const Trajectory& t, int step, double rtol, double atol) {
   for (size_t i = 0; i < t.torch_params.size(); ++i) {
     EXPECT_TENSOR_EQ(t.ember_params[i], t.torch_params[i].detach(), rtol, atol,
                      "parameter " + std::to_string(i) + " after step " + std::to_string(step + 1));
   }
 }
-
-}  // namespace
 
 Trajectory expect_same_trajectory(const std::shared_ptr<Device>& device, const EmberOptimizerFactory& make_ember,
                                   const TorchOptimizerFactory& make_torch, int steps, at::ScalarType dtype,

@@ -48,5 +48,7 @@ Trajectory expect_same_trajectory(const std::shared_ptr<Device>& device, const E
                                   at::ScalarType dtype = at::kFloat, double rtol = -1, double atol = -1);
 // Steps both further, from step number `first`, expecting equal parameters after each.
 void continue_trajectory(Trajectory& t, int first, int steps, double rtol = -1, double atol = -1);
+// Expects each of t's ember parameters equal to its torch one; `step` (from 0) names the step in messages.
+void expect_equal_params(const Trajectory& t, int step, double rtol = -1, double atol = -1);
 
 }  // namespace ember::test

@@ -126,26 +126,23 @@ TEST_P(OptimizerTrajectoryTest, ViewsAtOddOffsets) {
     return views;
   };
   auto run = [&](auto make_ember, auto make_torch) {
-    std::vector<at::Tensor> torch_params;
-    for (const at::Tensor& p : trajectory_parameters()) torch_params.push_back(p.contiguous().requires_grad_(true));
-    std::vector<Tensor> ember_params = views_of(torch_params, 1);
-    for (Tensor& p : ember_params) p.requires_grad_(true);
-    auto ember_opt = make_ember(ember_params);
-    auto torch_opt = make_torch(torch_params);
+    Trajectory t;
+    for (const at::Tensor& p : trajectory_parameters()) t.torch_params.push_back(p.contiguous().requires_grad_(true));
+    t.ember_params = views_of(t.torch_params, 1);
+    for (Tensor& p : t.ember_params) p.requires_grad_(true);
+    t.ember = make_ember(t.ember_params);
+    t.torch = make_torch(t.torch_params);
     for (int k = 0; k < 5; ++k) {
       std::vector<at::Tensor> grads;
-      for (size_t i = 0; i < torch_params.size(); ++i) grads.push_back(trajectory_gradient(torch_params[i], i, k));
+      for (size_t i = 0; i < t.torch_params.size(); ++i) grads.push_back(trajectory_gradient(t.torch_params[i], i, k));
       const std::vector<Tensor> ember_grads = views_of(grads, 3);
-      for (size_t i = 0; i < torch_params.size(); ++i) {
-        torch_params[i].mutable_grad() = grads[i];
-        ember_params[i].mutable_grad() = ember_grads[i];
+      for (size_t i = 0; i < t.torch_params.size(); ++i) {
+        t.torch_params[i].mutable_grad() = grads[i];
+        t.ember_params[i].mutable_grad() = ember_grads[i];
       }
-      torch_opt->step();
-      ember_opt->step();
-      for (size_t i = 0; i < torch_params.size(); ++i) {
-        EXPECT_TENSOR_EQ(ember_params[i], torch_params[i].detach(), -1, -1,
-                         "parameter " + std::to_string(i) + " after step " + std::to_string(k + 1));
-      }
+      t.torch->step();
+      t.ember->step();
+      expect_equal_params(t, k);
       if (HasFailure()) return;
     }
   };
