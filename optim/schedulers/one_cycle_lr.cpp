@@ -13,15 +13,6 @@ namespace {
 // Python's str() of a float (repr: shortest round trip, "2.0" for whole numbers).
 std::string python_float(double value) { return nlohmann::json(value).dump(); }
 
-std::vector<double> per_group(const std::vector<double>& values, const Optimizer& optimizer, const char* name) {
-  const size_t groups = optimizer.param_groups().size();
-  if (values.size() == 1) return std::vector<double>(groups, values.front());
-  if (values.size() != groups) {
-    throw Error("expected " + std::to_string(groups) + " values for " + name + ", got " + std::to_string(values.size()));
-  }
-  return values;
-}
-
 // Where each phase of the schedule ends, as Python's _schedule_phases (steps counted from 0).
 std::vector<double> phase_ends(int64_t total_steps, double pct_start, bool three_phase) {
   const double total = static_cast<double>(total_steps);
@@ -85,7 +76,7 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
     throw Error("anneal_strategy must by one of 'cos' or 'linear', instead got " + o.anneal_strategy());
   }
   phase_at(phase_ends(total_steps_of(o), o.pct_start(), o.three_phase()), o.last_epoch() + 1);  // the constructor's step
-  const std::vector<double> max_lrs = per_group(o.max_lr(), optimizer, "max_lr");
+  const std::vector<double> max_lrs = o.max_lr().for_groups(optimizer.param_groups().size(), "values for max_lr");
   std::vector<double> max_momentums, base_momentums;
   bool use_beta1 = false;
   if (o.cycle_momentum()) {
@@ -94,8 +85,8 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
       throw Error("optimizer must support momentum with `cycle_momentum` option enabled");
     }
     use_beta1 = has_option(defaults, "betas");
-    max_momentums = per_group(o.max_momentum(), optimizer, "max_momentum");
-    base_momentums = per_group(o.base_momentum(), optimizer, "base_momentum");
+    max_momentums = o.max_momentum().for_groups(optimizer.param_groups().size(), "values for max_momentum");
+    base_momentums = o.base_momentum().for_groups(optimizer.param_groups().size(), "values for base_momentum");
   }
   // Everything checked: now the groups change.
   std::vector<OptimizerParamGroup>& groups = optimizer.param_groups();

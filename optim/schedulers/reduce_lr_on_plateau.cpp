@@ -26,10 +26,7 @@ double number_from(const nlohmann::ordered_json& value, const std::string& key) 
 
 const ReduceLROnPlateauOptions& checked(const ReduceLROnPlateauOptions& o, const Optimizer& optimizer) {
   if (o.factor() >= 1.0) throw Error("Factor should be < 1.0.");
-  const size_t groups = optimizer.param_groups().size();
-  if (o.min_lr().size() != 1 && o.min_lr().size() != groups) {
-    throw Error("expected " + std::to_string(groups) + " min_lrs, got " + std::to_string(o.min_lr().size()));
-  }
+  o.min_lr().for_groups(optimizer.param_groups().size(), "min_lrs");
   if (o.mode() != "min" && o.mode() != "max") throw Error("mode " + o.mode() + " is unknown!");
   if (o.threshold_mode() != "rel" && o.threshold_mode() != "abs") {
     throw Error("threshold mode " + o.threshold_mode() + " is unknown!");
@@ -41,8 +38,7 @@ const ReduceLROnPlateauOptions& checked(const ReduceLROnPlateauOptions& o, const
 
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options)
     : optimizer_(optimizer), options_(checked(options, optimizer)) {
-  const size_t groups = optimizer.param_groups().size();
-  min_lrs_ = options.min_lr().size() == 1 ? std::vector<double>(groups, options.min_lr().front()) : options.min_lr();
+  min_lrs_ = options.min_lr().for_groups(optimizer.param_groups().size(), "min_lrs");
   mode_worse_ = options.mode() == "min" ? kInf : -kInf;
   best_ = mode_worse_;
   for (const OptimizerParamGroup& group : optimizer.param_groups()) last_lr_.push_back(group.options().get_lr());
@@ -126,7 +122,7 @@ void ReduceLROnPlateau::load_state_dict(const std::string& state) {
   std::vector<double> last_lr = last_lr_;
   if (json.value.contains("_last_lr")) last_lr = json.get<std::vector<double>>("_last_lr");
   options_ = options;
-  min_lrs_ = min_lrs.size() == 1 ? std::vector<double>(optimizer_.param_groups().size(), min_lrs.front()) : min_lrs;
+  min_lrs_ = min_lrs;
   mode_worse_ = options.mode() == "min" ? kInf : -kInf;
   best_ = best;
   num_bad_epochs_ = bad;

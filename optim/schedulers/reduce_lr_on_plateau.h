@@ -5,6 +5,7 @@
 
 #include "nn/arg.h"
 #include "optim/optimizer.h"
+#include "optim/schedulers/group_values.h"
 
 namespace ember::optim {
 
@@ -15,13 +16,13 @@ struct ReduceLROnPlateauOptions {
   EMBER_ARG(double, threshold) = 1e-4;
   EMBER_ARG(std::string, threshold_mode) = "rel";  // "rel" or "abs"
   EMBER_ARG(int64_t, cooldown) = 0;
-  EMBER_ARG(std::vector<double>, min_lr) = {0.0};  // one, or one per group
+  EMBER_ARG(GroupValues, min_lr) = 0.0;
   EMBER_ARG(double, eps) = 1e-8;
 };
 
 class ReduceLROnPlateau {
  public:
-  // Throws Python's errors for factor >= 1, a min_lr count other than the groups', and unknown modes.
+  // Throws Python's errors for factor >= 1, a min_lr list not of one per group, and unknown modes.
   explicit ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options = {});
 
   void step(double metric);

@@ -304,6 +304,15 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
                       "anneal_strategy must by one of 'cos' or 'linear', instead got exp");
   expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions({1.0, 2.0, 3.0}).total_steps(5)); },
                       "expected 2 values for max_lr, got 3");
+  // A list of one is a list, as in Python: it must have one value per group too; a number spreads.
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions({1.0}).total_steps(5)); },
+                      "expected 2 values for max_lr, got 1");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0).total_steps(5).max_momentum({0.9})); },
+                      "expected 2 values for max_momentum, got 1");
+  expect_error<Error>([&] { eo::OneCycleLR(o, eo::OneCycleLROptions(1.0).total_steps(5).base_momentum({0.8})); },
+                      "expected 2 values for base_momentum, got 1");
+  expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().min_lr({0.0})); },
+                      "expected 2 min_lrs, got 1");
   expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().factor(1.0)); },
                       "Factor should be < 1.0.");
   expect_error<Error>([&] { eo::ReduceLROnPlateau(o, eo::ReduceLROnPlateauOptions().mode("lowest")); },
