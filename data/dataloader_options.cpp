@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "data/detail/counts.h"
 #include "runtime/error.h"
 
 namespace ember::data {
@@ -15,10 +16,11 @@ FullDataLoaderOptions::FullDataLoaderOptions(const DataLoaderOptions& options)
       drop_last(options.drop_last()),
       shuffle(options.shuffle()),
       generator(options.generator()) {
-  if (batch_size == 0) {
-    throw Error("batch_size should be a positive integer value, but got batch_size=0");
+  detail::check_batch_size(batch_size);
+  if (detail::is_negative_converted(workers)) {
+    throw Error("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
   }
-  if (workers > 0 && max_jobs == 0) {
+  if (workers > 0 && (max_jobs == 0 || detail::is_negative_converted(max_jobs))) {
     throw Error("DataLoader: with " + std::to_string(workers) +
                 " workers, max_jobs and prefetch_factor must be positive");
   }

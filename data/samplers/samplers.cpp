@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 
+#include "data/detail/counts.h"
 #include "data/detail/permutation.h"
 #include "data/samplers/batch.h"
 #include "data/samplers/random.h"
@@ -70,9 +71,7 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
 BatchSampler::BatchSampler(std::shared_ptr<Sampler<>> sampler, size_t batch_size, bool drop_last)
     : sampler_(std::move(sampler)), batch_size_(batch_size), drop_last_(drop_last) {
   if (!sampler_) throw Error("BatchSampler: the sampler is null");
-  if (batch_size_ == 0) {
-    throw Error("batch_size should be a positive integer value, but got batch_size=0");
-  }
+  detail::check_batch_size(batch_size_);
 }
 
 void BatchSampler::reset() { sampler_->reset(std::nullopt); }

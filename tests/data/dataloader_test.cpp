@@ -381,6 +381,14 @@ TEST_P(DataLoaderTest, MakeDataLoaderAsLibTorchWithTransforms) {
 TEST_P(DataLoaderTest, BadOptionsAreRefused) {
   expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(0)); },
                       "batch_size should be a positive integer value, but got batch_size=0");
+  // A negative count, converted to the size_t the options take, gets Python's message for it.
+  const auto minus_one = static_cast<size_t>(-1);
+  expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(minus_one)); },
+                      "batch_size should be a positive integer value, but got batch_size=-1");
+  expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(1).num_workers(minus_one)); },
+                      "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
+  expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(1).workers(2).prefetch_factor(minus_one)); },
+                      "DataLoader: with 2 workers, max_jobs and prefetch_factor must be positive");
   expect_error<Error>([&] {
     DataLoader(numbered(3), std::make_shared<data::samplers::SequentialSampler>(3), DataLoaderOptions(1).shuffle(true));
   }, "sampler option is mutually exclusive with shuffle");

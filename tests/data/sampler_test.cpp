@@ -118,6 +118,8 @@ TEST(DataSamplerTest, BatchSamplerAsPython) {
   }
   expect_error<Error>([] { BatchSampler(std::make_shared<SequentialSampler>(3), 0, false); },
                       "batch_size should be a positive integer value, but got batch_size=0");
+  expect_error<Error>([] { BatchSampler(std::make_shared<SequentialSampler>(3), static_cast<size_t>(-2), false); },
+                      "batch_size should be a positive integer value, but got batch_size=-2");
 }
 
 }  // namespace
