@@ -44,6 +44,12 @@ const KnownValues* known_for(const Tensor& tensor) {
   return last < known->count ? known : nullptr;
 }
 
+// Whether `known`'s range is exact for `tensor`: only a view of every noted element is, since a part of
+// them may lack the extremes.
+bool covers_every_noted_element(const KnownValues& known, const Tensor& tensor) {
+  return known.exact && tensor.is_contiguous() && tensor.storage_offset() == 0 && tensor.numel() == known.count;
+}
+
 }  // namespace
 
 void note_uploaded_values(const Tensor& written, const void* host_elements) {
@@ -67,7 +73,7 @@ void note_copied_values(const Tensor& copy, const Tensor& source) {
   if (!known || !is_integral(copy.dtype())) return;
   const auto [lowest, highest] = integer_range(copy.dtype());
   if (known->min < lowest || known->max > highest) return;  // the cast wraps some
-  note_value_range(copy, known->min, known->max, known_exact_range(source).has_value());
+  note_value_range(copy, known->min, known->max, covers_every_noted_element(*known, source));
 }
 
 void forget_known_values(const Tensor& tensor) {
@@ -81,11 +87,7 @@ bool known_within(const Tensor& tensor, int64_t min, int64_t max) {
 
 std::optional<std::pair<int64_t, int64_t>> known_exact_range(const Tensor& tensor) {
   const KnownValues* known = known_for(tensor);
-  // Exact only for a view of every noted element: a part of them may lack the extremes.
-  if (!known || !known->exact || !tensor.is_contiguous() || tensor.storage_offset() != 0 ||
-      tensor.numel() != known->count) {
-    return std::nullopt;
-  }
+  if (!known || !covers_every_noted_element(*known, tensor)) return std::nullopt;
   return std::make_pair(known->min, known->max);
 }
 

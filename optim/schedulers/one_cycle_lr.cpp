@@ -76,7 +76,8 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
     throw Error("anneal_strategy must by one of 'cos' or 'linear', instead got " + o.anneal_strategy());
   }
   phase_at(phase_ends(total_steps_of(o), o.pct_start(), o.three_phase()), o.last_epoch() + 1);  // the constructor's step
-  const std::vector<double> max_lrs = o.max_lr().for_groups(optimizer.param_groups().size(), "values for max_lr");
+  const size_t group_count = optimizer.param_groups().size();
+  const std::vector<double> max_lrs = o.max_lr().for_groups(group_count, "values for max_lr");
   std::vector<double> max_momentums, base_momentums;
   bool use_beta1 = false;
   if (o.cycle_momentum()) {
@@ -85,8 +86,8 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
       throw Error("optimizer must support momentum with `cycle_momentum` option enabled");
     }
     use_beta1 = has_option(defaults, "betas");
-    max_momentums = o.max_momentum().for_groups(optimizer.param_groups().size(), "values for max_momentum");
-    base_momentums = o.base_momentum().for_groups(optimizer.param_groups().size(), "values for base_momentum");
+    max_momentums = o.max_momentum().for_groups(group_count, "values for max_momentum");
+    base_momentums = o.base_momentum().for_groups(group_count, "values for base_momentum");
   }
   // Everything checked: now the groups change.
   std::vector<OptimizerParamGroup>& groups = optimizer.param_groups();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "optim/schedulers/scheduler_support.h"
 
@@ -24,21 +26,21 @@ double number_from(const nlohmann::ordered_json& value, const std::string& key) 
   throw Error("load_state_dict: the scheduler state's '" + key + "' is not a number");
 }
 
-const ReduceLROnPlateauOptions& checked(const ReduceLROnPlateauOptions& o, const Optimizer& optimizer) {
+// Checks the options as Python's constructor does, and returns the min_lr of each group.
+std::vector<double> checked_min_lrs(const ReduceLROnPlateauOptions& o, const Optimizer& optimizer) {
   if (o.factor() >= 1.0) throw Error("Factor should be < 1.0.");
-  o.min_lr().for_groups(optimizer.param_groups().size(), "min_lrs");
+  std::vector<double> min_lrs = o.min_lr().for_groups(optimizer.param_groups().size(), "min_lrs");
   if (o.mode() != "min" && o.mode() != "max") throw Error("mode " + o.mode() + " is unknown!");
   if (o.threshold_mode() != "rel" && o.threshold_mode() != "abs") {
     throw Error("threshold mode " + o.threshold_mode() + " is unknown!");
   }
-  return o;
+  return min_lrs;
 }
 
 }  // namespace
 
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options)
-    : optimizer_(optimizer), options_(checked(options, optimizer)) {
-  min_lrs_ = options.min_lr().for_groups(optimizer.param_groups().size(), "min_lrs");
+    : optimizer_(optimizer), options_(options), min_lrs_(checked_min_lrs(options, optimizer)) {
   mode_worse_ = options.mode() == "min" ? kInf : -kInf;
   best_ = mode_worse_;
   for (const OptimizerParamGroup& group : optimizer.param_groups()) last_lr_.push_back(group.options().get_lr());
@@ -112,9 +114,8 @@ void ReduceLROnPlateau::load_state_dict(const std::string& state) {
   options.threshold(json.get<double>("threshold"));
   options.threshold_mode(json.get<std::string>("threshold_mode"));
   options.eps(json.get<double>("eps"));
-  const auto min_lrs = json.get<std::vector<double>>("min_lrs");
-  options.min_lr(min_lrs);
-  checked(options, optimizer_);
+  options.min_lr(json.get<std::vector<double>>("min_lrs"));
+  std::vector<double> min_lrs = checked_min_lrs(options, optimizer_);
   const double best = number_from(json.value.at("best"), "best");
   const auto bad = json.get<int64_t>("num_bad_epochs");
   const auto cooldown_counter = json.get<int64_t>("cooldown_counter");
@@ -122,7 +123,7 @@ void ReduceLROnPlateau::load_state_dict(const std::string& state) {
   std::vector<double> last_lr = last_lr_;
   if (json.value.contains("_last_lr")) last_lr = json.get<std::vector<double>>("_last_lr");
   options_ = options;
-  min_lrs_ = min_lrs;
+  min_lrs_ = std::move(min_lrs);
   mode_worse_ = options.mode() == "min" ? kInf : -kInf;
   best_ = best;
   num_bad_epochs_ = bad;
