@@ -1,7 +1,7 @@
 // The loaders: order, partial last batch and drop_last against LibTorch's data loader; shuffling
-// repeated by a seed; worker threads giving the batches of no workers, in order; prefetch bounds;
-// collate; a dataset's exception reaching the caller; IterableDataset; epochs restarted midway; a
-// worker thread that cannot start.
+// repeated by a seed; a sampler with replacement; worker threads giving the batches of no workers, in
+// order; prefetch bounds; collate; a dataset's exception reaching the caller; IterableDataset; epochs
+// restarted midway; a worker thread that cannot start.
 #include <sys/resource.h>
 #include <torch/torch.h>
 
@@ -96,6 +96,25 @@ TEST_P(DataLoaderTest, ShuffleFollowsTheGeneratorAndASeedRepeatsIt) {
     EXPECT_EQ(order, perm);
     EXPECT_EQ(batches.size(), 7u);
     EXPECT_EQ(batches.back().size(), 2u);
+  }
+}
+
+// DataLoader(dataset, batch_size=8, sampler=RandomSampler(dataset, replacement=True, num_samples=20)):
+// three batches of randint's draws, the last of 4, with or without worker threads. The sampler draws when
+// the epoch starts, as Python's.
+TEST_P(DataLoaderTest, ASamplerWithReplacementDrawsNumSamplesRows) {
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    Generator generator(11), reference(11);
+    auto sampler = std::make_shared<data::samplers::RandomSampler>(data::samplers::RandomSampler::drawing_at_first_reset(
+        10, data::samplers::RandomSamplerOptions().replacement(true).num_samples(20), &generator));
+    DataLoader loader(numbered(10), sampler, DataLoaderOptions(8).workers(workers));
+    EXPECT_EQ(loader.size(), 3u);
+    const auto batches = epoch(loader);
+    std::vector<int64_t> order;
+    for (const auto& b : batches) order.insert(order.end(), b.begin(), b.end());
+    EXPECT_EQ(order, randint(10, {20}, TensorOptions().device(device), &reference).to_vector<int64_t>());
+    EXPECT_EQ(batches.back().size(), 4u);
   }
 }
 

@@ -1,6 +1,7 @@
-// The same Feistel network and Philox4x32-10 blocks as shaders/random/randperm.comp and
-// shaders/common/philox.glsl; tests/data/sampler_test.cpp checks that both give one permutation.
-#include "data/detail/permutation.h"
+// The same Feistel network, integer draws and Philox4x32-10 blocks as shaders/random/randperm.comp,
+// shaders/random/random.comp and shaders/common/philox.glsl; tests/data/sampler_test.cpp checks that both
+// give the same order.
+#include "data/detail/host_draws.h"
 
 #include <algorithm>
 #include <array>
@@ -28,7 +29,7 @@ Block philox4x32_10(Block counter, uint32_t key_lo, uint32_t key_hi) {
 }
 
 // The block at 128-bit counter start + index, a carry out of the low 64 bits going to the third word.
-Block philox_block(PhiloxState state, uint32_t index) {
+Block philox_block(PhiloxState state, uint64_t index) {
   const uint64_t low = state.offset + index;
   const uint32_t carry = low < state.offset ? 1u : 0u;
   return philox4x32_10({static_cast<uint32_t>(low), static_cast<uint32_t>(low >> 32), carry, 0u},
@@ -70,6 +71,13 @@ std::vector<int64_t> randperm_on_host(int64_t n, PhiloxState state) {
     out[i] = value;
   }
   return out;
+}
+
+int64_t randint_on_host(int64_t high, PhiloxState state, uint64_t index) {
+  if (high <= 0) throw Error("randint_on_host: high must be positive, got " + std::to_string(high));
+  const Block block = philox_block(state, index);
+  const uint64_t bits = uint64_t{block[0]} | (uint64_t{block[1]} << 32);
+  return static_cast<int64_t>(bits % static_cast<uint64_t>(high));
 }
 
 }  // namespace ember::data::detail
