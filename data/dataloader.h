@@ -1,9 +1,9 @@
 #pragma once
 // Data loaders.
 // - DataLoader: Python's torch.utils.data.DataLoader. A map-style dataset's batches follow a
-//   BatchSampler (sequential, or shuffled every epoch from a Generator, batch_size, drop_last); an
-//   IterableDataset's follow its stream. Each batch is collated (Stack by default, or the given
-//   collate) on worker threads, prefetch_factor batches per worker ahead.
+//   BatchSampler (sequential, or shuffled every epoch from a Generator, batch_size, drop_last) or a batch
+//   sampler of one's own; an IterableDataset's follow its stream. Each batch is collated (Stack by
+//   default, or the given collate) on worker threads, prefetch_factor batches per worker ahead.
 // - StatelessDataLoader and make_data_loader: LibTorch's, for datasets that collate through map(Stack).
 // Both are ranges of batches: `for (auto& batch : loader)` runs one epoch; begin() starts the next.
 //
@@ -107,22 +107,38 @@ class DataLoader {
 
   explicit DataLoader(Dataset dataset, DataLoaderOptions options = DataLoaderOptions(),
                       Collate collate = Collate())
-      : DataLoader(std::move(dataset), nullptr, std::move(options), std::move(collate)) {}
+      : DataLoader(std::move(dataset), std::shared_ptr<samplers::Sampler<>>(), std::move(options),
+                   std::move(collate)) {}
 
   // With a sampler of one's own (Python's sampler=): shuffle must be off.
   DataLoader(Dataset dataset, std::shared_ptr<samplers::Sampler<>> sampler, DataLoaderOptions options,
              Collate collate = Collate())
+      : DataLoader(make_batch_sampler(dataset, std::move(sampler), FullDataLoaderOptions(options)), dataset,
+                   options, std::move(collate)) {}
+
+  // With a batch sampler of one's own (Python's batch_sampler=), which picks each batch whole: batch_size,
+  // shuffle and drop_last must keep their defaults, as Python requires.
+  DataLoader(Dataset dataset, std::shared_ptr<samplers::BatchSamplerBase> batch_sampler, DataLoaderOptions options,
+             Collate collate = Collate())
+      : DataLoader(checked_batch_sampler(std::move(batch_sampler), FullDataLoaderOptions(options)), dataset,
+                   options, std::move(collate)) {}
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+ private:
+  // Each worker gets a copy of `dataset`.
+  DataLoader(std::shared_ptr<samplers::BatchSamplerBase> batch_sampler, const Dataset& dataset,
+             const DataLoaderOptions& options, Collate collate)
       : options_(options),
-        batch_sampler_(make_batch_sampler(dataset, std::move(sampler), options_)),
+        batch_sampler_(std::move(batch_sampler)),
         datasets_(kIterable ? 1 : std::max<size_t>(options_.workers, 1), dataset),
         collates_(std::max<size_t>(options_.workers, 1), collate),
         pipeline_(options_.workers, options_.max_jobs, options_.timeout, options_.enforce_ordering,
                   [this](size_t worker, size_t sequence, Request request) {
                     return produce(worker, sequence, std::move(request));
                   }) {}
-  DataLoader(const DataLoader&) = delete;
-  DataLoader& operator=(const DataLoader&) = delete;
 
+ public:
   // Starts an epoch: a new order when shuffling, the stream again for an IterableDataset.
   Iterator<BatchType> begin() {
     pipeline_.drain();
@@ -167,7 +183,7 @@ class DataLoader {
   void join() { pipeline_.join(); }
 
  private:
-  static std::unique_ptr<samplers::BatchSampler> make_batch_sampler(
+  static std::shared_ptr<samplers::BatchSamplerBase> make_batch_sampler(
       const Dataset& dataset, std::shared_ptr<samplers::Sampler<>> sampler,
       const FullDataLoaderOptions& options) {
     if constexpr (kIterable) {
@@ -191,9 +207,22 @@ class DataLoader {
       } else if (options.shuffle) {
         throw Error("sampler option is mutually exclusive with shuffle");
       }
-      return std::make_unique<samplers::BatchSampler>(std::move(sampler), options.batch_size,
+      return std::make_shared<samplers::BatchSampler>(std::move(sampler), options.batch_size,
                                                       options.drop_last);
     }
+  }
+
+  static std::shared_ptr<samplers::BatchSamplerBase> checked_batch_sampler(
+      std::shared_ptr<samplers::BatchSamplerBase> batch_sampler, const FullDataLoaderOptions& options) {
+    if constexpr (kIterable) {
+      throw Error(
+          "DataLoader with IterableDataset: expected unspecified batch_sampler option, but got a batch sampler");
+    }
+    if (!batch_sampler) throw Error("DataLoader: the batch sampler is null");
+    if (options.batch_size != 1 || options.shuffle || options.drop_last) {
+      throw Error("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last");
+    }
+    return batch_sampler;
   }
 
   std::optional<BatchType> produce([[maybe_unused]] size_t worker, [[maybe_unused]] size_t sequence,
@@ -236,7 +265,7 @@ class DataLoader {
   };
 
   const FullDataLoaderOptions options_;
-  std::unique_ptr<samplers::BatchSampler> batch_sampler_;  // map-style datasets only
+  std::shared_ptr<samplers::BatchSamplerBase> batch_sampler_;  // map-style datasets only
   std::vector<Dataset> datasets_;  // one per worker (one for the calling thread), or the one stream
   std::vector<Collate> collates_;
   StreamTurns stream_;

@@ -105,6 +105,8 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
   return batch;
 }
 
+size_t BatchSamplerBase::size() const { throw Error("DataLoader: the batch sampler has no length"); }
+
 BatchSampler::BatchSampler(std::shared_ptr<Sampler<>> sampler, size_t batch_size, bool drop_last)
     : sampler_(std::move(sampler)), batch_size_(batch_size), drop_last_(drop_last) {
   if (!sampler_) throw Error("BatchSampler: the sampler is null");

@@ -1,7 +1,7 @@
 // The loaders: order, partial last batch and drop_last against LibTorch's data loader; shuffling
-// repeated by a seed; a sampler with replacement; worker threads giving the batches of no workers, in
-// order; prefetch bounds; collate; a dataset's exception reaching the caller; IterableDataset; epochs
-// restarted midway; a worker thread that cannot start.
+// repeated by a seed; a sampler with replacement; a batch sampler of one's own; worker threads giving
+// the batches of no workers, in order; prefetch bounds; collate; a dataset's exception reaching the
+// caller; IterableDataset; epochs restarted midway; a worker thread that cannot start.
 #include <sys/resource.h>
 #include <torch/torch.h>
 
@@ -65,6 +65,28 @@ std::vector<std::vector<int64_t>> libtorch_sequential(int64_t n, size_t batch_si
   return batches;
 }
 
+// Python's batch_sampler=[[0, 1, 2], [5], [3, 4]] and the like: the listed batches, of any size, in order;
+// without `sized` it has no length, as an iterator in Python.
+class ListedBatches : public data::samplers::BatchSamplerBase {
+ public:
+  ListedBatches(std::vector<std::vector<size_t>> batches, bool sized) : batches_(std::move(batches)), sized_(sized) {}
+  void reset() override {
+    next_ = 0;
+    ++resets;
+  }
+  std::optional<std::vector<size_t>> next() override {
+    if (next_ == batches_.size()) return std::nullopt;
+    return batches_[next_++];
+  }
+  size_t size() const override { return sized_ ? batches_.size() : BatchSamplerBase::size(); }
+  int resets = 0;
+
+ private:
+  std::vector<std::vector<size_t>> batches_;
+  bool sized_;
+  size_t next_ = 0;
+};
+
 TEST_P(DataLoaderTest, SequentialOrderPartialLastBatchAndDropLastAsLibTorch) {
   for (int64_t n : {1, 9, 10, 12}) {
     for (size_t batch_size : {1, 4, 16}) {
@@ -106,8 +128,9 @@ TEST_P(DataLoaderTest, ASamplerWithReplacementDrawsNumSamplesRows) {
   for (size_t workers : {0, 2}) {
     SCOPED_TRACE(workers);
     Generator generator(11), reference(11);
-    auto sampler = std::make_shared<data::samplers::RandomSampler>(data::samplers::RandomSampler::drawing_at_first_reset(
-        10, data::samplers::RandomSamplerOptions().replacement(true).num_samples(20), &generator));
+    auto sampler = std::make_shared<data::samplers::RandomSampler>(
+        data::samplers::RandomSampler::drawing_at_first_reset(
+            10, data::samplers::RandomSamplerOptions().replacement(true).num_samples(20), &generator));
     DataLoader loader(numbered(10), sampler, DataLoaderOptions(8).workers(workers));
     EXPECT_EQ(loader.size(), 3u);
     const auto batches = epoch(loader);
@@ -116,6 +139,31 @@ TEST_P(DataLoaderTest, ASamplerWithReplacementDrawsNumSamplesRows) {
     EXPECT_EQ(order, randint(10, {20}, TensorOptions().device(device), &reference).to_vector<int64_t>());
     EXPECT_EQ(batches.back().size(), 4u);
   }
+}
+
+// DataLoader(dataset, batch_sampler=...): the batch sampler's batches whole, reset each epoch, with or
+// without workers; its length is the loader's.
+TEST_P(DataLoaderTest, ABatchSamplerOfOnesOwnPicksEachBatchWhole) {
+  const std::vector<std::vector<size_t>> listed = {{0, 1, 2}, {5}, {3, 4}};
+  const std::vector<std::vector<int64_t>> expected = {{0, 1, 2}, {5}, {3, 4}};
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    auto batches = std::make_shared<ListedBatches>(listed, true);
+    DataLoader loader(numbered(6), batches, DataLoaderOptions().workers(workers));
+    EXPECT_EQ(loader.size(), 3u);
+    EXPECT_EQ(epoch(loader), expected);
+    EXPECT_EQ(epoch(loader), expected);
+    EXPECT_EQ(batches->resets, 2);
+  }
+  DataLoader unsized(numbered(6), std::make_shared<ListedBatches>(listed, false), DataLoaderOptions());
+  expect_error<Error>([&] { unsized.size(); }, "DataLoader: the batch sampler has no length");
+  EXPECT_EQ(epoch(unsized), expected);
+  // Python's BatchSampler given as batch_sampler= makes the batches of sampler= with batch_size=.
+  DataLoader through_batch_sampler(
+      numbered(10),
+      std::make_shared<data::samplers::BatchSampler>(std::make_shared<data::samplers::SequentialSampler>(10), 4, true),
+      DataLoaderOptions());
+  EXPECT_EQ(epoch(through_batch_sampler), libtorch_sequential(10, 4, true));
 }
 
 // As Python's loader, shuffling draws the order when an epoch starts, not when the loader is built: a seed
@@ -353,6 +401,10 @@ TEST_P(DataLoaderTest, IterableDatasetBatchesTheStreamWithAnyWorkers) {
   expect_error<Error>([&] { unsized.size(); }, "DataLoader: the IterableDataset has no length");
   expect_error<Error>([&] { DataLoader(Counting(device, 3, false), DataLoaderOptions(2).shuffle(true)); },
                       "DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=true");
+  auto listed = std::make_shared<ListedBatches>(std::vector<std::vector<size_t>>{{0}}, true);
+  expect_error<Error>(
+      [&] { DataLoader(Counting(device, 3, false), listed, DataLoaderOptions()); },
+      "DataLoader with IterableDataset: expected unspecified batch_sampler option, but got a batch sampler");
 }
 
 TEST_P(DataLoaderTest, MakeDataLoaderAsLibTorchWithTransforms) {
@@ -413,6 +465,15 @@ TEST_P(DataLoaderTest, BadOptionsAreRefused) {
   }, "sampler option is mutually exclusive with shuffle");
   expect_error<Error>([&] { DataLoader(numbered(3), DataLoaderOptions(1).workers(2).max_jobs(0)); },
                       "DataLoader: with 2 workers, max_jobs and prefetch_factor must be positive");
+  auto listed = std::make_shared<ListedBatches>(std::vector<std::vector<size_t>>{{0}}, true);
+  for (const DataLoaderOptions& options :
+       {DataLoaderOptions(2), DataLoaderOptions().shuffle(true), DataLoaderOptions().drop_last(true)}) {
+    expect_error<Error>([&] { DataLoader(numbered(3), listed, options); },
+                        "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last");
+  }
+  expect_error<Error>(
+      [&] { DataLoader(numbered(3), std::shared_ptr<data::samplers::BatchSamplerBase>(), DataLoaderOptions()); },
+      "DataLoader: the batch sampler is null");
 }
 
 // The process's address space is capped just above what it uses, so that the thread stacks of a few
