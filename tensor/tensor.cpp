@@ -19,8 +19,19 @@ TensorImpl& Tensor::impl() const {
   return *impl_;
 }
 
-int64_t Tensor::size(int64_t dim) const { return impl().sizes[wrap_dim(dim, this->dim())]; }
-int64_t Tensor::stride(int64_t dim) const { return impl().strides[wrap_dim(dim, this->dim())]; }
+namespace {
+
+// The index of `dim` into a tensor's sizes and strides: wrap_dim lets ops take a 0-dim tensor's dim 0 as
+// a 1-d one's, but a 0-dim tensor has no size or stride there.
+size_t size_index(int64_t dim, int64_t ndim) {
+  if (ndim == 0) throw IndexError("Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
+  return static_cast<size_t>(wrap_dim(dim, ndim));
+}
+
+}  // namespace
+
+int64_t Tensor::size(int64_t dim) const { return impl().sizes[size_index(dim, this->dim())]; }
+int64_t Tensor::stride(int64_t dim) const { return impl().strides[size_index(dim, this->dim())]; }
 int64_t Tensor::numel() const { return detail::product(sizes()); }
 
 bool Tensor::is_contiguous() const {

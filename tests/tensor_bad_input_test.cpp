@@ -1,6 +1,7 @@
 // Bad input the tensor API must refuse with PyTorch's message (checked against LibTorch 1.13's text),
 // leaving every tensor made before intact: size arithmetic that overflows, scalars that do not fit the
-// dtype they are stored as, bool subtraction, in-place writes through views of leaves, null host data.
+// dtype they are stored as, bool subtraction, in-place writes through views of leaves, null host data,
+// sizes and strides of dims a tensor lacks.
 // And the comparisons that return a bool on the host: equal, allclose (and isclose behind it).
 #include "tests/oracle.h"
 
@@ -57,6 +58,23 @@ TEST_P(BadInputTest, SizeArithmeticThatOverflowsIsRefused) {
   // A zero among huge sizes makes an empty tensor, as in PyTorch.
   EXPECT_EQ(ember::empty({big32, 0, big32}, on(kFloat32)).numel(), 0);
   EXPECT_TENSOR_EQ(before, at::arange(6, at::kFloat));
+}
+
+// A 0-dim tensor has no size or stride at any dim (ops that take its dim 0 as a 1-d one's do not apply).
+TEST_P(BadInputTest, SizesAndStridesOfDimsATensorLacks) {
+  const Tensor scalar = ember::full({}, 1.5, on(kFloat32)), row = ember::zeros({2, 3}, on(kFloat32));
+  const at::Tensor torch_scalar = at::full({}, 1.5), torch_row = at::zeros({2, 3});
+  for (int64_t dim : {0, -1, 1}) {
+    SCOPED_TRACE(dim);
+    expect_same_error([&] { scalar.size(dim); }, [&] { torch_scalar.size(dim); });
+    expect_same_error([&] { scalar.stride(dim); }, [&] { torch_scalar.stride(dim); });
+  }
+  for (int64_t dim : {2, -3}) {
+    expect_same_error([&] { row.size(dim); }, [&] { torch_row.size(dim); });
+    expect_same_error([&] { row.stride(dim); }, [&] { torch_row.stride(dim); });
+  }
+  EXPECT_EQ(row.size(-1), 3);
+  EXPECT_EQ(row.stride(-2), 3);
 }
 
 TEST_P(BadInputTest, ScalarsMustFitTheDtypeTheyAreStoredAs) {

@@ -6,8 +6,8 @@
 //
 // Beyond LibTorch 1.13, unbatched input works as in Python: a 2-D (seq, feature) input to a layer, a 1-D
 // (feature) input to a cell, with states unbatched likewise. Not supported: PackedSequence input
-// (LibTorch's forward_with_packed_input); pad the sequences instead. Python's warning for dropout with a
-// single layer is not given.
+// (LibTorch's forward_with_packed_input); pad the sequences instead (nn::utils::rnn::pad_sequence).
+// Python's warning for dropout with a single layer is not given.
 //
 // The layers are compositions of tensor ops (autograd comes from them): per layer and direction, one
 // matmul projects the input of every time step at once, then a loop over the steps adds the hidden

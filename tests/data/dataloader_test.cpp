@@ -1,7 +1,8 @@
 // The loaders: order, partial last batch and drop_last against LibTorch's data loader; shuffling
-// repeated by a seed; a sampler with replacement; a batch sampler of one's own; worker threads giving
-// the batches of no workers, in order; prefetch bounds; collate; a dataset's exception reaching the
-// caller; IterableDataset; epochs restarted midway; a worker thread that cannot start.
+// repeated by a seed; a sampler with replacement; a batch sampler of one's own, and one whose collate pads
+// the sequences it buckets; worker threads giving the batches of no workers, in order; prefetch bounds;
+// collate; a dataset's exception reaching the caller; IterableDataset; epochs restarted midway; a worker
+// thread that cannot start.
 #include <sys/resource.h>
 #include <torch/torch.h>
 
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "data/data.h"
+#include "nn/utils/rnn.h"
 #include "tests/oracle.h"
 #include "tests/test_support.h"
 
@@ -164,6 +166,53 @@ TEST_P(DataLoaderTest, ABatchSamplerOfOnesOwnPicksEachBatchWhole) {
       std::make_shared<data::samplers::BatchSampler>(std::make_shared<data::samplers::SequentialSampler>(10), 4, true),
       DataLoaderOptions());
   EXPECT_EQ(epoch(through_batch_sampler), libtorch_sequential(10, 4, true));
+}
+
+// Sequences of different lengths, batched by length through a batch sampler of one's own and padded to
+// one length by the collate (Python's batch_sampler= with collate_fn=pad_sequence), as LibTorch pads them.
+TEST_P(DataLoaderTest, ACollateThatPadsBucketedSequencesOfDifferentLengths) {
+  const std::vector<int64_t> lengths = {3, 1, 4, 1, 5, 2};
+  // Sequence i is 10i, 10i + 1, ... of lengths[i] steps; its target is its length.
+  struct Sentences : data::datasets::Dataset<Sentences> {
+    Sentences(std::shared_ptr<Device> device, std::vector<int64_t> lengths)
+        : device(std::move(device)), lengths(std::move(lengths)) {}
+    Example<> get(size_t index) override {
+      const auto start = static_cast<double>(10 * index);
+      return {arange(start, start + static_cast<double>(lengths[index]), TensorOptions(kFloat32).device(device)),
+              full({}, lengths[index], TensorOptions(kInt64).device(device))};
+    }
+    std::optional<size_t> size() const override { return lengths.size(); }
+    std::shared_ptr<Device> device;
+    std::vector<int64_t> lengths;
+  };
+  const std::vector<std::vector<size_t>> buckets = {{1, 3}, {0, 5}, {2, 4}};
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    DataLoader loader(Sentences(device, lengths), std::make_shared<ListedBatches>(buckets, true),
+                      DataLoaderOptions().workers(workers), [](std::vector<Example<>> examples) {
+                        std::vector<Tensor> sequences, sizes;
+                        for (Example<>& e : examples) {
+                          sequences.push_back(e.data);
+                          sizes.push_back(e.target);
+                        }
+                        return Example<>(nn::utils::rnn::pad_sequence(sequences, true, -1), stack(sizes));
+                      });
+    size_t batch_number = 0;
+    for (Example<>& batch : loader) {
+      ASSERT_LT(batch_number, buckets.size());
+      std::vector<at::Tensor> sequences;
+      std::vector<int64_t> expected_sizes;
+      for (size_t i : buckets[batch_number]) {
+        const auto start = static_cast<double>(10 * i);
+        sequences.push_back(torch::arange(start, start + static_cast<double>(lengths[i]), torch::kFloat32));
+        expected_sizes.push_back(lengths[i]);
+      }
+      EXPECT_TENSOR_EQ(batch.data, torch::nn::utils::rnn::pad_sequence(sequences, true, -1));
+      EXPECT_EQ(batch.target.to_vector<int64_t>(), expected_sizes);
+      ++batch_number;
+    }
+    EXPECT_EQ(batch_number, buckets.size());
+  }
 }
 
 // As Python's loader, shuffling draws the order when an epoch starts, not when the loader is built: a seed
