@@ -113,24 +113,28 @@ class DataLoader {
   // With a sampler of one's own (Python's sampler=): shuffle must be off.
   DataLoader(Dataset dataset, std::shared_ptr<samplers::Sampler<>> sampler, DataLoaderOptions options,
              Collate collate = Collate())
-      : DataLoader(make_batch_sampler(dataset, std::move(sampler), FullDataLoaderOptions(options)), dataset,
-                   options, std::move(collate)) {}
+      : DataLoader(dataset, options, std::move(collate), [&](const FullDataLoaderOptions& full) {
+          return make_batch_sampler(dataset, std::move(sampler), full);
+        }) {}
 
   // With a batch sampler of one's own (Python's batch_sampler=), which picks each batch whole: batch_size,
   // shuffle and drop_last must keep their defaults, as Python requires.
   DataLoader(Dataset dataset, std::shared_ptr<samplers::BatchSamplerBase> batch_sampler, DataLoaderOptions options,
              Collate collate = Collate())
-      : DataLoader(checked_batch_sampler(std::move(batch_sampler), FullDataLoaderOptions(options)), dataset,
-                   options, std::move(collate)) {}
+      : DataLoader(dataset, options, std::move(collate), [&](const FullDataLoaderOptions& full) {
+          return checked_batch_sampler(std::move(batch_sampler), full);
+        }) {}
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
  private:
-  // Each worker gets a copy of `dataset`.
-  DataLoader(std::shared_ptr<samplers::BatchSamplerBase> batch_sampler, const Dataset& dataset,
-             const DataLoaderOptions& options, Collate collate)
+  // Each worker gets a copy of `dataset`. `pick_batch_sampler` checks the options, completed once here,
+  // and makes the batch sampler from them.
+  template <typename PickBatchSampler>
+  DataLoader(const Dataset& dataset, const DataLoaderOptions& options, Collate collate,
+             PickBatchSampler pick_batch_sampler)
       : options_(options),
-        batch_sampler_(std::move(batch_sampler)),
+        batch_sampler_(pick_batch_sampler(options_)),
         datasets_(kIterable ? 1 : std::max<size_t>(options_.workers, 1), dataset),
         collates_(std::max<size_t>(options_.workers, 1), collate),
         pipeline_(options_.workers, options_.max_jobs, options_.timeout, options_.enforce_ordering,

@@ -168,6 +168,32 @@ TEST_P(DataLoaderTest, ABatchSamplerOfOnesOwnPicksEachBatchWhole) {
   EXPECT_EQ(epoch(through_batch_sampler), libtorch_sequential(10, 4, true));
 }
 
+// An empty batch from a batch sampler reaches the collate as an empty list, as in Python; the default
+// collate has nothing to stack and says so, with LibTorch's message (Python's default_collate fails
+// with an IndexError there).
+TEST_P(DataLoaderTest, AnEmptyBatchFromABatchSamplerReachesTheCollate) {
+  const std::vector<std::vector<size_t>> listed = {{0, 1}, {}, {2}};
+  for (size_t workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    DataLoader counting(numbered(3), std::make_shared<ListedBatches>(listed, true),
+                        DataLoaderOptions().workers(workers),
+                        [](std::vector<Example<>> examples) { return examples.size(); });
+    std::vector<size_t> sizes;
+    for (size_t size : counting) sizes.push_back(size);
+    EXPECT_EQ(sizes, (std::vector<size_t>{2, 0, 1}));
+
+    DataLoader stacking(numbered(3), std::make_shared<ListedBatches>(listed, true),
+                        DataLoaderOptions().workers(workers));
+    auto batch = stacking.begin();
+    EXPECT_EQ((*batch).target.to_vector<int64_t>(), (std::vector<int64_t>{0, 1}));
+    const std::string message = torch_error([] { torch::stack(std::vector<at::Tensor>{}); });
+    expect_error<Error>([&] { ++batch; },
+                        workers ? "Caught exception in DataLoader worker thread. Original message: " + message : message);
+    ++batch;  // the epoch goes on after the failed batch
+    EXPECT_EQ((*batch).target.to_vector<int64_t>(), (std::vector<int64_t>{2}));
+  }
+}
+
 // Sequences of different lengths, batched by length through a batch sampler of one's own and padded to
 // one length by the collate (Python's batch_sampler= with collate_fn=pad_sequence), as LibTorch pads them.
 TEST_P(DataLoaderTest, ACollateThatPadsBucketedSequencesOfDifferentLengths) {
