@@ -18,9 +18,12 @@ LambdaLR::LambdaLR(Optimizer& optimizer, Lambda lr_lambda, int64_t last_epoch)
     : LambdaLR(optimizer, std::vector<Lambda>(optimizer.param_groups().size(), lr_lambda), last_epoch) {}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch)
-    : LRScheduler(optimizer, checked(lr_lambdas.size(), optimizer, last_epoch)), lr_lambdas_(std::move(lr_lambdas)) {
+    : LambdaLR(optimizer, std::move(lr_lambdas), last_epoch, WithoutInitialStep{}) {
   initial_step();
 }
+
+LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch, WithoutInitialStep)
+    : LRScheduler(optimizer, checked(lr_lambdas.size(), optimizer, last_epoch)), lr_lambdas_(std::move(lr_lambdas)) {}
 
 std::vector<double> LambdaLR::get_lr() {
   std::vector<double> lrs;

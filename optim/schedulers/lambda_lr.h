@@ -15,10 +15,13 @@ class LambdaLR : public LRScheduler {
   LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch = -1);
 
  protected:
+  struct WithoutInitialStep {};
+  // For a subclass with its own get_lr, which takes the initial step itself (a virtual call from this
+  // constructor would reach LambdaLR's get_lr).
+  LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch, WithoutInitialStep);
   std::vector<double> get_lr() override;
   void save_fields(detail::SchedulerJson& json) const override;
 
- private:
   std::vector<Lambda> lr_lambdas_;
 };
 

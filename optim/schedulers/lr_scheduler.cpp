@@ -20,6 +20,21 @@ SchedulerJson parse_scheduler_state(const std::string& text) {
   if (!json.value.is_object()) throw Error("load_state_dict: the scheduler state must be a JSON object");
   return json;
 }
+
+nlohmann::ordered_json wrapped_states(const std::vector<std::shared_ptr<LRScheduler>>& schedulers) {
+  nlohmann::ordered_json states = nlohmann::ordered_json::array();
+  for (const auto& scheduler : schedulers) states.push_back(nlohmann::ordered_json::parse(scheduler->state_dict()));
+  return states;
+}
+
+void load_wrapped_states(const std::vector<std::shared_ptr<LRScheduler>>& schedulers, const nlohmann::ordered_json& states,
+                         const std::string& wrapper) {
+  if (!states.is_array() || states.size() != schedulers.size()) {
+    throw Error("load_state_dict: the scheduler state has " + std::to_string(states.size()) + " schedulers, this " +
+                wrapper + " " + std::to_string(schedulers.size()));
+  }
+  for (size_t i = 0; i < schedulers.size(); ++i) schedulers[i]->load_state_dict(states[i].dump());
+}
 }  // namespace detail
 
 LRScheduler::LRScheduler(Optimizer& optimizer, int64_t last_epoch) : optimizer_(optimizer), last_epoch_(last_epoch) {

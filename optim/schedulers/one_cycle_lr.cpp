@@ -4,6 +4,7 @@
 #include <numbers>
 #include <utility>
 
+#include "optim/schedulers/group_momentum.h"
 #include "optim/schedulers/scheduler_support.h"
 
 namespace ember::optim {
@@ -44,13 +45,6 @@ int64_t total_steps_of(const OneCycleLROptions& o) {
   return o.total_steps() ? *o.total_steps() : *o.epochs() * *o.steps_per_epoch();
 }
 
-bool has_option(const OptimizerOptions& options, const std::string& key) {
-  for (const auto& [k, v] : options.items()) {
-    if (k == key) return true;
-  }
-  return false;
-}
-
 // Sets each group's schedule bounds before the base records initial_lr, as Python's constructor does.
 int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
   if (!o.total_steps() && !(o.epochs() && o.steps_per_epoch())) {
@@ -81,11 +75,7 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
   std::vector<double> max_momentums, base_momentums;
   bool use_beta1 = false;
   if (o.cycle_momentum()) {
-    const OptimizerOptions& defaults = optimizer.defaults();
-    if (!has_option(defaults, "momentum") && !has_option(defaults, "betas")) {
-      throw Error("optimizer must support momentum with `cycle_momentum` option enabled");
-    }
-    use_beta1 = has_option(defaults, "betas");
+    use_beta1 = detail::momentum_is_beta1(optimizer);
     max_momentums = o.max_momentum().for_groups(group_count, "values for max_momentum");
     base_momentums = o.base_momentum().for_groups(group_count, "values for base_momentum");
   }
@@ -100,17 +90,7 @@ int64_t prepare(Optimizer& optimizer, const OneCycleLROptions& o) {
   }
   if (o.cycle_momentum() && o.last_epoch() == -1) {
     for (size_t i = 0; i < groups.size(); ++i) {
-      OptimizerOptions& options = groups[i].options();
-      if (use_beta1) {
-        std::vector<double> betas;
-        for (const auto& [k, v] : options.items()) {
-          if (k == "betas") betas = std::get<std::vector<double>>(v);
-        }
-        betas.at(0) = max_momentums[i];
-        options.set_item("betas", betas);
-      } else {
-        options.set_item("momentum", max_momentums[i]);
-      }
+      detail::set_group_momentum(groups[i], max_momentums[i], use_beta1);
       groups[i].set_extra("max_momentum", max_momentums[i]);
       groups[i].set_extra("base_momentum", base_momentums[i]);
     }
@@ -134,9 +114,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
     phases_ = {{"initial_lr", "max_lr", "max_momentum", "base_momentum"},
                {"max_lr", "min_lr", "base_momentum", "max_momentum"}};
   }
-  if (cycle_momentum_) {
-    for (const auto& [k, v] : optimizer.defaults().items()) use_beta1_ = use_beta1_ || k == "betas";
-  }
+  if (cycle_momentum_) use_beta1_ = detail::momentum_is_beta1(optimizer);
   initial_step();
 }
 
@@ -164,19 +142,7 @@ std::vector<double> OneCycleLR::get_lr() {
     const double lr = anneal(value(phase.start_lr), value(phase.end_lr), pct);
     const double momentum = cycle_momentum_ ? anneal(value(phase.start_momentum), value(phase.end_momentum), pct) : 0;
     lrs.push_back(lr);
-    if (cycle_momentum_) {
-      OptimizerOptions& options = group.options();
-      if (use_beta1_) {
-        std::vector<double> betas;
-        for (const auto& [k, v] : options.items()) {
-          if (k == "betas") betas = std::get<std::vector<double>>(v);
-        }
-        betas.at(0) = momentum;
-        options.set_item("betas", betas);
-      } else {
-        options.set_item("momentum", momentum);
-      }
-    }
+    if (cycle_momentum_) detail::set_group_momentum(group, momentum, use_beta1_);
   }
   return lrs;
 }

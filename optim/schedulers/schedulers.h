@@ -1,12 +1,18 @@
 #pragma once
 // The learning-rate schedulers.
+#include "optim/schedulers/chained_scheduler.h"
+#include "optim/schedulers/constant_lr.h"
 #include "optim/schedulers/cosine_annealing_lr.h"
+#include "optim/schedulers/cosine_annealing_warm_restarts.h"
+#include "optim/schedulers/cyclic_lr.h"
 #include "optim/schedulers/exponential_lr.h"
 #include "optim/schedulers/lambda_lr.h"
 #include "optim/schedulers/linear_lr.h"
 #include "optim/schedulers/lr_scheduler.h"
 #include "optim/schedulers/multi_step_lr.h"
+#include "optim/schedulers/multiplicative_lr.h"
 #include "optim/schedulers/one_cycle_lr.h"
+#include "optim/schedulers/polynomial_lr.h"
 #include "optim/schedulers/reduce_lr_on_plateau.h"
 #include "optim/schedulers/sequential_lr.h"
 #include "optim/schedulers/step_lr.h"

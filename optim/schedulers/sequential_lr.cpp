@@ -57,9 +57,7 @@ std::string SequentialLR::state_dict() const {
   json["_milestones"] = milestones_;
   json["last_epoch"] = last_epoch_;
   json["_last_lr"] = last_lr_;
-  nlohmann::ordered_json children = nlohmann::ordered_json::array();
-  for (const auto& scheduler : schedulers_) children.push_back(nlohmann::ordered_json::parse(scheduler->state_dict()));
-  json["_schedulers"] = children;
+  json["_schedulers"] = detail::wrapped_states(schedulers_);
   return json.dump();
 }
 
@@ -68,12 +66,7 @@ void SequentialLR::load_state_dict(const std::string& state) {
   const auto milestones = json.get<std::vector<int64_t>>("_milestones");
   const auto last_epoch = json.get<int64_t>("last_epoch");
   const auto last_lr = json.get<std::vector<double>>("_last_lr");
-  const auto children = json.get<nlohmann::ordered_json>("_schedulers");
-  if (!children.is_array() || children.size() != schedulers_.size()) {
-    throw Error("load_state_dict: the scheduler state has " + std::to_string(children.size()) +
-                " schedulers, this SequentialLR " + std::to_string(schedulers_.size()));
-  }
-  for (size_t i = 0; i < schedulers_.size(); ++i) schedulers_[i]->load_state_dict(children[i].dump());
+  detail::load_wrapped_states(schedulers_, json.get<nlohmann::ordered_json>("_schedulers"), "SequentialLR");
   milestones_ = milestones;
   last_epoch_ = last_epoch;
   last_lr_ = last_lr;

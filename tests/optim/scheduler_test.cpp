@@ -1,5 +1,6 @@
-// The schedulers' learning-rate sequences (and OneCycleLR's momentum) equal Python's torch.optim.lr_scheduler
-// (LibTorch 1.13 has only StepLR); their state_dict has Python's entries and resumes the same sequence.
+// The schedulers' learning-rate sequences (and OneCycleLR's and CyclicLR's momentum) equal Python's
+// torch.optim.lr_scheduler (LibTorch 1.13 has only StepLR); their state_dict has Python's entries and resumes
+// the same sequence.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -117,6 +118,59 @@ TEST_F(SchedulerTest, SequencesEqualPythons) {
                 o, eo::OneCycleLROptions(0.3).epochs(3).steps_per_epoch(5).anneal_strategy("linear").three_phase(true).pct_start(0.25));
           },
           14, "adam", true),
+      epoch_case<eo::MultiplicativeLR>("MultiplicativeLR(opt, [lambda e: 0.9, lambda e: 1.0 - 0.01 * e])",
+                                       [](Opt& o) {
+                                         return std::make_shared<eo::MultiplicativeLR>(
+                                             o, std::vector<eo::LambdaLR::Lambda>{[](int64_t) { return 0.9; },
+                                                                                  [](int64_t e) { return 1.0 - 0.01 * static_cast<double>(e); }});
+                                       }),
+      epoch_case<eo::ConstantLR>("ConstantLR(opt, factor=0.3, total_iters=4)",
+                                 [](Opt& o) { return std::make_shared<eo::ConstantLR>(o, 0.3, 4); }),
+      epoch_case<eo::PolynomialLR>("PolynomialLR(opt, total_iters=6, power=2.5)",
+                                   [](Opt& o) { return std::make_shared<eo::PolynomialLR>(o, 6, 2.5); }),
+      epoch_case<eo::ChainedScheduler>(
+          "ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=3), ExponentialLR(opt, gamma=0.9)])",
+          [](Opt& o) {
+            return std::make_shared<eo::ChainedScheduler>(std::vector<std::shared_ptr<eo::LRScheduler>>{
+                std::make_shared<eo::ConstantLR>(o, 0.1, 3), std::make_shared<eo::ExponentialLR>(o, 0.9)});
+          }),
+      epoch_case<eo::CosineAnnealingWarmRestarts>(
+          "CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001)",
+          [](Opt& o) { return std::make_shared<eo::CosineAnnealingWarmRestarts>(o, 3, 2, 0.001); }),
+      epoch_case<eo::CosineAnnealingWarmRestarts>("CosineAnnealingWarmRestarts(opt, T_0=4)", [](Opt& o) {
+        return std::make_shared<eo::CosineAnnealingWarmRestarts>(o, 4);
+      }),
+      epoch_case<eo::CyclicLR>("CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=4)",
+                               [](Opt& o) { return std::make_shared<eo::CyclicLR>(o, eo::CyclicLROptions(0.01, 0.1).step_size_up(4)); },
+                               25, "sgd", true),
+      epoch_case<eo::CyclicLR>(
+          "CyclicLR(opt, base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=3, step_size_down=5, mode='triangular2', "
+          "base_momentum=[0.7, 0.75], max_momentum=0.95)",
+          [](Opt& o) {
+            return std::make_shared<eo::CyclicLR>(o, eo::CyclicLROptions({0.01, 0.02}, {0.1, 0.3})
+                                                         .step_size_up(3)
+                                                         .step_size_down(5)
+                                                         .mode("triangular2")
+                                                         .base_momentum({0.7, 0.75})
+                                                         .max_momentum(0.95));
+          },
+          25, "sgd", true),
+      epoch_case<eo::CyclicLR>(
+          "CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode='exp_range', gamma=0.9, cycle_momentum=False)",
+          [](Opt& o) {
+            return std::make_shared<eo::CyclicLR>(
+                o, eo::CyclicLROptions(0.01, 0.1).step_size_up(2).mode("exp_range").gamma(0.9).cycle_momentum(false));
+          },
+          25, "adam"),
+      epoch_case<eo::CyclicLR>(
+          "CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 0.8 ** x, scale_mode='iterations')",
+          [](Opt& o) {
+            return std::make_shared<eo::CyclicLR>(o, eo::CyclicLROptions(0.01, 0.1)
+                                                         .step_size_up(3)
+                                                         .scale_fn([](double x) { return std::pow(0.8, x); })
+                                                         .scale_mode("iterations"));
+          },
+          25, "sgd", true),
   };
   // SequentialLR steps its schedulers with an epoch argument, which PyTorch 1.13 warns about on stderr.
   std::string script = R"(
@@ -240,7 +294,10 @@ TEST_F(SchedulerTest, StateDictIsPythonsAndResumes) {
 from torch.optim.lr_scheduler import *
 import json
 for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 5], gamma=0.3),
-             lambda o: CosineAnnealingLR(o, T_max=5, eta_min=0.001), lambda o: LinearLR(o, 0.25, 0.9, 4)]:
+             lambda o: CosineAnnealingLR(o, T_max=5, eta_min=0.001), lambda o: LinearLR(o, 0.25, 0.9, 4),
+             lambda o: ConstantLR(o, 0.5, 9), lambda o: PolynomialLR(o, 9, 2.0),
+             lambda o: CosineAnnealingWarmRestarts(o, 3, 2, 0.001), lambda o: MultiplicativeLR(o, lambda e: 0.9),
+             lambda o: ChainedScheduler([ConstantLR(o, 0.5, 9), ExponentialLR(o, 0.9)])]:
     a, b = [torch.ones(2, requires_grad=True)], [torch.ones(3, requires_grad=True)]
     opt = torch.optim.SGD([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1, momentum=0.9)
     s = make(opt)
@@ -253,14 +310,22 @@ for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 
   std::string unavailable;
   const std::vector<std::string> answers = python_answers(script, unavailable);
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 4u) << (answers.empty() ? "" : answers.back());
   using Make = std::function<std::unique_ptr<eo::LRScheduler>(eo::Optimizer&)>;
   const std::vector<Make> makers = {
       [](eo::Optimizer& o) { return std::make_unique<eo::StepLR>(o, 3, 0.5); },
       [](eo::Optimizer& o) { return std::make_unique<eo::MultiStepLR>(o, std::vector<int64_t>{2, 5, 5}, 0.3); },
       [](eo::Optimizer& o) { return std::make_unique<eo::CosineAnnealingLR>(o, 5, 0.001); },
       [](eo::Optimizer& o) { return std::make_unique<eo::LinearLR>(o, 0.25, 0.9, 4); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::ConstantLR>(o, 0.5, 9); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::PolynomialLR>(o, 9, 2.0); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::CosineAnnealingWarmRestarts>(o, 3, 2, 0.001); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::MultiplicativeLR>(o, [](int64_t) { return 0.9; }); },
+      [](eo::Optimizer& o) {
+        return std::make_unique<eo::ChainedScheduler>(std::vector<std::shared_ptr<eo::LRScheduler>>{
+            std::make_shared<eo::ConstantLR>(o, 0.5, 9), std::make_shared<eo::ExponentialLR>(o, 0.9)});
+      },
   };
+  ASSERT_EQ(answers.size(), makers.size()) << (answers.empty() ? "" : answers.back());
   for (size_t c = 0; c < makers.size(); ++c) {
     SCOPED_TRACE("case " + std::to_string(c));
     TwoGroups s = sgd_setup();
@@ -279,6 +344,114 @@ for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 
       scheduler->step();
       again->step();
       EXPECT_EQ(again->get_last_lr(), scheduler->get_last_lr()) << "step " << k;
+    }
+  }
+}
+
+// CosineAnnealingWarmRestarts stepped per batch with fractional epochs, and jumps with step(epoch) (the
+// closed forms of ConstantLR and PolynomialLR), as Python's.
+TEST_F(SchedulerTest, FractionalEpochsAndJumpsEqualPythons) {
+  const std::vector<int64_t> jumps = {7, 2, 2, 12, 0, 5};
+  std::string jump_list = "[";
+  for (int64_t j : jumps) jump_list += std::to_string(j) + ",";
+  jump_list += "]";
+  const std::string script = R"(
+import warnings
+warnings.simplefilter("ignore")
+from torch.optim.lr_scheduler import *
+def opt():
+    a, b = [torch.ones(2, requires_grad=True)], [torch.ones(3, requires_grad=True)]
+    return torch.optim.SGD([{'params': a}, {'params': b, 'lr': 0.05}], lr=0.1, momentum=0.9)
+for T_mult in [1, 2]:
+    s = CosineAnnealingWarmRestarts(opt(), T_0=2, T_mult=T_mult, eta_min=0.001)
+    out = []
+    for epoch in range(7):
+        for i in range(4):
+            s.step(epoch + i / 4)
+            out.append(' '.join(repr(x) for x in s.get_last_lr()))
+    print('\n'.join(out))
+    print('@@END@@')
+for make in [lambda o: ConstantLR(o, factor=0.3, total_iters=4), lambda o: PolynomialLR(o, total_iters=6, power=2.5),
+             lambda o: CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)]:
+    s = make(opt())
+    out = []
+    for e in )" + jump_list + R"(:
+        s.step(e)
+        out.append(' '.join(repr(x) for x in s.get_last_lr()))
+    print('\n'.join(out))
+    print('@@END@@')
+)";
+  std::string unavailable;
+  const std::vector<std::string> answers = python_answers(script, unavailable);
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ASSERT_EQ(answers.size(), 5u) << (answers.empty() ? "" : answers.back());
+  auto expect_lines = [](std::istringstream& expected, const std::vector<double>& got, const std::string& where) {
+    std::string line;
+    std::getline(expected, line);
+    std::istringstream values(line);
+    std::vector<double> want;
+    for (double v; values >> v;) want.push_back(v);
+    ASSERT_EQ(got.size(), want.size()) << where << ": Python printed '" << line << "'";
+    for (size_t j = 0; j < got.size(); ++j) EXPECT_NEAR(got[j], want[j], 1e-15 + 1e-12 * std::abs(want[j])) << where;
+  };
+  for (int64_t T_mult : {1, 2}) {
+    TwoGroups s = sgd_setup();
+    eo::CosineAnnealingWarmRestarts scheduler(*s.optimizer, 2, T_mult, 0.001);
+    std::istringstream expected(answers[T_mult - 1]);
+    for (int epoch = 0; epoch < 7; ++epoch) {
+      for (int i = 0; i < 4; ++i) {
+        scheduler.step(epoch + i / 4.0);
+        expect_lines(expected, scheduler.get_last_lr(),
+                     "T_mult " + std::to_string(T_mult) + " epoch " + std::to_string(epoch) + " + " + std::to_string(i) + "/4");
+      }
+    }
+  }
+  using Make = std::function<std::unique_ptr<eo::LRScheduler>(eo::Optimizer&)>;
+  const std::vector<Make> makers = {
+      [](eo::Optimizer& o) { return std::make_unique<eo::ConstantLR>(o, 0.3, 4); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::PolynomialLR>(o, 6, 2.5); },
+      [](eo::Optimizer& o) { return std::make_unique<eo::CosineAnnealingWarmRestarts>(o, 3, 2); },
+  };
+  for (size_t c = 0; c < makers.size(); ++c) {
+    TwoGroups s = sgd_setup();
+    std::unique_ptr<eo::LRScheduler> scheduler = makers[c](*s.optimizer);
+    std::istringstream expected(answers[2 + c]);
+    for (int64_t e : jumps) {
+      scheduler->step(e);
+      expect_lines(expected, scheduler->get_last_lr(), "case " + std::to_string(c) + " step(" + std::to_string(e) + ")");
+    }
+  }
+}
+
+// CyclicLR cycles Adam's beta1 as it cycles SGD's momentum (the sequence test checks SGD's against Python;
+// Python 1.13 refuses an optimizer with betas, PyTorch 2 cycles beta1 so), and its state resumes the
+// same learning rates and momenta.
+TEST_F(SchedulerTest, CyclicLRCyclesBeta1AndResumes) {
+  const eo::CyclicLROptions options = eo::CyclicLROptions({0.01, 0.02}, {0.1, 0.3}).step_size_up(3).step_size_down(2).mode("triangular2");
+  TwoGroups sgd = sgd_setup();
+  TwoGroups adam = adam_setup();
+  eo::CyclicLR with_momentum(*sgd.optimizer, options);
+  eo::CyclicLR with_betas(*adam.optimizer, options);
+  for (int k = 0; k < 12; ++k) {
+    EXPECT_EQ(momenta(*adam.optimizer), momenta(*sgd.optimizer)) << "step " << k;
+    EXPECT_EQ(with_betas.get_last_lr(), with_momentum.get_last_lr()) << "step " << k;
+    with_momentum.step();
+    with_betas.step();
+  }
+  for (TwoGroups* s : {&sgd, &adam}) {
+    eo::CyclicLR scheduler(*s->optimizer, eo::CyclicLROptions(0.01, 0.1).step_size_up(4).mode("exp_range").gamma(0.95));
+    for (int k = 0; k < 5; ++k) scheduler.step();
+    const std::string state = scheduler.state_dict();
+    TwoGroups resumed = s == &sgd ? sgd_setup() : adam_setup();
+    eo::CyclicLR again(*resumed.optimizer, eo::CyclicLROptions(0.5, 0.9));
+    resumed.optimizer->load_state_dict(s->optimizer->state_dict());
+    again.load_state_dict(state);
+    EXPECT_EQ(nlohmann::json::parse(again.state_dict()), nlohmann::json::parse(state));
+    for (int k = 0; k < 9; ++k) {
+      scheduler.step();
+      again.step();
+      EXPECT_EQ(again.get_last_lr(), scheduler.get_last_lr()) << "step " << k;
+      EXPECT_EQ(momenta(*resumed.optimizer), momenta(*s->optimizer)) << "step " << k;
     }
   }
 }
@@ -326,9 +499,39 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
   adagrad.optimizer = std::make_unique<eo::Adagrad>(adagrad.a);
   expect_error<Error>([&] { eo::OneCycleLR(*adagrad.optimizer, eo::OneCycleLROptions(1.0).total_steps(5)); },
                       "optimizer must support momentum with `cycle_momentum` option enabled");
+  expect_error<Error>([&] { eo::CyclicLR(*adagrad.optimizer, eo::CyclicLROptions(0.1, 1.0)); },
+                      "optimizer must support momentum with `cycle_momentum` option enabled");
+  expect_error<Error>([&] { eo::ConstantLR(o, 1.5); }, "Constant multiplicative factor expected to be between 0 and 1.");
+  expect_error<Error>([&] { eo::ConstantLR(o, -0.5); }, "Constant multiplicative factor expected to be between 0 and 1.");
+  expect_error<Error>([&] { eo::MultiplicativeLR(o, std::vector<eo::LambdaLR::Lambda>{[](int64_t) { return 1.0; }}); },
+                      "Expected 2 lr_lambdas, but got 1");
+  expect_error<Error>([&] { eo::CosineAnnealingWarmRestarts(o, 0); }, "Expected positive integer T_0, but got 0");
+  expect_error<Error>([&] { eo::CosineAnnealingWarmRestarts(o, 3, 0); }, "Expected integer T_mult >= 1, but got 0");
+  expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions({0.1, 0.2, 0.3}, 1.0)); }, "expected 2 values for base_lr, got 3");
+  expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions(0.1, {1.0})); }, "expected 2 values for max_lr, got 1");
+  expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions(0.1, 1.0).mode("cosine")); },
+                      "mode is invalid and scale_fn is None");
+  expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions(0.1, 1.0).max_momentum({0.9})); },
+                      "expected 2 values for max_momentum, got 1");
+  expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions(0.1, 1.0).step_size_up(0)); },
+                      "CyclicLR: step_size_up must be above 0 and step_size_down at least 0, got 0.0 and 0.0");
+  expect_error<Error>([&] { eo::ChainedScheduler({}); }, "ChainedScheduler expects at least one scheduler");
   // The failed constructions changed nothing.
   EXPECT_EQ(o.param_groups()[0].options().get_lr(), lr0);
   EXPECT_FALSE(o.param_groups()[0].extra("initial_lr").has_value());
+  {
+    TwoGroups chained = sgd_setup();
+    auto other = std::make_shared<eo::StepLR>(*adagrad.optimizer, 3);
+    expect_error<Error>(
+        [&] {
+          eo::ChainedScheduler(std::vector<std::shared_ptr<eo::LRScheduler>>{
+              std::make_shared<eo::ExponentialLR>(*chained.optimizer, 0.9), other});
+        },
+        "ChainedScheduler expects all schedulers to belong to the same optimizer, but got schedulers at index 0 and 1 "
+        "to be different");
+    eo::CosineAnnealingWarmRestarts warm(*chained.optimizer, 3);
+    expect_error<Error>([&] { warm.step(-0.5); }, "Expected non-negative epoch, but got -0.5");
+  }
   eo::OneCycleLR one_cycle(o, eo::OneCycleLROptions(1.0).total_steps(2));
   one_cycle.step();
   one_cycle.step();
@@ -355,7 +558,7 @@ TEST_F(SchedulerTest, DivisionsByZeroFailWherePythonsDo) {
   std::string script = R"(
 import warnings
 warnings.simplefilter("ignore")
-from torch.optim.lr_scheduler import OneCycleLR, LinearLR
+from torch.optim.lr_scheduler import OneCycleLR, LinearLR, ConstantLR
 def where(make, steps):
     opt = torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1, momentum=0.9)
     epoch = 0
@@ -368,6 +571,7 @@ def where(make, steps):
         print(epoch)
     print('@@END@@')
 where(lambda opt: LinearLR(opt, start_factor=0.0, total_iters=4), 4)
+where(lambda opt: ConstantLR(opt, factor=0.0, total_iters=3), 5)
 )";
   for (const OneCycleCase& c : cases) {
     script += "where(lambda opt: OneCycleLR(opt, max_lr=1.0, total_steps=" + std::to_string(c.total_steps) +
@@ -377,8 +581,23 @@ where(lambda opt: LinearLR(opt, start_factor=0.0, total_iters=4), 4)
   std::string unavailable;
   const std::vector<std::string> answers = python_answers(script, unavailable);
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size() + 1) << (answers.empty() ? "" : answers.back());
+  ASSERT_EQ(answers.size(), cases.size() + 2) << (answers.empty() ? "" : answers.back());
   EXPECT_EQ(answers[0], "1") << "Python 1.13 divides by zero in LinearLR's first step; ember refuses 0 up front";
+  {
+    // ConstantLR takes a factor of 0 and divides by it where the factor ends, at total_iters.
+    eo::SGD optimizer(std::vector<Tensor>{ones({2}).requires_grad_(true)}, eo::SGDOptions(0.1).momentum(0.9));
+    eo::ConstantLR scheduler(optimizer, 0.0, 3);
+    std::string failed_at = "none";
+    for (int64_t epoch = 1; epoch <= 5 && failed_at == "none"; ++epoch) {
+      try {
+        scheduler.step();
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("divides by zero"), std::string::npos) << e.what();
+        failed_at = std::to_string(epoch);
+      }
+    }
+    EXPECT_EQ(failed_at, answers[1]);
+  }
 
   for (size_t i = 0; i < cases.size(); ++i) {
     const OneCycleCase& c = cases[i];
@@ -398,7 +617,7 @@ where(lambda opt: LinearLR(opt, start_factor=0.0, total_iters=4), 4)
       EXPECT_NE(std::string(e.what()).find("would divide by zero"), std::string::npos) << e.what();
       failed_at = std::to_string(epoch);
     }
-    EXPECT_EQ(failed_at, answers[i + 1]);
+    EXPECT_EQ(failed_at, answers[i + 2]);
     if (failed_at == "0") {
       // Refused in the constructor, before it touched the groups.
       EXPECT_FALSE(optimizer.param_groups()[0].extra("initial_lr").has_value());
