@@ -6,6 +6,7 @@
 #include "data/samplers/batch.h"
 #include "data/samplers/random.h"
 #include "data/samplers/sequential.h"
+#include "data/samplers/subset_random.h"
 #include "runtime/error.h"
 
 namespace ember::data::samplers {
@@ -101,6 +102,26 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
                 ? static_cast<size_t>(detail::randint_on_host(static_cast<int64_t>(size_), epoch_start_, index_))
                 : permuted(index_);
     ++index_;
+  }
+  return batch;
+}
+
+SubsetRandomSampler::SubsetRandomSampler(std::vector<size_t> indices, Generator* generator)
+    : indices_(std::move(indices)),
+      positions_(RandomSampler::drawing_at_first_reset(static_cast<int64_t>(indices_.size()), generator)) {}
+
+void SubsetRandomSampler::reset(std::optional<size_t> new_size) {
+  if (new_size && *new_size != indices_.size()) {
+    throw Error("SubsetRandomSampler: its size is its " + std::to_string(indices_.size()) +
+                " indices'; it cannot be reset to " + std::to_string(*new_size));
+  }
+  positions_.reset();
+}
+
+std::optional<std::vector<size_t>> SubsetRandomSampler::next(size_t batch_size) {
+  std::optional<std::vector<size_t>> batch = positions_.next(batch_size);
+  if (batch) {
+    for (size_t& entry : *batch) entry = indices_[entry];
   }
   return batch;
 }
