@@ -3,8 +3,10 @@
 // into non-overlapping subsets of given lengths (or fractions of it) in a random order, as Python's
 // torch.utils.data.Subset and random_split:
 //
-//   auto [train, validation] = ... random_split(mnist, {50000, 10000}, &generator) ...;
-//   auto parts = random_split(mnist, {0.8, 0.2});
+//   ember::Generator generator(42);
+//   auto splits = random_split(FashionMNIST(MNIST::Mode::kTrain), {50000, 10000}, &generator);
+//   DataLoader train(splits[0], DataLoaderOptions(64).shuffle(true)), validate(splits[1], ...);
+//   auto halves = random_split(dataset, {0.5, 0.5});  // fractions
 //
 // A Subset hands its batches to its dataset's get_batch, so a dataset that gathers a batch at once
 // (TensorDataset, MNIST) still does; copies (one per loader worker) share the indices.
