@@ -5,6 +5,7 @@
 #include "optim/adam.h"
 #include "optim/adamw.h"
 #include "optim/grad_scaler.h"
+#include "optim/lbfgs.h"
 #include "optim/optimizer.h"
 #include "optim/rmsprop.h"
 #include "optim/schedulers/schedulers.h"

@@ -393,6 +393,14 @@ OrderedDict<std::string, Tensor> Optimizer::state(const Tensor& param) const {
   return out;
 }
 
+OptimAlgorithm Optimizer::algorithm() const {
+  throw UnsupportedError("this optimizer has no fused elementwise step");
+}
+
+OptimHyperparameters Optimizer::hyperparameters(const OptimizerOptions& /*options*/) const {
+  throw UnsupportedError("this optimizer has no fused elementwise step");
+}
+
 // ---- state_dict ----
 
 namespace {
@@ -415,7 +423,9 @@ Json to_json(const OptionValue& value) {
 OptionValue from_json(const std::string& key, const Json& value) {
   if (value.is_null()) return std::monostate{};
   if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_integer()) return value.get<int64_t>();
   if (value.is_number()) return value.get<double>();
+  if (value.is_string()) return value.get<std::string>();
   if (value.is_array()) {
     std::vector<double> numbers;
     for (const Json& x : value) {
@@ -494,7 +504,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
   }
 
   // The state tensors, by parameter, checked against the options they will be used with.
-  std::map<std::pair<size_t, size_t>, std::map<std::string, Tensor>> loaded;
+  LoadedState loaded;
   for (const auto& item : state_dict.tensors) {
     const std::string& key = item.key();
     const size_t dot = key.find('.', 6);
@@ -516,6 +526,18 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
     }
     loaded[where->second][key.substr(dot + 1)] = item.value();
   }
+  check_loaded_state(loaded, new_options);
+
+  // Apply.
+  for (size_t g = 0; g < param_groups_.size(); ++g) {
+    param_groups_[g].set_options(std::move(new_options[g]));
+    for (const auto& [key, value] : new_extras[g]) param_groups_[g].set_extra(key, value);
+  }
+  restore_state(loaded);
+}
+
+void Optimizer::check_loaded_state(const LoadedState& loaded,
+                                   const std::vector<std::unique_ptr<OptimizerOptions>>& options) const {
   const bool counts = optim_counts_steps(algorithm());
   for (const auto& [where, tensors] : loaded) {
     const auto [g, i] = where;
@@ -523,7 +545,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
     const std::string prefix = "load_state_dict: the state of parameter " + std::to_string(i) + " of group " +
                                std::to_string(g);
     std::set<std::string> expected;
-    for (const OptimStateSlot& s : optim_state_slots(algorithm(), hyperparameters(*new_options[g]))) {
+    for (const OptimStateSlot& s : optim_state_slots(algorithm(), hyperparameters(*options[g]))) {
       expected.insert(std::string(s.name));
     }
     if (counts) expected.insert("step");
@@ -543,12 +565,10 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
       if (!tensors.count(name)) throw Error(prefix + " lacks '" + name + "'");
     }
   }
+}
 
-  // Apply.
-  for (size_t g = 0; g < param_groups_.size(); ++g) {
-    param_groups_[g].set_options(std::move(new_options[g]));
-    for (const auto& [key, value] : new_extras[g]) param_groups_[g].set_extra(key, value);
-  }
+void Optimizer::restore_state(const LoadedState& loaded) {
+  const bool counts = optim_counts_steps(algorithm());
   autograd::NoGradGuard no_grad;
   for (size_t g = 0; g < param_groups_.size(); ++g) {
     GroupState& st = group_state(g);

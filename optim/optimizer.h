@@ -19,6 +19,7 @@
 // holds is a 0-dim float32 tensor for every optimizer that counts steps (Python 1.13 keeps an int for
 // RMSprop); `step` views read the count as of state_dict() (a later step writes the other slot).
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,8 +33,9 @@
 
 namespace ember::optim {
 
-// An option's value as Python's param group holds it: None, a bool, a float, or a tuple of floats.
-using OptionValue = std::variant<std::monostate, bool, double, std::vector<double>>;
+// An option's value as Python's param group holds it: None, a bool, an int, a float, a string, or a tuple
+// of floats.
+using OptionValue = std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<double>>;
 using OptionItems = std::vector<std::pair<std::string, OptionValue>>;
 
 class OptimizerOptions {
@@ -112,11 +114,13 @@ class Optimizer {
   using LossClosure = std::function<Tensor()>;
   // Runs `closure` (with grad mode on) when given, then steps every parameter that has a gradient:
   // one kernel launch per (device, dtype) of each group, no host wait. Returns the closure's loss.
-  Tensor step(LossClosure closure = nullptr);
+  // Optimizers that are not elementwise (LBFGS) override it, with state(), step_unless() and the
+  // load_state_dict hooks below.
+  virtual Tensor step(LossClosure closure = nullptr);
   // step(), skipped where `found_inf` (a float32 tensor of one element, GradScaler's flag) is nonzero:
   // the kernel reads the flag and leaves parameters, state and step counts as they were, so nothing waits
   // on the host. The flag is copied to the device of parameters on another one.
-  void step_unless(const Tensor& found_inf);
+  virtual void step_unless(const Tensor& found_inf);
   // set_to_none drops each gradient; otherwise it is detached and zeroed.
   void zero_grad(bool set_to_none = true);
 
@@ -131,7 +135,7 @@ class Optimizer {
 
   // The state of `param` by PyTorch's names, in Python's order (views of the optimizer's memory); empty
   // before its first step.
-  OrderedDict<std::string, Tensor> state(const Tensor& param) const;
+  virtual OrderedDict<std::string, Tensor> state(const Tensor& param) const;
 
   OptimizerStateDict state_dict() const;
   // Python's load_state_dict: the groups' options and each parameter's state from `state_dict`. Checks
@@ -140,12 +144,24 @@ class Optimizer {
   void load_state_dict(const OptimizerStateDict& state_dict);
 
  protected:
-  virtual OptimAlgorithm algorithm() const = 0;
-  virtual OptimHyperparameters hyperparameters(const OptimizerOptions& options) const = 0;
+  // The fused elementwise step's algorithm and options. An optimizer that overrides step() and the state
+  // hooks needs neither; the defaults throw.
+  virtual OptimAlgorithm algorithm() const;
+  virtual OptimHyperparameters hyperparameters(const OptimizerOptions& options) const;
   // Adagrad makes its state when parameters join (sum = this value, step 0); the others on their first step.
   virtual std::optional<double> eager_state_value(const OptimizerOptions& /*options*/) const { return std::nullopt; }
   // For subclass constructors: makes the eager state of every group (see eager_state_value).
   void make_eager_state();
+
+  // load_state_dict's state tensors by (group, parameter of the group) and name (the key's part after
+  // "state.<index>.").
+  using LoadedState = std::map<std::pair<size_t, size_t>, std::map<std::string, Tensor>>;
+  // Throws Error unless `loaded` is state this optimizer can take, each group with `options[g]`; changes
+  // nothing.
+  virtual void check_loaded_state(const LoadedState& loaded,
+                                  const std::vector<std::unique_ptr<OptimizerOptions>>& options) const;
+  // Replaces the state with `loaded` (checked already), after the groups took their new options.
+  virtual void restore_state(const LoadedState& loaded);
 
  private:
   struct GroupState;

@@ -1,6 +1,7 @@
 #pragma once
 // What the optimizers' options share: LibTorch's constructor checks and the conversions of Python's
 // param-group values (state_dict's JSON). Internal to optim/.
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -20,6 +21,8 @@ inline void check_option(bool ok, const char* what, double value) {
 
 double option_double(const std::string& key, const OptionValue& value);
 bool option_bool(const std::string& key, const OptionValue& value);
+int64_t option_int(const std::string& key, const OptionValue& value);
+std::optional<std::string> option_optional_string(const std::string& key, const OptionValue& value);
 std::pair<double, double> option_pair(const std::string& key, const OptionValue& value);
 
 }  // namespace ember::optim::detail

@@ -21,11 +21,11 @@ std::vector<double> betas_of(const OptimizerOptions& options) {
   if (!betas) throw Error("the param group's options have no betas");
   return std::get<std::vector<double>>(*betas);
 }
-}  // namespace
 
 bool has_option(const OptimizerOptions& options, const std::string& key) {
   return find_option(options, key).has_value();
 }
+}  // namespace
 
 bool momentum_is_beta1(const Optimizer& optimizer) {
   const OptimizerOptions& defaults = optimizer.defaults();

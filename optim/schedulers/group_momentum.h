@@ -7,8 +7,6 @@
 
 namespace ember::optim::detail {
 
-bool has_option(const OptimizerOptions& options, const std::string& key);
-
 // Whether the optimizer's momentum is beta1; throws Python's error where it has neither momentum nor betas.
 bool momentum_is_beta1(const Optimizer& optimizer);
 
