@@ -16,6 +16,7 @@
 #include "data/samplers/random.h"
 #include "data/samplers/sequential.h"
 #include "data/samplers/subset_random.h"
+#include "data/samplers/weighted_random.h"
 #include "data/transforms/base.h"
 #include "data/transforms/collate.h"
 #include "data/transforms/lambda.h"

@@ -80,4 +80,10 @@ int64_t randint_on_host(int64_t high, PhiloxState state, uint64_t index) {
   return static_cast<int64_t>(bits % static_cast<uint64_t>(high));
 }
 
+double uniform_on_host(PhiloxState state, uint64_t index) {
+  const Block block = philox_block(state, index);
+  const uint64_t bits = (uint64_t{block[0]} | (uint64_t{block[1]} << 32)) >> 11;
+  return static_cast<double>(bits) * 0x1.0p-53;
+}
+
 }  // namespace ember::data::detail

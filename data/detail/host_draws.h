@@ -16,4 +16,7 @@ std::vector<int64_t> randperm_on_host(int64_t n, PhiloxState state);
 // Draw `index` of randint(0, high) from `state` (int64), as shaders/random/random.comp computes it.
 int64_t randint_on_host(int64_t high, PhiloxState state, uint64_t index);
 
+// Draw `index` of a uniform double in [0, 1) from `state`: the block's first 53 bits over 2^53.
+double uniform_on_host(PhiloxState state, uint64_t index);
+
 }  // namespace ember::data::detail
