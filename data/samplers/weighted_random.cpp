@@ -20,7 +20,14 @@ WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, int64_
   if (!replacement_ && num_samples_ > static_cast<int64_t>(weights_.size())) {
     throw Error("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   }
-  for (double w : weights_) {  // the first bad weight names the error, as PyTorch's CPU kernel checks
+  // PyTorch 1.13 checks the weights as a whole without replacement, and weight by weight (the first bad one
+  // naming the error) in its CPU kernel with replacement.
+  if (!replacement_) {
+    if (std::any_of(weights_.begin(), weights_.end(), [](double w) { return !(w >= 0) || std::isinf(w); })) {
+      throw Error("probability tensor contains either `inf`, `nan` or element < 0");
+    }
+  }
+  for (double w : weights_) {
     if (!(w >= 0)) throw Error("invalid multinomial distribution (encountering probability entry < 0)");
     if (std::isinf(w)) throw Error("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
   }

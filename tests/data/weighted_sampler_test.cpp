@@ -46,11 +46,14 @@ message(lambda: WeightedRandomSampler([1.0, float('nan')], 3))
 message(lambda: WeightedRandomSampler([0.0, 0.0], 3))
 message(lambda: WeightedRandomSampler([1.0, float('inf')], 3))
 message(lambda: WeightedRandomSampler([1.0, 2.0], 3, replacement=False))
+message(lambda: WeightedRandomSampler([1.0, -2.0], 1, replacement=False))
+message(lambda: WeightedRandomSampler([float('inf'), 1.0], 1, replacement=False))
+message(lambda: WeightedRandomSampler([0.0, 0.0], 1, replacement=False))
 )";
   std::string unavailable;
   const std::vector<std::string> answers = python_answers(script, unavailable);
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 6u) << (answers.empty() ? "" : answers.back());
+  ASSERT_EQ(answers.size(), 9u) << (answers.empty() ? "" : answers.back());
   const std::vector<std::function<void()>> ours = {
       [] { WeightedRandomSampler({1.0, 2.0}, 0); },
       [] { WeightedRandomSampler({1.0, -2.0}, 3); },
@@ -58,6 +61,9 @@ message(lambda: WeightedRandomSampler([1.0, 2.0], 3, replacement=False))
       [] { WeightedRandomSampler({0.0, 0.0}, 3); },
       [] { WeightedRandomSampler({1.0, INFINITY}, 3); },
       [] { WeightedRandomSampler({1.0, 2.0}, 3, false); },
+      [] { WeightedRandomSampler({1.0, -2.0}, 1, false); },
+      [] { WeightedRandomSampler({INFINITY, 1.0}, 1, false); },
+      [] { WeightedRandomSampler({0.0, 0.0}, 1, false); },
   };
   for (size_t i = 0; i < ours.size(); ++i) expect_error<Error>(ours[i], answers[i]);
   // Fewer positive weights than samples without replacement: as Python 1.13, the zero weights come last.
