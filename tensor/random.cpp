@@ -4,11 +4,13 @@
 // seed and the draws before them.
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "runtime/integer_range.h"
 #include "runtime/kernels/random.h"
 #include "runtime/kernels/reduce.h"
 #include "tensor/known_values.h"
+#include "tensor/multinomial_checks.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -214,7 +216,6 @@ struct DistributionStats {
   double min = 0;
   bool finite = true;
   double min_row_sum = 0;
-  int64_t min_nonzero = 0;
 };
 
 DistributionStats distribution_stats(const Tensor& rows) {
@@ -222,7 +223,7 @@ DistributionStats distribution_stats(const Tensor& rows) {
   ReduceKernels& kernels = detail::kernels_for<ReduceKernels>(*device);
   Stream& stream = *detail::stream_for(*device);
   const DType wide = device->supports(DType::Float64) ? DType::Float64 : DType::Float32;
-  Tensor stats = detail::empty_on({4}, wide, device);
+  Tensor stats = detail::empty_on({3}, wide, device);
   // Reduces `in` over `mask` into stats[slot].
   auto reduce_into = [&](int64_t slot, ReduceOp op, const Tensor& in, uint32_t mask) {
     kernels.reduce(stream, {.op = op, .out = stats.narrow(0, slot, 1).ref(), .in = in.ref(), .reduce_mask = mask,
@@ -231,9 +232,8 @@ DistributionStats distribution_stats(const Tensor& rows) {
   reduce_into(0, ReduceOp::Amin, rows, 3);
   reduce_into(1, ReduceOp::Amax, rows.abs(), 3);
   reduce_into(2, ReduceOp::Amin, rows.sum(IntArrayRef(int64_t{1}), false, wide), 1);
-  reduce_into(3, ReduceOp::Amin, rows.count_nonzero(IntArrayRef(int64_t{1})), 1);
   const std::vector<double> v = stats.to_vector<double>();
-  return {v[0], std::isfinite(v[1]), v[2], static_cast<int64_t>(v[3])};
+  return {v[0], std::isfinite(v[1]), v[2]};
 }
 
 }  // namespace
@@ -257,13 +257,10 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
   if (count > 0 && categories == 0) throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
   if (count > 0) {
     const DistributionStats stats = distribution_stats(rows);  // one read-back
-    if (!stats.finite || stats.min < 0) {
-      throw Error("probability tensor contains either `inf`, `nan` or element < 0");
-    }
-    if (stats.min_row_sum <= 0) throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
-    if (!replacement && num_samples > stats.min_nonzero) {
-      throw Error("invalid multinomial distribution (with replacement=False, not enough non-negative category "
-                  "to sample)");
+    if (!stats.finite || !(stats.min >= 0) || !(stats.min_row_sum > 0)) {
+      // Rare: read the input back to name its first problem in PyTorch's order.
+      const std::string problem = detail::multinomial_problem(rows.to_vector<double>(), count, categories, replacement);
+      throw Error(problem.empty() ? "invalid multinomial distribution (sum of probabilities <= 0)" : problem);
     }
     Stream& stream = *detail::stream_for(*device);
     if (replacement) {
@@ -276,7 +273,8 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
       // Without replacement: the exponential race (Gumbel top-k). Each category gets the key p / E with E
       // exponential; the num_samples largest keys are a draw without replacement. They are taken one
       // argmax at a time, each winner then masked below every remaining key, so no row repeats a category
-      // and zero-probability categories (key 0) are never taken while positive ones remain.
+      // and zero-probability categories (key 0) come after every positive one, in index order (PyTorch 1.13
+      // takes them last too, in its top-k's order for ties).
       const DType compute = probabilities.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
       Tensor uniform = detail::empty_on(rows.sizes(), compute, device);
       draw(uniform, {.op = RandomOp::Uniform, .low = 0.0, .high = 1.0}, generator);

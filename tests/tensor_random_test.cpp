@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tests/oracle.h"
+#include "tests/same_error.h"
 
 namespace ember::test {
 namespace {
@@ -255,20 +256,55 @@ TEST_P(TensorRandomTest, ErrorMessages) {
   expect_error<Error>([&] { multinomial(ones({2, 2, 2}, on_device()), 1); }, "prob_dist must be 1 or 2 dim");
   expect_error<Error>([&] { multinomial(full({}, 1.0, on_device()), 1); }, "prob_dist must be 1 or 2 dim");
   expect_error<Error>([&] { multinomial(longs, 1); }, "multinomial only supports floating-point dtypes for input, got: Long");
-  expect_error<Error>([&] { multinomial(from(at::tensor({0.0f, 0.0f, 0.0f})), 2, true); },
-                      "invalid multinomial distribution (sum of probabilities <= 0)");
-  expect_error<Error>([&] { multinomial(from(at::tensor({-1.0f, 1.0f, 0.0f})), 1); },
-                      "probability tensor contains either `inf`, `nan` or element < 0");
-  expect_error<Error>([&] { multinomial(from(at::tensor({NAN, 1.0f, 0.0f})), 1); },
-                      "probability tensor contains either `inf`, `nan` or element < 0");
-  expect_error<Error>([&] { multinomial(from(at::tensor({INFINITY, 1.0f, 0.0f})), 1); },
-                      "probability tensor contains either `inf`, `nan` or element < 0");
-  expect_error<Error>([&] { multinomial(ones({3, 0}, on_device()), 1, true); },
-                      "invalid multinomial distribution (sum of probabilities <= 0)");
-  // PyTorch 1.13 returns zero-probability categories here; ember refuses, as earlier PyTorch did.
-  expect_error<Error>([&] { multinomial(from(at::tensor({1.0f, 0.0f, 0.0f})), 2); },
-                      "invalid multinomial distribution (with replacement=False, not enough non-negative category "
-                      "to sample)");
+}
+
+// Bad probabilities get LibTorch's message (1.13 on the CPU): without replacement a whole-tensor check, with
+// replacement the first bad entry or zero-sum row in row-major order.
+TEST_P(TensorRandomTest, MultinomialProbabilityMessages) {
+  struct Case {
+    at::Tensor probabilities;
+    int64_t samples;
+    bool replacement;
+  };
+  const auto t = [](std::initializer_list<float> values) { return at::tensor(values); };
+  const std::vector<Case> cases = {
+      {t({0, 0, 0}), 2, true},
+      {t({0, 0, 0}), 1, false},
+      {at::ones({3, 0}), 1, true},
+      {t({-1, 1, 0}), 1, false},
+      {t({NAN, 1, 0}), 1, false},
+      {t({1, INFINITY, 0}), 1, false},
+      {t({1, -1, 2}), 2, true},
+      {t({1, -1, 2}), 1, true},
+      {t({1, NAN, 2}), 2, true},
+      {t({1, INFINITY, 2}), 2, true},
+      {t({INFINITY, -1}), 2, true},
+      {t({0, 0, 1, -1}).reshape({2, 2}), 2, true},  // the zero-sum row comes first
+      {t({1, -1, 0, 0}).reshape({2, 2}), 2, true},  // the negative entry comes first
+      {t({1, 1, 0, 0}).reshape({2, 2}), 1, false},
+      {t({0, 0, 1, -1}).reshape({2, 2}), 1, false},
+  };
+  for (const Case& c : cases) {
+    expect_same_error([&] { multinomial(from(c.probabilities), c.samples, c.replacement); },
+                      [&] { at::multinomial(c.probabilities, c.samples, c.replacement); },
+                      testing::PrintToString(c.probabilities) + (c.replacement ? " with" : " without") +
+                          " replacement");
+  }
+}
+
+// Without replacement, asking for more samples than positive categories returns the zero-probability ones
+// after every positive one, as PyTorch 1.13 does (earlier versions refused).
+TEST_P(TensorRandomTest, MultinomialTakesZeroCategoriesLast) {
+  manual_seed(3);
+  const at::Tensor weights = at::tensor({0.0f, 2.0f, 0.0f, 1.0f, 0.0f});
+  for (int trial = 0; trial < 20; ++trial) {
+    const at::Tensor ours = to_torch(multinomial(from(weights), 5));
+    const at::Tensor theirs = at::multinomial(weights, 5);
+    for (const at::Tensor& draw : {ours, theirs}) {
+      EXPECT_TRUE(at::equal(std::get<0>(draw.narrow(0, 0, 2).sort()), at::tensor({1, 3}, at::kLong))) << draw;
+      EXPECT_TRUE(at::equal(std::get<0>(draw.narrow(0, 2, 3).sort()), at::tensor({0, 2, 4}, at::kLong))) << draw;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, TensorRandomTest, testing::Values("vulkan", "cuda"), backend_test_name);

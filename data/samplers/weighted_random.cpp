@@ -7,6 +7,7 @@
 
 #include "data/detail/host_draws.h"
 #include "runtime/error.h"
+#include "tensor/multinomial_checks.h"
 
 namespace ember::data::samplers {
 
@@ -20,20 +21,13 @@ WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, int64_
   if (!replacement_ && num_samples_ > static_cast<int64_t>(weights_.size())) {
     throw Error("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   }
-  // PyTorch 1.13 checks the weights as a whole without replacement, and weight by weight (the first bad one
-  // naming the error) in its CPU kernel with replacement.
-  if (!replacement_) {
-    if (std::any_of(weights_.begin(), weights_.end(), [](double w) { return !(w >= 0) || std::isinf(w); })) {
-      throw Error("probability tensor contains either `inf`, `nan` or element < 0");
-    }
-  }
-  for (double w : weights_) {
-    if (!(w >= 0)) throw Error("invalid multinomial distribution (encountering probability entry < 0)");
-    if (std::isinf(w)) throw Error("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-  }
-  if (!(std::accumulate(weights_.begin(), weights_.end(), 0.0) > 0)) {
-    throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
-  }
+  const std::string problem =
+      ember::detail::multinomial_problem(weights_, 1, static_cast<int64_t>(weights_.size()), replacement_);
+  if (!problem.empty()) throw Error(problem);
+  running_sums_.resize(weights_.size());
+  std::partial_sum(weights_.begin(), weights_.end(), running_sums_.begin());
+  last_positive_ = static_cast<size_t>(
+      std::find_if(weights_.rbegin(), weights_.rend(), [](double w) { return w > 0; }).base() - weights_.begin() - 1);
   // Without replacement and fewer positive weights than samples, Python 1.13 takes the zero weights last,
   // as the race below does.
 }
@@ -44,13 +38,12 @@ void WeightedRandomSampler::reset(std::optional<size_t> /*new_size*/) {
   epoch_.assign(samples, 0);
   if (replacement_) {
     // Inverse CDF: the first index whose running sum exceeds u * total (so a zero weight is never taken).
+    // When u * total rounds up to the total, no sum exceeds it; that draw belongs to the last positive weight.
     const PhiloxState state = generator.advance(samples);
-    std::vector<double> cdf(weights_.size());
-    std::partial_sum(weights_.begin(), weights_.end(), cdf.begin());
     for (size_t k = 0; k < samples; ++k) {
-      const double target = detail::uniform_on_host(state, k) * cdf.back();
-      const auto at = std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin();
-      epoch_[k] = std::min(static_cast<size_t>(at), weights_.size() - 1);
+      const double target = detail::uniform_on_host(state, k) * running_sums_.back();
+      const auto at = std::upper_bound(running_sums_.begin(), running_sums_.end(), target) - running_sums_.begin();
+      epoch_[k] = std::min(static_cast<size_t>(at), last_positive_);
     }
   } else {
     // The exponential race: index i finishes at E_i / w_i with E_i exponential; the num_samples first to

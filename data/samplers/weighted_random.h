@@ -35,6 +35,8 @@ class WeightedRandomSampler : public Sampler<> {
 
  private:
   std::vector<double> weights_;
+  std::vector<double> running_sums_;  // the inverse CDF's table, with replacement
+  size_t last_positive_ = 0;          // where a draw that rounds up to the total lands
   int64_t num_samples_;
   bool replacement_;
   Generator* generator_;
