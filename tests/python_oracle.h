@@ -2,6 +2,7 @@
 // PyTorch's Python side as an oracle, for what LibTorch's C++ API lacks (reprs, state_dict messages):
 // one /usr/bin/python3 run (python3-torch) per test program part, since importing torch takes seconds.
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
@@ -17,6 +18,17 @@ std::string run_python(const std::string& script);
 // Runs `script`, which prints each answer followed by a line "@@END@@". Returns the answers, or sets
 // `unavailable` when Python or torch is absent (tests skip saying so).
 std::vector<std::string> python_answers(const std::string& script, std::string& unavailable);
+
+// Runs `script` (python_answers) into `answers`, a std::vector<std::string>: skips the test, saying why,
+// when Python or torch is absent, and fails it unless Python printed `count` answers (the last one shows
+// Python's error when the script failed).
+#define ASSERT_PYTHON_ANSWERS(answers, script, count)                                      \
+  do {                                                                                     \
+    std::string python_unavailable_;                                                       \
+    (answers) = ::ember::test::python_answers((script), python_unavailable_);              \
+    if (!python_unavailable_.empty()) GTEST_SKIP() << python_unavailable_;                 \
+    ASSERT_EQ((answers).size(), (count)) << ((answers).empty() ? "" : (answers).back());   \
+  } while (0)
 
 // Prints each case's Python expression in one run and expects its text to equal the case's ember text
 // (reprs). Returns why Python is unavailable, for the caller to skip with, or "" when it ran.

@@ -104,10 +104,8 @@ TEST_P(AutocastTest, DtypesMatchPyTorchWhereItsCpuAndCudaListsAgree) {
   for (const DtypeCase& c : cases) {
     script += "    print(str((" + c.python + ").dtype).replace('torch.', ''))\n    print('@@END@@')\n";
   }
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size());
 
   autocast::AutocastGuard autocast(kBFloat16);
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -92,10 +92,8 @@ TEST_P(DataMnistTest, ReadsAsPythonsGzipAndNumpy) {
     script += "images, labels = load('" + prefix + "')\nprint(len(images), len(labels))\nprint('@@END@@')\n";
     for (size_t i : samples) script += "print(int(labels[" + std::to_string(i) + "]), images[" + std::to_string(i) + "].tobytes().hex())\nprint('@@END@@')\n";
   }
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 2 + train_samples.size() + test_samples.size()) << answers.back();
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 2 + train_samples.size() + test_samples.size());
   size_t a = 0;
   for (const MNIST::Mode mode : {MNIST::Mode::kTrain, MNIST::Mode::kTest}) {
     FashionMNIST dataset(mode, device);

@@ -77,10 +77,8 @@ def message(n, lengths):
     script += "lengths(" + std::to_string(c.n) + ", " + list + "])\n";
   }
   script += "message(10, [3, 4])\nmessage(10, [1.2, -0.2])\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size() + 2) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size() + 2);
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     SCOPED_TRACE("n " + std::to_string(c.n) + " case " + std::to_string(i));

@@ -116,10 +116,8 @@ TEST(LossPythonTest, GaussianNllLossAndReprsMatchPyTorch) {
       {"torch.nn.TripletMarginLoss()", nn::TripletMarginLoss()->repr()},
   };
   for (const auto& [python, _] : reprs) script += "print(" + python + ")\nprint('@@END@@')\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size() + reprs.size()) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size() + reprs.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].python);
     const std::vector<double> expected = python_numbers(answers[i]);

@@ -369,10 +369,8 @@ TEST(ModulePythonTest, ReprsAndMessagesMatchPyTorch) {
   const std::vector<PythonCase> cases = python_cases();
   std::string script;
   for (const PythonCase& c : cases) script += c.python + "\nprint('@@END@@')\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].python);
     EXPECT_EQ(cases[i].ember(), answers[i]);

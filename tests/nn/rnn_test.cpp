@@ -398,10 +398,8 @@ TEST(RnnPythonTest, StateErrorsAreInPythonsWords) {
   };
   std::string script = "def message(call):\n  try:\n    call()\n    print('no error')\n  except Exception as e:\n    print(e)\n";
   for (const Case& c : cases) script += "message(lambda: " + c.python + ")\nprint('@@END@@')\n";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].python);
     expect_error<Error>(cases[i].ember, answers[i]);

@@ -204,10 +204,8 @@ def run(kind, make, steps, momentum):
     script += "run('" + c.python_optimizer + "', lambda opt: " + c.python_scheduler + ", " + std::to_string(c.steps) + ", " +
               (c.momentum ? "True" : "False") + ")\n";
   }
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size()) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].python_scheduler);
     TwoGroups s = cases[i].setup();
@@ -265,10 +263,8 @@ for kwargs in [dict(patience=2), dict(mode='max', patience=1, factor=0.5, thresh
     print('\n'.join(out))
     print('@@END@@')
 )";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 2u) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 2u);
   const std::vector<eo::ReduceLROnPlateauOptions> options = {
       eo::ReduceLROnPlateauOptions().patience(2),
       eo::ReduceLROnPlateauOptions().mode("max").patience(1).factor(0.5).threshold(0.01).threshold_mode("abs").cooldown(2).min_lr({0.02, 0.01})};
@@ -307,9 +303,6 @@ for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 
     print(json.dumps(s.state_dict()))
     print('@@END@@')
 )";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
   using Make = std::function<std::unique_ptr<eo::LRScheduler>(eo::Optimizer&)>;
   const std::vector<Make> makers = {
       [](eo::Optimizer& o) { return std::make_unique<eo::StepLR>(o, 3, 0.5); },
@@ -325,7 +318,8 @@ for make in [lambda o: StepLR(o, 3, gamma=0.5), lambda o: MultiStepLR(o, [2, 5, 
             std::make_shared<eo::ConstantLR>(o, 0.5, 9), std::make_shared<eo::ExponentialLR>(o, 0.9)});
       },
   };
-  ASSERT_EQ(answers.size(), makers.size()) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, makers.size());
   for (size_t c = 0; c < makers.size(); ++c) {
     SCOPED_TRACE("case " + std::to_string(c));
     TwoGroups s = sgd_setup();
@@ -381,10 +375,8 @@ for make in [lambda o: ConstantLR(o, factor=0.3, total_iters=4), lambda o: Polyn
     print('\n'.join(out))
     print('@@END@@')
 )";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 5u) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 5u);
   auto expect_lines = [](std::istringstream& expected, const std::vector<double>& got, const std::string& where) {
     std::string line;
     std::getline(expected, line);
@@ -578,10 +570,8 @@ where(lambda opt: ConstantLR(opt, factor=0.0, total_iters=3), 5)
               ", pct_start=" + nlohmann::json(c.pct_start).dump() + ", three_phase=" + (c.three_phase ? "True" : "False") +
               "), " + std::to_string(c.total_steps) + ")\n";
   }
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), cases.size() + 2) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, cases.size() + 2);
   EXPECT_EQ(answers[0], "1") << "Python 1.13 divides by zero in LinearLR's first step; ember refuses 0 up front";
   {
     // ConstantLR takes a factor of 0 and divides by it where the factor ends, at total_iters.

@@ -117,10 +117,8 @@ print('@@END@@')
 print(' '.join('state.%d.%s' % (i, k) for i in sorted(sd['state']) for k in sd['state'][i]) + ' ')
 print('@@END@@')
 )";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), 2u) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 2u);
   // Compared as JSON values (a LibTorch group's options are complete; Python's group takes the defaults'
   // weight_decay, given here): the same keys and values, whatever their order.
   EXPECT_EQ(nlohmann::json::parse(sd.param_groups_json), nlohmann::json::parse(answers[0]))

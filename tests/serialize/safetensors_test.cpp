@@ -202,10 +202,8 @@ for name, (dtype, shape, values) in expected.items():
 print(sorted(header))
 print('@@END@@')
 )";
-  std::string unavailable;
-  const std::vector<std::string> answers = python_answers(script, unavailable);
-  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
-  ASSERT_EQ(answers.size(), tensors.size() + 2) << (answers.empty() ? "" : answers.back());
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, tensors.size() + 2);
   EXPECT_EQ(answers[0], "{'format': 'pt'}");
   for (size_t i = 0; i < tensors.size(); ++i) EXPECT_EQ(answers[i + 1], tensors.items()[i].key() + " ok");
   EXPECT_EQ(answers.back(), "[]") << "the header names no other tensor";
