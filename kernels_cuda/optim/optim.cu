@@ -22,8 +22,6 @@ constexpr int64_t kTile = kThreadsPerBlock * kElems;
 constexpr int64_t kSegmentElements = int64_t{1} << 22;
 constexpr int kSegmentsPerLaunch = 40;  // the parameters stay within CUDA's 4 KiB
 
-constexpr uint32_t kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16, kDecoupled = 32,
-                   kCentered = 64;
 
 struct OptimSegment {
   void* param;
@@ -59,16 +57,25 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
   auto flag = [&](uint32_t f) { return (p.flags & f) != 0; };
   const bool skip = p.skip_if != nullptr && *p.skip_if != 0.0f;
 
-  A step_size = A(0), bc2_sqrt = A(1);
+  A step_size = A(0), bc2_sqrt = A(1), rect = A(0);  // as optim.comp's
   if (alg != OptimAlgorithm::SGD) {
     const float old_step = fresh ? 0.0f : seg.steps[seg.parity];
     const float t = old_step + (skip ? 0.0f : 1.0f);
     if (start == 0 && threadIdx.x == 0) seg.steps[seg.parity ^ 1] = t;
-    if (alg == OptimAlgorithm::Adam) {
+    if (alg == OptimAlgorithm::Adam || alg == OptimAlgorithm::Adamax) {
       const A bc1 = -expm1(static_cast<A>(t) * h(5));
       const A bc2 = -expm1(static_cast<A>(t) * h(6));
       step_size = h(0) / bc1;
       bc2_sqrt = sqrt(bc2);
+    } else if (alg == OptimAlgorithm::RAdam) {
+      step_size = -expm1(static_cast<A>(t) * h(5));
+      const A bc2 = -expm1(static_cast<A>(t) * h(6));
+      bc2_sqrt = sqrt(bc2);
+      const A rho_inf = h(9);
+      const A rho_t = rho_inf - A(2) * static_cast<A>(t) * exp(static_cast<A>(t) * h(6)) / bc2;
+      if (rho_t > A(5)) {
+        rect = sqrt((rho_t - A(4)) * (rho_t - A(2)) * rho_inf / ((rho_inf - A(4)) * (rho_inf - A(2)) * rho_t));
+      }
     } else if (alg == OptimAlgorithm::Adagrad) {
       step_size = -(h(0) / (A(1) + (static_cast<A>(t) - A(1)) * h(1)));
     }
@@ -87,24 +94,24 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
     }
     A param = load_as<A>(p.dtype, seg.param, i);
     A g = load_as<A>(p.dtype, seg.grad, i);
-    if (flag(kMaximize)) g = -g;
+    if (flag(kOptimMaximize)) g = -g;
     auto load_state = [&](int slot) { return fresh ? A(0) : load_as<A>(p.dtype, seg.state[slot], i); };
     auto store_state = [&](int slot, A value) { store_as<A>(p.dtype, seg.state[slot], i, value); };
     switch (alg) {
       case OptimAlgorithm::SGD:
-        if (flag(kWeightDecay)) g = g + h(3) * param;
-        if (flag(kMomentum)) {
+        if (flag(kOptimWeightDecay)) g = g + h(3) * param;
+        if (flag(kOptimMomentum)) {
           A buf = g;
           if (!fresh) buf = load_state(0) * h(1) + h(2) * g;
           store_state(0, buf);
-          g = flag(kNesterov) ? g + h(1) * buf : buf;
+          g = flag(kOptimNesterov) ? g + h(1) * buf : buf;
         }
         param = param + h(0) * g;
         break;
       case OptimAlgorithm::Adam: {
-        if (flag(kDecoupled)) {
+        if (flag(kOptimDecoupled)) {
           param = param * h(9);
-        } else if (flag(kWeightDecay)) {
+        } else if (flag(kOptimWeightDecay)) {
           g = g + h(4) * param;
         }
         const A m = load_state(0) * h(1) + h(7) * g;
@@ -112,7 +119,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         store_state(0, m);
         store_state(1, v);
         A v_used = v;
-        if (flag(kAmsgrad)) {
+        if (flag(kOptimAmsgrad)) {
           v_used = max(load_state(2), v);
           store_state(2, v_used);
         }
@@ -121,18 +128,18 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         break;
       }
       case OptimAlgorithm::RMSprop: {
-        if (flag(kWeightDecay)) g = g + h(4) * param;
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
         const A sq = load_state(0) * h(1) + h(2) * g * g;
         store_state(0, sq);
         A avg;
-        if (flag(kCentered)) {
+        if (flag(kOptimCentered)) {
           const A ga = load_state(2) * h(1) + h(2) * g;
           store_state(2, ga);
           avg = sqrt(sq + A(-1) * ga * ga) + h(3);
         } else {
           avg = sqrt(sq) + h(3);
         }
-        if (flag(kMomentum)) {
+        if (flag(kOptimMomentum)) {
           const A buf = load_state(1) * h(5) + g / avg;
           store_state(1, buf);
           param = param + h(0) * buf;
@@ -141,8 +148,38 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         }
         break;
       }
+      case OptimAlgorithm::Adamax: {
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
+        const A m = load_state(0) * h(1) + h(7) * g;
+        const A u = max(load_state(1) * h(2), fabs(g) + h(3));
+        store_state(0, m);
+        store_state(1, u);
+        param = param + (-step_size) * m / u;
+        break;
+      }
+      case OptimAlgorithm::Adadelta: {
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
+        const A sq = load_state(0) * h(1) + h(2) * g * g;
+        const A acc = load_state(1);
+        const A delta = sqrt(acc + h(3)) / sqrt(sq + h(3)) * g;
+        store_state(0, sq);
+        store_state(1, acc * h(1) + h(2) * delta * delta);
+        param = param + h(0) * delta;
+        break;
+      }
+      case OptimAlgorithm::RAdam: {
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
+        const A m = load_state(0) * h(1) + h(7) * g;
+        const A v = load_state(1) * h(2) + h(8) * g * g;
+        store_state(0, m);
+        store_state(1, v);
+        const A corrected = m / step_size;
+        param = rect > A(0) ? param - corrected * h(0) * (bc2_sqrt / (sqrt(v) + h(3))) * rect
+                            : param - corrected * h(0);
+        break;
+      }
       case OptimAlgorithm::Adagrad: {
-        if (flag(kWeightDecay)) g = g + h(2) * param;
+        if (flag(kOptimWeightDecay)) g = g + h(2) * param;
         const A sum = load_as<A>(p.dtype, seg.state[0], i) + g * g;
         store_state(0, sum);
         param = param + step_size * g / (sqrt(sum) + h(3));
@@ -171,34 +208,9 @@ class CudaOptim final : public OptimKernels {
     if (args.skip_if) {
       launch.skip_if = static_cast<const float*>(device_pointer(*args.skip_if->allocation, args.skip_if->byte_offset));
     }
-    const OptimHyperparameters& o = args.hyper;
-    launch.flags = (o.maximize ? kMaximize : 0) | (o.weight_decay != 0 ? kWeightDecay : 0);
-    switch (args.algorithm) {
-      case OptimAlgorithm::SGD: {
-        const double h[] = {-o.lr, o.momentum, 1 - o.dampening, o.weight_decay};
-        std::copy(std::begin(h), std::end(h), launch.h);
-        launch.flags |= (o.momentum != 0 ? kMomentum : 0) | (o.nesterov ? kNesterov : 0);
-        break;
-      }
-      case OptimAlgorithm::Adam: {
-        const double h[] = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2),
-                            1 - o.beta1, 1 - o.beta2, 1 - o.lr * o.weight_decay};
-        std::copy(std::begin(h), std::end(h), launch.h);
-        launch.flags |= (o.amsgrad ? kAmsgrad : 0) | (o.decoupled_weight_decay ? kDecoupled : 0);
-        break;
-      }
-      case OptimAlgorithm::RMSprop: {
-        const double h[] = {-o.lr, o.alpha, 1 - o.alpha, o.eps, o.weight_decay, o.momentum};
-        std::copy(std::begin(h), std::end(h), launch.h);
-        launch.flags |= (o.momentum > 0 ? kMomentum : 0) | (o.centered ? kCentered : 0);
-        break;
-      }
-      case OptimAlgorithm::Adagrad: {
-        const double h[] = {o.lr, o.lr_decay, o.weight_decay, o.eps};
-        std::copy(std::begin(h), std::end(h), launch.h);
-        break;
-      }
-    }
+    const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper);
+    std::copy(options.h.begin(), options.h.end(), launch.h);
+    launch.flags = options.flags;
 
     const size_t element = element_size(dtype);
     std::vector<Allocation*> touched;

@@ -2,6 +2,7 @@
 #include "runtime/kernels/optim.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "runtime/error.h"
@@ -14,6 +15,9 @@ std::string_view optim_algorithm_name(OptimAlgorithm algorithm) {
     case OptimAlgorithm::Adam: return "adam";
     case OptimAlgorithm::RMSprop: return "rmsprop";
     case OptimAlgorithm::Adagrad: return "adagrad";
+    case OptimAlgorithm::Adamax: return "adamax";
+    case OptimAlgorithm::Adadelta: return "adadelta";
+    case OptimAlgorithm::RAdam: return "radam";
   }
   return "?";
 }
@@ -36,11 +40,55 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
     case OptimAlgorithm::Adagrad:
       slots.push_back({"sum", 0});
       break;
+    case OptimAlgorithm::Adamax:
+      slots = {{"exp_avg", 0}, {"exp_inf", 1}};
+      break;
+    case OptimAlgorithm::Adadelta:
+      slots = {{"square_avg", 0}, {"acc_delta", 1}};
+      break;
+    case OptimAlgorithm::RAdam:
+      slots = {{"exp_avg", 0}, {"exp_avg_sq", 1}};
+      break;
   }
   return slots;
 }
 
 bool optim_counts_steps(OptimAlgorithm algorithm) { return algorithm != OptimAlgorithm::SGD; }
+
+OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& o) {
+  OptimKernelOptions k;
+  k.flags = (o.maximize ? kOptimMaximize : 0) | (o.weight_decay != 0 ? kOptimWeightDecay : 0);
+  switch (algorithm) {
+    case OptimAlgorithm::SGD:
+      k.h = {-o.lr, o.momentum, 1 - o.dampening, o.weight_decay};
+      k.flags |= (o.momentum != 0 ? kOptimMomentum : 0) | (o.nesterov ? kOptimNesterov : 0);
+      break;
+    case OptimAlgorithm::Adam:
+      k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2), 1 - o.beta1,
+             1 - o.beta2, 1 - o.lr * o.weight_decay};
+      k.flags |= (o.amsgrad ? kOptimAmsgrad : 0) | (o.decoupled_weight_decay ? kOptimDecoupled : 0);
+      break;
+    case OptimAlgorithm::RMSprop:
+      k.h = {-o.lr, o.alpha, 1 - o.alpha, o.eps, o.weight_decay, o.momentum};
+      k.flags |= (o.momentum > 0 ? kOptimMomentum : 0) | (o.centered ? kOptimCentered : 0);
+      break;
+    case OptimAlgorithm::Adagrad:
+      k.h = {o.lr, o.lr_decay, o.weight_decay, o.eps};
+      break;
+    case OptimAlgorithm::Adamax:
+      k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), 0, 1 - o.beta1};
+      break;
+    case OptimAlgorithm::Adadelta:
+      k.h = {-o.lr, o.rho, 1 - o.rho, o.eps, o.weight_decay};
+      break;
+    case OptimAlgorithm::RAdam:
+      // h9: the length of the approximated SMA at infinity, Python's rho_inf.
+      k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2), 1 - o.beta1,
+             1 - o.beta2, 2 / (1 - o.beta2) - 1};
+      break;
+  }
+  return k;
+}
 
 bool is_dense(const TensorRef& ref) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims that are not 1

@@ -1,13 +1,15 @@
 #pragma once
-// The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop or Adagrad over a list of
-// parameters at once, with PyTorch 1.13's single-tensor formulas (torch/optim/<name>.py), each element's
-// arithmetic in float32 (float64 for float64 parameters) and rounded once when stored.
+// The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop, Adagrad, Adamax, Adadelta
+// or RAdam over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
+// (torch/optim/<name>.py), each element's arithmetic in float32 (float64 for float64 parameters) and
+// rounded once when stored.
 //
 // The kernel never waits on the host: each parameter's step count lives on the device (a float32 pair,
-// see OptimTensor::steps), the bias corrections and Adagrad's decayed learning rate are computed from it in
-// the kernel, and the options (lr, betas, ...) travel with the launch, so that a scheduler changing lr on
-// the host needs no synchronisation.
+// see OptimTensor::steps), the bias corrections, RAdam's rectification and Adagrad's decayed learning rate
+// are computed from it in the kernel, and the options (lr, betas, ...) travel with the launch, so that a
+// scheduler changing lr on the host needs no synchronisation.
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -16,8 +18,8 @@
 
 namespace ember {
 
-enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad };
-std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", "rmsprop", "adagrad"
+enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam };
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "radam"
 
 // The options of one step, as PyTorch's param group holds them. Each algorithm reads its own.
 struct OptimHyperparameters {
@@ -27,21 +29,34 @@ struct OptimHyperparameters {
   double momentum = 0;   // SGD, RMSprop
   double dampening = 0;  // SGD
   bool nesterov = false;  // SGD
-  double beta1 = 0.9;     // Adam
-  double beta2 = 0.999;   // Adam
-  double eps = 1e-8;      // Adam, RMSprop, Adagrad
+  double beta1 = 0.9;     // Adam, Adamax, RAdam
+  double beta2 = 0.999;   // Adam, Adamax, RAdam
+  double eps = 1e-8;      // all but SGD
   bool amsgrad = false;   // Adam
   bool decoupled_weight_decay = false;  // Adam: AdamW's p *= 1 - lr * weight_decay instead of L2
   double alpha = 0.99;    // RMSprop
   bool centered = false;  // RMSprop
   double lr_decay = 0;    // Adagrad
+  double rho = 0.9;       // Adadelta
 };
+
+// The options as both backends hand them to their kernels: the words h0 to h9 (shaders/optim/optim.comp
+// lists what each algorithm keeps in them) and the flags of the formulas, which a backend may extend with
+// flags of its launch from bit 8 up.
+inline constexpr uint32_t kOptimMaximize = 1, kOptimWeightDecay = 2, kOptimMomentum = 4, kOptimNesterov = 8,
+                          kOptimAmsgrad = 16, kOptimDecoupled = 32, kOptimCentered = 64;
+struct OptimKernelOptions {
+  std::array<double, 10> h{};
+  uint32_t flags = 0;
+};
+OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& hyper);
 
 inline constexpr int kMaxOptimStates = 3;
 
 // The state buffers an algorithm keeps per parameter with these options, in slot order, by PyTorch's names:
 // SGD {momentum_buffer} when momentum != 0; Adam {exp_avg, exp_avg_sq} and max_exp_avg_sq with amsgrad;
-// RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum}.
+// RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum};
+// Adamax {exp_avg, exp_inf}; Adadelta {square_avg, acc_delta}; RAdam {exp_avg, exp_avg_sq}.
 // Slots of OptimTensor::state hold them in this order, fixed per name: RMSprop's grad_avg is slot 2
 // whether or not momentum_buffer (slot 1) is kept.
 struct OptimStateSlot {

@@ -2,8 +2,9 @@
 #ifdef TEXEL_READS
 #extension GL_EXT_samplerless_texture_functions : require
 #endif
-// One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop
-// and Adagrad (torch/optim/<name>.py), each operation in compute_t and in PyTorch's order.
+// One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop,
+// Adagrad, Adamax, Adadelta and RAdam (torch/optim/<name>.py), each operation in compute_t and in PyTorch's
+// order.
 //
 // The launch walks a table of segments (binding 0): runs of up to a few million elements of one parameter,
 // each with the element offsets of its parameter, gradient, state and step count in the launch's windows
@@ -12,9 +13,10 @@
 //
 // The step count of a parameter is a float32 pair: every invocation reads the old count from slot
 // `parity`, and invocation 0 of the segment's first workgroup writes the new count into the other slot,
-// so that no invocation can read a count written in the same launch. Bias corrections (Adam) and the
-// decayed learning rate (Adagrad) come from the count here, so the host never reads it. Every invocation
-// computes them itself: on llvmpipe a workgroup barrier, to share them, cost more than the arithmetic.
+// so that no invocation can read a count written in the same launch. Bias corrections (Adam, Adamax,
+// RAdam), RAdam's rectification and the decayed learning rate (Adagrad) come from the count here, so the
+// host never reads it. Every invocation computes them itself: on llvmpipe a workgroup barrier, to share
+// them, cost more than the arithmetic.
 //
 // With FLAG_SKIPPABLE, binding 7 holds a float32 flag (GradScaler's found_inf): where it is nonzero the
 // launch changes nothing but the step count's other slot, which gets the old count, and the state of a
@@ -43,6 +45,9 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define ALGO_ADAM 1u
 #define ALGO_RMSPROP 2u
 #define ALGO_ADAGRAD 3u
+#define ALGO_ADAMAX 4u
+#define ALGO_ADADELTA 5u
+#define ALGO_RADAM 6u
 
 // Flags of the launch.
 #define FLAG_MAXIMIZE 1u
@@ -120,6 +125,9 @@ layout(set = 0, binding = 7) readonly buffer SkipIf { float skip_if[]; };
 //            h7 1 - beta1, h8 1 - beta2, h9 1 - lr weight_decay (AdamW)
 //   RMSprop  h0 -lr, h1 alpha, h2 1 - alpha, h3 eps, h4 weight_decay, h5 momentum
 //   Adagrad  h0 lr, h1 lr_decay, h2 weight_decay, h3 eps
+//   Adamax   h0 lr, h1 beta1, h2 beta2, h3 eps, h4 weight_decay, h5 log(beta1), h7 1 - beta1
+//   Adadelta h0 -lr, h1 rho, h2 1 - rho, h3 eps, h4 weight_decay
+//   RAdam    as Adam, and h9 rho_inf = 2 / (1 - beta2) - 1
 layout(push_constant) uniform Params {
   uint first_entry;  // word of this launch's first table entry
   uint entries;
@@ -143,7 +151,7 @@ uvec4 entry_quad(uint entry, uint quad) {
 // Which state slots the algorithm keeps under this launch's flags.
 bool uses_state(uint slot) {
   if (slot == 0u) return ALGO != ALGO_SGD || flag(FLAG_MOMENTUM);
-  if (slot == 1u) return ALGO == ALGO_ADAM || (ALGO == ALGO_RMSPROP && flag(FLAG_MOMENTUM));
+  if (slot == 1u) return ALGO != ALGO_SGD && ALGO != ALGO_ADAGRAD && (ALGO != ALGO_RMSPROP || flag(FLAG_MOMENTUM));
   return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
 }
 
@@ -152,7 +160,7 @@ bool uses_state(uint slot) {
 // fresh, except Adagrad's, which starts filled) are updated in place.
 #define DEFINE_UPDATE(NAME, T)                                                                            \
   void NAME(inout T p, T g, inout T st0, inout T st1, inout T st2, bool fresh, compute_t step_size,         \
-            compute_t bc2_sqrt) {                                                                         \
+            compute_t bc2_sqrt, compute_t rect) {                                                         \
   if (flag(FLAG_MAXIMIZE)) g = -g;                                                                        \
   if (ALGO == ALGO_SGD) {                                                                                 \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(3) * p;                                                    \
@@ -198,6 +206,33 @@ bool uses_state(uint slot) {
     } else {                                                                                              \
       p = p + hyper(0) * g / avg;                                                                         \
     }                                                                                                     \
+  } else if (ALGO == ALGO_ADAMAX) {                                                                       \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
+    const T u = max((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */         \
+    st0 = m;                                                                                              \
+    st1 = u;                                                                                              \
+    p = p + (-step_size) * m / u;                                                                         \
+  } else if (ALGO == ALGO_ADADELTA) {                                                                     \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    const T sq = (fresh ? T(0) : st0) * hyper(1) + hyper(2) * g * g;                                      \
+    const T acc = fresh ? T(0) : st1;                                                                     \
+    const T delta = sqrt(acc + hyper(3)) / sqrt(sq + hyper(3)) * g;                                       \
+    st0 = sq;                                                                                             \
+    st1 = acc * hyper(1) + hyper(2) * delta * delta;                                                      \
+    p = p + hyper(0) * delta;                                                                             \
+  } else if (ALGO == ALGO_RADAM) {  /* step_size is the first bias correction; rect 0: not rectified */   \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
+    const T v = (fresh ? T(0) : st1) * hyper(2) + hyper(8) * g * g;                                       \
+    st0 = m;                                                                                              \
+    st1 = v;                                                                                              \
+    const T corrected = m / step_size;                                                                    \
+    if (rect > compute_t(0)) {                                                                            \
+      p = p - corrected * hyper(0) * (bc2_sqrt / (sqrt(v) + hyper(3))) * rect;                            \
+    } else {                                                                                              \
+      p = p - corrected * hyper(0);                                                                       \
+    }                                                                                                     \
   } else {  /* Adagrad; its sum starts at initial_accumulator_value, filled when the state was made */    \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;                                                    \
     const T sum = st0 + g * g;                                                                            \
@@ -228,17 +263,29 @@ void main() {
   const bool skip = flag(FLAG_SKIPPABLE) && skip_if[pc.skip_index] != 0.0;
 
   // The step count, and what the algorithm derives from it.
-  compute_t step_size = compute_t(0);  // Adam: lr / (1 - beta1^t); Adagrad: -lr / (1 + (t - 1) lr_decay)
-  compute_t bc2_sqrt = compute_t(1);   // Adam: sqrt(1 - beta2^t)
+  compute_t step_size = compute_t(0);  // Adam, Adamax: lr / (1 - beta1^t); RAdam: 1 - beta1^t;
+                                       // Adagrad: -lr / (1 + (t - 1) lr_decay)
+  compute_t bc2_sqrt = compute_t(1);   // Adam, RAdam: sqrt(1 - beta2^t)
+  compute_t rect = compute_t(0);       // RAdam: the variance rectification, 0 where rho_t <= 5
   if (ALGO != ALGO_SGD) {
     const uint steps_base = entry_quad(entry, E_STEPS / 4u)[E_STEPS % 4u];
     const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
     const float t = (fresh ? 0.0 : steps[steps_base + parity]) + (skip ? 0.0 : 1.0);
     if (start == 0u && gl_LocalInvocationID.x == 0u) steps[steps_base + (parity ^ 1u)] = t;
-    if (ALGO == ALGO_ADAM) {
+    if (ALGO == ALGO_ADAM || ALGO == ALGO_ADAMAX) {
       // 1 - beta^t as -expm1(t log(beta)), which keeps its digits where beta^t is near 1.
       step_size = hyper(0) / -m_expm1(compute_t(t) * hyper(5));
-      bc2_sqrt = sqrt(-m_expm1(compute_t(t) * hyper(6)));
+      if (ALGO == ALGO_ADAM) bc2_sqrt = sqrt(-m_expm1(compute_t(t) * hyper(6)));
+    } else if (ALGO == ALGO_RADAM) {
+      step_size = -m_expm1(compute_t(t) * hyper(5));
+      const compute_t bc2 = -m_expm1(compute_t(t) * hyper(6));
+      bc2_sqrt = sqrt(bc2);
+      const compute_t rho_inf = hyper(9);
+      const compute_t rho_t = rho_inf - compute_t(2) * compute_t(t) * m_exp(compute_t(t) * hyper(6)) / bc2;
+      if (rho_t > compute_t(5)) {
+        rect = sqrt((rho_t - compute_t(4)) * (rho_t - compute_t(2)) * rho_inf /
+                    ((rho_inf - compute_t(4)) * (rho_inf - compute_t(2)) * rho_t));
+      }
     } else if (ALGO == ALGO_ADAGRAD) {
       step_size = -(hyper(0) / (compute_t(1) + (compute_t(t) - compute_t(1)) * hyper(1)));
     }
@@ -265,7 +312,7 @@ void main() {
     if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
     if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
     if (!skip) {
-      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, rect);
       param_store4(base[0] / ELEMS + b, p);
     }
     if (use0) s0_store4(base[2] / ELEMS + b, st0);
@@ -301,7 +348,7 @@ void main() {
       if (use1 && read_state) st1 = s1_load(base[3] + i);
       if (use2 && read_state) st2 = s2_load(base[4] + i);
       if (!skip) {
-        update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt);
+        update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, rect);
         param_store(base[0] + i, p);
       }
       if (use0) s0_store(base[2] + i, st0);

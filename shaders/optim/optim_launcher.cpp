@@ -43,9 +43,8 @@ constexpr int kStepsRole = 5;
 constexpr int kTexelRoles = 5;  // optim_f32_texel reads param, grad and state 0 to 2 through texel views
 constexpr size_t kCachedTables = 32;
 
-// Flags, as optim.comp defines them.
-constexpr uint32_t kMaximize = 1, kWeightDecay = 2, kMomentum = 4, kNesterov = 8, kAmsgrad = 16,
-                   kDecoupled = 32, kCentered = 64, kBlocks = 128, kSkippable = 256;
+// The launch's own flags, as optim.comp defines them, above the formulas' (optim_kernel_options).
+constexpr uint32_t kBlocks = 128, kSkippable = 256;
 constexpr uint32_t kSegmentFresh = 1, kSegmentParity = 2;
 
 struct OptimParams {
@@ -237,27 +236,9 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   const Window table_window = element_window(context, table.get(), 0, 4, static_cast<int64_t>(words.size()), false);
 
   // The options.
-  const OptimHyperparameters& o = args.hyper;
-  std::array<double, 10> h{};
-  uint32_t flags = (o.maximize ? kMaximize : 0) | (o.weight_decay != 0 ? kWeightDecay : 0);
-  switch (args.algorithm) {
-    case OptimAlgorithm::SGD:
-      h = {-o.lr, o.momentum, 1 - o.dampening, o.weight_decay};
-      flags |= (o.momentum != 0 ? kMomentum : 0) | (o.nesterov ? kNesterov : 0);
-      break;
-    case OptimAlgorithm::Adam:
-      h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2), 1 - o.beta1,
-           1 - o.beta2, 1 - o.lr * o.weight_decay};
-      flags |= (o.amsgrad ? kAmsgrad : 0) | (o.decoupled_weight_decay ? kDecoupled : 0);
-      break;
-    case OptimAlgorithm::RMSprop:
-      h = {-o.lr, o.alpha, 1 - o.alpha, o.eps, o.weight_decay, o.momentum};
-      flags |= (o.momentum > 0 ? kMomentum : 0) | (o.centered ? kCentered : 0);
-      break;
-    case OptimAlgorithm::Adagrad:
-      h = {o.lr, o.lr_decay, o.weight_decay, o.eps};
-      break;
-  }
+  const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper);
+  const std::array<double, 10>& h = options.h;
+  uint32_t flags = options.flags;
   // Windows start on the binding alignment; where that is a multiple of 16 bytes, segments whose offsets
   // are multiples of four elements move blocks of four as whole words.
   if (alignment % 16 == 0) flags |= kBlocks;

@@ -1,7 +1,11 @@
 // Rows for the fused optimizer kernels: two steps of each algorithm on a parameter and its gradient, over
-// the registry's dtypes, shapes and layouts, against torch::optim. (Trajectories, groups and state are
-// tested in tests/optim/.)
+// the registry's dtypes, shapes and layouts, against torch::optim. LibTorch 1.13 lacks Adamax, Adadelta and
+// RAdam: their references are Python 1.13's single-tensor functions (torch/optim/<name>.py) written with
+// the same ATen calls in the same order, which tests/optim/python_optimizers_test.cpp checks against
+// Python's optimizers. (Trajectories, groups and state are tested in tests/optim/.)
 #include <torch/optim.h>
+
+#include <cmath>
 
 #include "optim/optim.h"
 #include "tests/op_registry.h"
@@ -9,41 +13,103 @@
 namespace ember::test {
 namespace {
 
-// Two steps of the optimizer that `make` builds over a copy of `param`, whose gradient is `grad`.
+// `count` steps (two by default) of the optimizer that `make` builds over a copy of `param`, whose gradient
+// is `grad`.
 template <class T, class Make>
-T two_steps(const T& param, const T& grad, Make make) {
+T run_steps(const T& param, const T& grad, Make make, int count = 2) {
   T p = param.detach().clone();
   p.requires_grad_(true);
   p.mutable_grad() = grad.detach().clone();
   auto opt = make(p);
-  opt.step();
-  opt.step();
+  for (int k = 0; k < count; ++k) opt.step();
   return p.detach();
 }
 
 Tensor sgd_steps(const Tensor& p, const Tensor& g) {
-  return two_steps(p, g, [](const Tensor& q) { return optim::SGD({q}, optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.1)); });
+  return run_steps(p, g, [](const Tensor& q) { return optim::SGD({q}, optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.1)); });
 }
 at::Tensor sgd_steps(const at::Tensor& p, const at::Tensor& g) {
-  return two_steps(p, g, [](const at::Tensor& q) { return torch::optim::SGD({q}, torch::optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.1)); });
+  return run_steps(p, g, [](const at::Tensor& q) { return torch::optim::SGD({q}, torch::optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.1)); });
 }
 Tensor adam_steps(const Tensor& p, const Tensor& g) {
-  return two_steps(p, g, [](const Tensor& q) { return optim::Adam({q}, optim::AdamOptions(0.1).weight_decay(0.1).amsgrad(true)); });
+  return run_steps(p, g, [](const Tensor& q) { return optim::Adam({q}, optim::AdamOptions(0.1).weight_decay(0.1).amsgrad(true)); });
 }
 at::Tensor adam_steps(const at::Tensor& p, const at::Tensor& g) {
-  return two_steps(p, g, [](const at::Tensor& q) { return torch::optim::Adam({q}, torch::optim::AdamOptions(0.1).weight_decay(0.1).amsgrad(true)); });
+  return run_steps(p, g, [](const at::Tensor& q) { return torch::optim::Adam({q}, torch::optim::AdamOptions(0.1).weight_decay(0.1).amsgrad(true)); });
 }
 Tensor rmsprop_steps(const Tensor& p, const Tensor& g) {
-  return two_steps(p, g, [](const Tensor& q) { return optim::RMSprop({q}, optim::RMSpropOptions(0.01).momentum(0.5).centered(true)); });
+  return run_steps(p, g, [](const Tensor& q) { return optim::RMSprop({q}, optim::RMSpropOptions(0.01).momentum(0.5).centered(true)); });
 }
 at::Tensor rmsprop_steps(const at::Tensor& p, const at::Tensor& g) {
-  return two_steps(p, g, [](const at::Tensor& q) { return torch::optim::RMSprop({q}, torch::optim::RMSpropOptions(0.01).momentum(0.5).centered(true)); });
+  return run_steps(p, g, [](const at::Tensor& q) { return torch::optim::RMSprop({q}, torch::optim::RMSpropOptions(0.01).momentum(0.5).centered(true)); });
 }
 Tensor adagrad_steps(const Tensor& p, const Tensor& g) {
-  return two_steps(p, g, [](const Tensor& q) { return optim::Adagrad({q}, optim::AdagradOptions(0.1).lr_decay(0.1).initial_accumulator_value(0.5)); });
+  return run_steps(p, g, [](const Tensor& q) { return optim::Adagrad({q}, optim::AdagradOptions(0.1).lr_decay(0.1).initial_accumulator_value(0.5)); });
 }
 at::Tensor adagrad_steps(const at::Tensor& p, const at::Tensor& g) {
-  return two_steps(p, g, [](const at::Tensor& q) { return torch::optim::Adagrad({q}, torch::optim::AdagradOptions(0.1).lr_decay(0.1).initial_accumulator_value(0.5)); });
+  return run_steps(p, g, [](const at::Tensor& q) { return torch::optim::Adagrad({q}, torch::optim::AdagradOptions(0.1).lr_decay(0.1).initial_accumulator_value(0.5)); });
+}
+Tensor adamax_steps(const Tensor& p, const Tensor& g) {
+  return run_steps(p, g, [](const Tensor& q) { return optim::Adamax({q}, optim::AdamaxOptions(0.1).weight_decay(0.1)); });
+}
+// _single_tensor_adamax with lr=0.1, weight_decay=0.1.
+at::Tensor adamax_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double lr = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.1;
+  at::Tensor p = param.detach().clone(), exp_avg = at::zeros_like(p), exp_inf = at::zeros_like(p);
+  for (int step = 1; step <= 2; ++step) {
+    const at::Tensor g = grad.add(p, weight_decay);
+    exp_avg.mul_(beta1).add_(g, 1 - beta1);
+    const at::Tensor norm_buf = at::cat({exp_inf.mul_(beta2).unsqueeze(0), g.abs().add_(eps).unsqueeze_(0)}, 0);
+    exp_inf = at::amax(norm_buf, {0}, false);
+    p.addcdiv_(exp_avg, exp_inf, -(lr / (1 - std::pow(beta1, step))));
+  }
+  return p;
+}
+Tensor adadelta_steps(const Tensor& p, const Tensor& g) {
+  return run_steps(p, g, [](const Tensor& q) { return optim::Adadelta({q}, optim::AdadeltaOptions(0.5).weight_decay(0.1)); });
+}
+// _single_tensor_adadelta with lr=0.5, weight_decay=0.1.
+at::Tensor adadelta_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double lr = 0.5, rho = 0.9, eps = 1e-6, weight_decay = 0.1;
+  at::Tensor p = param.detach().clone(), square_avg = at::zeros_like(p), acc_delta = at::zeros_like(p);
+  for (int step = 1; step <= 2; ++step) {
+    const at::Tensor g = grad.add(p, weight_decay);
+    square_avg.mul_(rho).addcmul_(g, g, 1 - rho);
+    const at::Tensor std = square_avg.add(eps).sqrt_();
+    const at::Tensor delta = acc_delta.add(eps).sqrt_().div_(std).mul_(g);
+    acc_delta.mul_(rho).addcmul_(delta, delta, 1 - rho);
+    p.add_(delta, -lr);
+  }
+  return p;
+}
+// Seven steps: RAdam rectifies from the sixth on (rho_t > 5), so both of its branches run.
+constexpr int kRAdamSteps = 7;
+Tensor radam_steps(const Tensor& p, const Tensor& g) {
+  return run_steps(p, g, [](const Tensor& q) { return optim::RAdam({q}, optim::RAdamOptions(0.1).weight_decay(0.1)); },
+                   kRAdamSteps);
+}
+// _single_tensor_radam with lr=0.1, weight_decay=0.1 (Python's float / tensor is reciprocal() * float).
+at::Tensor radam_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double lr = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.1;
+  at::Tensor p = param.detach().clone(), exp_avg = at::zeros_like(p), exp_avg_sq = at::zeros_like(p);
+  for (int step = 1; step <= kRAdamSteps; ++step) {
+    const double bias_correction1 = 1 - std::pow(beta1, step), bias_correction2 = 1 - std::pow(beta2, step);
+    const at::Tensor g = grad.add(p, weight_decay);
+    exp_avg.mul_(beta1).add_(g, 1 - beta1);
+    exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2);
+    const at::Tensor corrected = exp_avg / bias_correction1;
+    const double rho_inf = 2 / (1 - beta2) - 1;
+    const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
+    if (rho_t > 5.) {
+      const double rect =
+          std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+      const at::Tensor adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal() * std::sqrt(bias_correction2);
+      p.add_(corrected * lr * adaptive_lr * rect, -1.0);
+    } else {
+      p.add_(corrected * lr, -1.0);
+    }
+  }
+  return p;
 }
 
 // A parameter and a gradient of the same shape: 0-dim, empty, odd sizes, longer than a workgroup's tile.
@@ -58,6 +124,9 @@ EMBER_OP_ROWS(optim_rows) {
           .with_cases(kCases)
           .in_range(0.1, 2),
       op("adagrad step", 2, [](const auto& x) { return adagrad_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
+      op("adamax step", 2, [](const auto& x) { return adamax_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
+      op("adadelta step", 2, [](const auto& x) { return adadelta_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
+      op("radam step", 2, [](const auto& x) { return radam_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
   };
 }
 

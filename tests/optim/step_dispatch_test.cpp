@@ -49,6 +49,9 @@ TEST_P(OptimizerDispatchTest, OneDispatchPerGroupAndNoHostWait) {
                           eo::OptimizerParamGroup({params[2], params[3]},
                                                   std::make_unique<eo::RMSpropOptions>(eo::RMSpropOptions(1e-3).centered(true)))});
   check(two_groups, 2, "RMSprop, two groups");
+  // RAdam's rectification, like Adam's bias corrections, comes from the step count on the device.
+  eo::RAdam radam(params, eo::RAdamOptions(1e-3));
+  check(radam, 1, "RAdam, one group");
 }
 
 // A scheduler changes lr on the host: the next step needs no wait either.
