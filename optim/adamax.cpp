@@ -16,13 +16,7 @@ OptionItems AdamaxOptions::items() const {
 }
 
 bool AdamaxOptions::set_item(const std::string& key, const OptionValue& value) {
-  if (key == "lr") lr(detail::option_double(key, value));
-  else if (key == "betas") betas(detail::option_pair(key, value));
-  else if (key == "eps") eps(detail::option_double(key, value));
-  else if (key == "weight_decay") weight_decay(detail::option_double(key, value));
-  else if (key == "maximize") maximize(detail::option_bool(key, value));
-  else return false;
-  return true;
+  return detail::set_adam_item(*this, key, value);
 }
 
 Adamax::Adamax(std::vector<OptimizerParamGroup> param_groups, AdamaxOptions defaults)
@@ -34,15 +28,7 @@ Adamax::Adamax(std::vector<Tensor> params, AdamaxOptions defaults)
     : Adamax(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 
 OptimHyperparameters Adamax::hyperparameters(const OptimizerOptions& options) const {
-  const auto& o = static_cast<const AdamaxOptions&>(options);
-  OptimHyperparameters h;
-  h.lr = o.lr();
-  h.beta1 = std::get<0>(o.betas());
-  h.beta2 = std::get<1>(o.betas());
-  h.eps = o.eps();
-  h.weight_decay = o.weight_decay();
-  h.maximize = o.maximize();
-  return h;
+  return detail::adam_hyperparameters(static_cast<const AdamaxOptions&>(options));
 }
 
 }  // namespace ember::optim

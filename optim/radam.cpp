@@ -15,12 +15,7 @@ OptionItems RAdamOptions::items() const {
 }
 
 bool RAdamOptions::set_item(const std::string& key, const OptionValue& value) {
-  if (key == "lr") lr(detail::option_double(key, value));
-  else if (key == "betas") betas(detail::option_pair(key, value));
-  else if (key == "eps") eps(detail::option_double(key, value));
-  else if (key == "weight_decay") weight_decay(detail::option_double(key, value));
-  else return false;
-  return true;
+  return detail::set_adam_item(*this, key, value);
 }
 
 RAdam::RAdam(std::vector<OptimizerParamGroup> param_groups, RAdamOptions defaults)
@@ -32,14 +27,7 @@ RAdam::RAdam(std::vector<Tensor> params, RAdamOptions defaults)
     : RAdam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 
 OptimHyperparameters RAdam::hyperparameters(const OptimizerOptions& options) const {
-  const auto& o = static_cast<const RAdamOptions&>(options);
-  OptimHyperparameters h;
-  h.lr = o.lr();
-  h.beta1 = std::get<0>(o.betas());
-  h.beta2 = std::get<1>(o.betas());
-  h.eps = o.eps();
-  h.weight_decay = o.weight_decay();
-  return h;
+  return detail::adam_hyperparameters(static_cast<const RAdamOptions&>(options));
 }
 
 }  // namespace ember::optim
