@@ -22,7 +22,6 @@ constexpr int64_t kTile = kThreadsPerBlock * kElems;
 constexpr int64_t kSegmentElements = int64_t{1} << 22;
 constexpr int kSegmentsPerLaunch = 40;  // the parameters stay within CUDA's 4 KiB
 
-
 struct OptimSegment {
   void* param;
   const void* grad;
@@ -63,10 +62,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
     const float t = old_step + (skip ? 0.0f : 1.0f);
     if (start == 0 && threadIdx.x == 0) seg.steps[seg.parity ^ 1] = t;
     if (alg == OptimAlgorithm::Adam || alg == OptimAlgorithm::Adamax) {
-      const A bc1 = -expm1(static_cast<A>(t) * h(5));
-      const A bc2 = -expm1(static_cast<A>(t) * h(6));
-      step_size = h(0) / bc1;
-      bc2_sqrt = sqrt(bc2);
+      step_size = h(0) / -expm1(static_cast<A>(t) * h(5));
+      if (alg == OptimAlgorithm::Adam) bc2_sqrt = sqrt(-expm1(static_cast<A>(t) * h(6)));
     } else if (alg == OptimAlgorithm::RAdam) {
       step_size = -expm1(static_cast<A>(t) * h(5));
       const A bc2 = -expm1(static_cast<A>(t) * h(6));
