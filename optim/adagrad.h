@@ -18,8 +18,6 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
   EMBER_ARG(bool, maximize) = false;
 
  public:
-  double get_lr() const override { return lr(); }
-  void set_lr(double value) override { lr(value); }
   OptionItems items() const override;
   bool set_item(const std::string& key, const OptionValue& value) override;
 };

@@ -33,8 +33,6 @@ struct LBFGSOptions : public OptimizerCloneableOptions<LBFGSOptions> {
   EMBER_ARG(std::optional<std::string>, line_search_fn) = std::nullopt;  // "strong_wolfe" or none
 
  public:
-  double get_lr() const override { return lr(); }
-  void set_lr(double value) override { lr(value); }
   OptionItems items() const override;
   bool set_item(const std::string& key, const OptionValue& value) override;
 };

@@ -52,12 +52,15 @@ class OptimizerOptions {
   virtual bool set_item(const std::string& key, const OptionValue& value) = 0;
 };
 
+// Clone and the learning rate for options that declare `lr` with EMBER_ARG, as every optimizer's do.
 template <class Derived>
 class OptimizerCloneableOptions : public OptimizerOptions {
  public:
   std::unique_ptr<OptimizerOptions> clone() const override {
     return std::make_unique<Derived>(static_cast<const Derived&>(*this));
   }
+  double get_lr() const override { return static_cast<const Derived&>(*this).lr(); }
+  void set_lr(double lr) override { static_cast<Derived&>(*this).lr(lr); }
 };
 
 // Parameters with their own options (or the optimizer's defaults, when it has none).

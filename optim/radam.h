@@ -20,8 +20,6 @@ struct RAdamOptions : public OptimizerCloneableOptions<RAdamOptions> {
   EMBER_ARG(double, weight_decay) = 0;
 
  public:
-  double get_lr() const override { return lr(); }
-  void set_lr(double value) override { lr(value); }
   OptionItems items() const override;
   bool set_item(const std::string& key, const OptionValue& value) override;
 };
