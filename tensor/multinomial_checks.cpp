@@ -6,7 +6,6 @@
 namespace ember::detail {
 
 std::string multinomial_problem(std::span<const double> values, int64_t rows, int64_t categories, bool replacement) {
-  const std::string bad_sum = "invalid multinomial distribution (sum of probabilities <= 0)";
   if (!replacement &&
       std::any_of(values.begin(), values.end(), [](double p) { return !(p >= 0) || std::isinf(p); })) {
     return "probability tensor contains either `inf`, `nan` or element < 0";
@@ -19,7 +18,7 @@ std::string multinomial_problem(std::span<const double> values, int64_t rows, in
       if (std::isinf(p)) return "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
       sum += p;
     }
-    if (!(sum > 0)) return bad_sum;
+    if (!(sum > 0)) return kMultinomialBadSum;
   }
   return "";
 }

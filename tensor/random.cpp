@@ -254,13 +254,13 @@ Tensor multinomial(const Tensor& probabilities, int64_t num_samples, bool replac
   const int64_t count = rows.size(0);
   const auto& device = probabilities.device();
   Tensor out = detail::empty_on({count, num_samples}, DType::Int64, device);
-  if (count > 0 && categories == 0) throw Error("invalid multinomial distribution (sum of probabilities <= 0)");
+  if (count > 0 && categories == 0) throw Error(detail::kMultinomialBadSum);
   if (count > 0) {
     const DistributionStats stats = distribution_stats(rows);  // one read-back
     if (!stats.finite || !(stats.min >= 0) || !(stats.min_row_sum > 0)) {
       // Rare: read the input back to name its first problem in PyTorch's order.
       const std::string problem = detail::multinomial_problem(rows.to_vector<double>(), count, categories, replacement);
-      throw Error(problem.empty() ? "invalid multinomial distribution (sum of probabilities <= 0)" : problem);
+      throw Error(problem.empty() ? detail::kMultinomialBadSum : problem);
     }
     Stream& stream = *detail::stream_for(*device);
     if (replacement) {
