@@ -1,6 +1,6 @@
 #pragma once
-// The optimizers and learning-rate schedulers, as LibTorch's torch::optim (with Python's Adamax, Adadelta
-// and RAdam, which LibTorch 1.13 lacks), and the GradScaler of mixed precision (ember::amp).
+// The optimizers and learning-rate schedulers, as LibTorch's torch::optim (with Python's Adamax, Adadelta,
+// RAdam and Rprop, which LibTorch 1.13 lacks), and the GradScaler of mixed precision (ember::amp).
 #include "optim/adadelta.h"
 #include "optim/adagrad.h"
 #include "optim/adam.h"
@@ -11,5 +11,6 @@
 #include "optim/optimizer.h"
 #include "optim/radam.h"
 #include "optim/rmsprop.h"
+#include "optim/rprop.h"
 #include "optim/schedulers/schedulers.h"
 #include "optim/sgd.h"

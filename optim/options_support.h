@@ -11,11 +11,15 @@
 
 namespace ember::optim::detail {
 
-// Throws LibTorch's (and Python's) "<what>: <value>" unless `ok`, the value printed as c10::str does.
-inline void check_option(bool ok, const char* what, double value) {
+// Throws LibTorch's (and Python's) "<what>: <value>, <value>..." unless `ok`, each value printed as
+// c10::str does.
+template <class... Values>
+void check_option(bool ok, const char* what, const Values&... values) {
   if (ok) return;
   std::ostringstream message;
-  message << what << ": " << value;
+  message << what << ": ";
+  const char* separator = "";
+  ((message << separator << values, separator = ", "), ...);
   throw Error(message.str());
 }
 

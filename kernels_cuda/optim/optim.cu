@@ -78,21 +78,23 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
     }
   }
 
-  // A skipped step writes only a fresh parameter's initial state: zeros (Adagrad's is made filled).
+  // A skipped step writes only a fresh parameter's initial state: zeros, and Rprop's step size lr
+  // (Adagrad's is made filled).
   if (skip && (!fresh || alg == OptimAlgorithm::Adagrad)) return;
+  auto initial_state = [&](int slot) { return alg == OptimAlgorithm::Rprop && slot == 1 ? h(0) : A(0); };
   for (int k = 0; k < kElems; ++k) {
     const int64_t i = start + k * kThreadsPerBlock + threadIdx.x;
     if (i >= seg.count) break;
     if (skip) {
       for (int slot = 0; slot < kMaxOptimStates; ++slot) {
-        if (seg.state[slot]) store_as<A>(p.dtype, seg.state[slot], i, A(0));
+        if (seg.state[slot]) store_as<A>(p.dtype, seg.state[slot], i, initial_state(slot));
       }
       continue;
     }
     A param = load_as<A>(p.dtype, seg.param, i);
     A g = load_as<A>(p.dtype, seg.grad, i);
     if (flag(kOptimMaximize)) g = -g;
-    auto load_state = [&](int slot) { return fresh ? A(0) : load_as<A>(p.dtype, seg.state[slot], i); };
+    auto load_state = [&](int slot) { return fresh ? initial_state(slot) : load_as<A>(p.dtype, seg.state[slot], i); };
     auto store_state = [&](int slot, A value) { store_as<A>(p.dtype, seg.state[slot], i, value); };
     switch (alg) {
       case OptimAlgorithm::SGD:
@@ -173,6 +175,21 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         const A corrected = m / step_size;
         param = rect > A(0) ? param - corrected * h(0) * (bc2_sqrt / (sqrt(v) + h(3))) * rect
                             : param - corrected * h(0);
+        break;
+      }
+      case OptimAlgorithm::Rprop: {  // as optim.comp's rprop(): PyTorch's sign of NaN is 0
+        const A product = g * load_state(0);
+        A factor = A(1);
+        if (product > A(0)) {
+          factor = h(2);
+        } else if (product < A(0)) {
+          factor = h(1);
+          g = A(0);
+        }
+        const A size = min(max(load_state(1) * factor, h(3)), h(4));
+        store_state(0, g);
+        store_state(1, size);
+        param = param - (g > A(0) ? A(1) : (g < A(0) ? A(-1) : A(0))) * size;
         break;
       }
       case OptimAlgorithm::Adagrad: {

@@ -18,6 +18,7 @@ std::string_view optim_algorithm_name(OptimAlgorithm algorithm) {
     case OptimAlgorithm::Adamax: return "adamax";
     case OptimAlgorithm::Adadelta: return "adadelta";
     case OptimAlgorithm::RAdam: return "radam";
+    case OptimAlgorithm::Rprop: return "rprop";
   }
   return "?";
 }
@@ -48,6 +49,9 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
       break;
     case OptimAlgorithm::RAdam:
       slots = {{"exp_avg", 0}, {"exp_avg_sq", 1}};
+      break;
+    case OptimAlgorithm::Rprop:
+      slots = {{"prev", 0}, {"step_size", 1}};
       break;
   }
   return slots;
@@ -85,6 +89,9 @@ OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyp
       // h9: the length of the approximated SMA at infinity, Python's rho_inf.
       k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, std::log(o.beta1), std::log(o.beta2), 1 - o.beta1,
              1 - o.beta2, 2 / (1 - o.beta2) - 1};
+      break;
+    case OptimAlgorithm::Rprop:
+      k.h = {o.lr, o.etaminus, o.etaplus, o.step_size_min, o.step_size_max};
       break;
   }
   return k;

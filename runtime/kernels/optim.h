@@ -1,6 +1,6 @@
 #pragma once
-// The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop, Adagrad, Adamax, Adadelta
-// or RAdam over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
+// The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop, Adagrad, Adamax, Adadelta,
+// RAdam or Rprop over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
 // (torch/optim/<name>.py), each element's arithmetic in float32 (float64 for float64 parameters) and
 // rounded once when stored.
 //
@@ -18,8 +18,8 @@
 
 namespace ember {
 
-enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam };
-std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "radam"
+enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam, Rprop };
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "rprop"
 
 // The options of one step, as PyTorch's param group holds them. Each algorithm reads its own.
 struct OptimHyperparameters {
@@ -38,6 +38,8 @@ struct OptimHyperparameters {
   bool centered = false;  // RMSprop
   double lr_decay = 0;    // Adagrad
   double rho = 0.9;       // Adadelta
+  double etaminus = 0.5, etaplus = 1.2;            // Rprop: the step size's factors
+  double step_size_min = 1e-6, step_size_max = 50;  // Rprop
 };
 
 // The options as both backends hand them to their kernels: the words h0 to h9 (shaders/optim/optim.comp
@@ -56,7 +58,8 @@ inline constexpr int kMaxOptimStates = 3;
 // The state buffers an algorithm keeps per parameter with these options, in slot order, by PyTorch's names:
 // SGD {momentum_buffer} when momentum != 0; Adam {exp_avg, exp_avg_sq} and max_exp_avg_sq with amsgrad;
 // RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum};
-// Adamax {exp_avg, exp_inf}; Adadelta {square_avg, acc_delta}; RAdam {exp_avg, exp_avg_sq}.
+// Adamax {exp_avg, exp_inf}; Adadelta {square_avg, acc_delta}; RAdam {exp_avg, exp_avg_sq}; Rprop {prev,
+// step_size}.
 // Slots of OptimTensor::state hold them in this order, fixed per name: RMSprop's grad_avg is slot 2
 // whether or not momentum_buffer (slot 1) is kept.
 struct OptimStateSlot {
@@ -79,7 +82,8 @@ struct OptimTensor {
   std::optional<TensorRef> steps;
   int parity = 0;
   // The state is not initialised yet (PyTorch's first step of this parameter): the kernel reads it as
-  // PyTorch's initial state (zeros, a step count of 0; SGD's momentum buffer becomes the gradient).
+  // PyTorch's initial state (zeros, a step count of 0; SGD's momentum buffer becomes the gradient; Rprop's
+  // step_size is lr).
   bool fresh = false;
 };
 
@@ -90,9 +94,9 @@ struct OptimStepArgs {
   // A float32 flag of one element on the tensors' device (GradScaler's found_inf). Where it is nonzero the
   // step is skipped on the device, so that the host never reads it: parameters and state stay as they
   // are and the step count is carried over unchanged into the other slot. A fresh parameter's state is
-  // written as its initial value (zeros), since the host marks it initialised either way; for SGD with
-  // momentum the next step then starts its buffer from zeros instead of from the gradient, which is the
-  // same unless dampening != 0.
+  // written as its initial value (zeros; Rprop's step_size lr), since the host marks it initialised either
+  // way; for SGD with momentum the next step then starts its buffer from zeros instead of from the
+  // gradient, which is the same unless dampening != 0.
   std::optional<TensorRef> skip_if;
 
   // Throws Error unless the fields are as described above. Both backends check with it.

@@ -3,8 +3,8 @@
 #extension GL_EXT_samplerless_texture_functions : require
 #endif
 // One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop,
-// Adagrad, Adamax, Adadelta and RAdam (torch/optim/<name>.py), each operation in compute_t and in PyTorch's
-// order.
+// Adagrad, Adamax, Adadelta, RAdam and Rprop (torch/optim/<name>.py), each operation in compute_t and in
+// PyTorch's order.
 //
 // The launch walks a table of segments (binding 0): runs of up to a few million elements of one parameter,
 // each with the element offsets of its parameter, gradient, state and step count in the launch's windows
@@ -48,6 +48,7 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define ALGO_ADAMAX 4u
 #define ALGO_ADADELTA 5u
 #define ALGO_RADAM 6u
+#define ALGO_RPROP 7u
 
 // Flags of the launch.
 #define FLAG_MAXIMIZE 1u
@@ -128,6 +129,7 @@ layout(set = 0, binding = 7) readonly buffer SkipIf { float skip_if[]; };
 //   Adamax   h0 lr, h1 beta1, h2 beta2, h3 eps, h4 weight_decay, h5 log(beta1), h7 1 - beta1
 //   Adadelta h0 -lr, h1 rho, h2 1 - rho, h3 eps, h4 weight_decay
 //   RAdam    as Adam, and h9 rho_inf = 2 / (1 - beta2) - 1
+//   Rprop    h0 lr (the first step size), h1 etaminus, h2 etaplus, h3 step_size_min, h4 step_size_max
 layout(push_constant) uniform Params {
   uint first_entry;  // word of this launch's first table entry
   uint entries;
@@ -153,6 +155,27 @@ bool uses_state(uint slot) {
   if (slot == 0u) return ALGO != ALGO_SGD || flag(FLAG_MOMENTUM);
   if (slot == 1u) return ALGO != ALGO_SGD && ALGO != ALGO_ADAGRAD && (ALGO != ALGO_RMSPROP || flag(FLAG_MOMENTUM));
   return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
+}
+
+// Rprop on one element (st0 prev, st1 step_size). The step size grows or shrinks with the sign of
+// g * prev; where the sign flipped, the gradient counts as 0, so the parameter stays and the next step
+// starts afresh. PyTorch's sign of NaN is 0: a NaN product keeps the step size, a NaN gradient moves nothing.
+void rprop(inout compute_t p, compute_t g, inout compute_t prev, inout compute_t size) {
+  const compute_t product = g * prev;
+  compute_t factor = compute_t(1);
+  if (product > compute_t(0)) {
+    factor = hyper(2);
+  } else if (product < compute_t(0)) {
+    factor = hyper(1);
+    g = compute_t(0);
+  }
+  size = clamp(size * factor, hyper(3), hyper(4));
+  const compute_t direction = g > compute_t(0) ? compute_t(1) : (g < compute_t(0) ? compute_t(-1) : compute_t(0));
+  p = p - direction * size;
+  prev = g;
+}
+void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout compute4_t size) {
+  for (int c = 0; c < 4; ++c) rprop(p[c], g[c], prev[c], size[c]);
 }
 
 // One step of an element (T = compute_t) or of a block of four (T = compute4_t, every operation
@@ -233,6 +256,8 @@ bool uses_state(uint slot) {
     } else {                                                                                              \
       p = p - corrected * hyper(0);                                                                       \
     }                                                                                                     \
+  } else if (ALGO == ALGO_RPROP) {  /* fresh state arrives as its initial values (main) */                \
+    rprop(p, g, st0, st1);                                                                                \
   } else {  /* Adagrad; its sum starts at initial_accumulator_value, filled when the state was made */    \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;                                                    \
     const T sum = st0 + g * g;                                                                            \
@@ -291,9 +316,10 @@ void main() {
     }
   }
 
-  // A skipped step writes only a fresh parameter's initial state (the zeros st0 to st2 start as;
-  // Adagrad's state is made filled, never fresh here).
+  // A skipped step writes only a fresh parameter's initial state (what st0 to st2 start as: zeros, and
+  // Rprop's step size lr; Adagrad's state is made filled, never fresh here).
   if (skip && (!fresh || ALGO == ALGO_ADAGRAD)) return;
+  const compute_t initial_s1 = ALGO == ALGO_RPROP ? hyper(0) : compute_t(0);
   const bool read_state = !fresh || ALGO == ALGO_ADAGRAD;
   const bool use0 = uses_state(0u), use1 = uses_state(1u), use2 = uses_state(2u);
   const bool aligned = flag(FLAG_BLOCKS) && base[0] % ELEMS == 0u && base[1] % ELEMS == 0u &&
@@ -307,7 +333,7 @@ void main() {
     if (!aligned || first + ELEMS > count) break;
     const uint b = first / ELEMS;
     compute4_t p = param_load4(base[0] / ELEMS + b), g = grad_load4(base[1] / ELEMS + b);
-    compute4_t st0 = compute4_t(0), st1 = compute4_t(0), st2 = compute4_t(0);
+    compute4_t st0 = compute4_t(0), st1 = compute4_t(initial_s1), st2 = compute4_t(0);
     if (use0 && read_state) st0 = s0_load4(base[2] / ELEMS + b);
     if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
     if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
@@ -343,7 +369,7 @@ void main() {
     if (first >= count) break;
     for (uint i = first; i < min(count, first + ELEMS); ++i) {
       compute_t p = param_load(base[0] + i), g = grad_load(base[1] + i);
-      compute_t st0 = compute_t(0), st1 = compute_t(0), st2 = compute_t(0);
+      compute_t st0 = compute_t(0), st1 = initial_s1, st2 = compute_t(0);
       if (use0 && read_state) st0 = s0_load(base[2] + i);
       if (use1 && read_state) st1 = s1_load(base[3] + i);
       if (use2 && read_state) st2 = s2_load(base[4] + i);

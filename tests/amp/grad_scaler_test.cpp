@@ -81,6 +81,11 @@ TEST_P(GradScalerTest, SkippedStepLeavesEveryOptimizerUnchanged) {
          return std::make_unique<eo::RMSprop>(p, eo::RMSpropOptions(0.01).momentum(0.5).centered(true));
        }},
       {"Adagrad", [](const auto& p) { return std::make_unique<eo::Adagrad>(p, eo::AdagradOptions(0.1)); }},
+      {"Adamax", [](const auto& p) { return std::make_unique<eo::Adamax>(p, eo::AdamaxOptions(0.01)); }},
+      {"Adadelta", [](const auto& p) { return std::make_unique<eo::Adadelta>(p, eo::AdadeltaOptions(0.5)); }},
+      {"RAdam", [](const auto& p) { return std::make_unique<eo::RAdam>(p, eo::RAdamOptions(0.01)); }},
+      // A skipped first step must leave Rprop's step size at lr, the value it starts from.
+      {"Rprop", [](const auto& p) { return std::make_unique<eo::Rprop>(p, eo::RpropOptions(0.01)); }},
   };
   const TensorOptions f32 = TensorOptions().dtype(kFloat32).device(device);
   const Tensor skip = ones({1}, f32), go = zeros({}, f32);

@@ -1,6 +1,6 @@
 // Rows for the fused optimizer kernels: two steps of each algorithm on a parameter and its gradient, over
-// the registry's dtypes, shapes and layouts, against torch::optim. LibTorch 1.13 lacks Adamax, Adadelta and
-// RAdam: their references are Python 1.13's single-tensor functions (torch/optim/<name>.py) written with
+// the registry's dtypes, shapes and layouts, against torch::optim. LibTorch 1.13 lacks Adamax, Adadelta,
+// RAdam and Rprop: their references are Python 1.13's single-tensor functions (torch/optim/<name>.py) written with
 // the same ATen calls in the same order, which tests/optim/python_optimizers_test.cpp checks against
 // Python's optimizers. (Trajectories, groups and state are tested in tests/optim/.)
 #include <torch/optim.h>
@@ -111,6 +111,41 @@ at::Tensor radam_steps(const at::Tensor& param, const at::Tensor& grad) {
   }
   return p;
 }
+// Rprop with lr=0.1, etas=(0.4, 1.2), step_sizes=(0.05, 0.11) over the gradients g, g, -g, -g: the step
+// size stays, grows to the maximum, shrinks to the minimum where the sign flips (that step moves nothing),
+// and stays again.
+constexpr int kRpropSteps = 4;
+template <class T>
+T rprop_gradient(const T& grad, int step) {
+  return step <= 2 ? grad.detach().clone() : grad.neg();
+}
+Tensor rprop_steps(const Tensor& param, const Tensor& grad) {
+  Tensor p = param.detach().clone();
+  p.requires_grad_(true);
+  optim::Rprop opt({p}, optim::RpropOptions(0.1).etas({0.4, 1.2}).step_sizes({0.05, 0.11}));
+  for (int step = 1; step <= kRpropSteps; ++step) {
+    p.mutable_grad() = rprop_gradient(grad, step);
+    opt.step();
+  }
+  return p.detach();
+}
+// _single_tensor_rprop with the same options (Python's `sign[mask] = value` is masked_fill_).
+at::Tensor rprop_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double etaminus = 0.4, etaplus = 1.2, step_size_min = 0.05, step_size_max = 0.11;
+  at::Tensor p = param.detach().clone(), prev = at::zeros_like(p), step_size = at::full_like(p, 0.1);
+  for (int step = 1; step <= kRpropSteps; ++step) {
+    at::Tensor g = rprop_gradient(grad, step);
+    at::Tensor sign = g.mul(prev).sign();
+    sign.masked_fill_(sign.gt(0), etaplus);
+    sign.masked_fill_(sign.lt(0), etaminus);
+    sign.masked_fill_(sign.eq(0), 1);
+    step_size.mul_(sign).clamp_(step_size_min, step_size_max);
+    g.masked_fill_(sign.eq(etaminus), 0);
+    p.addcmul_(g.sign(), step_size, -1);
+    prev.copy_(g);
+  }
+  return p;
+}
 
 // A parameter and a gradient of the same shape: 0-dim, empty, odd sizes, longer than a workgroup's tile.
 const std::vector<Shapes> kCases = {{{}, {}}, {{0}, {0}}, {{7}, {7}}, {{5, 13}, {5, 13}}, {{3, 1100}, {3, 1100}}};
@@ -127,6 +162,11 @@ EMBER_OP_ROWS(optim_rows) {
       op("adamax step", 2, [](const auto& x) { return adamax_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
       op("adadelta step", 2, [](const auto& x) { return adadelta_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
       op("radam step", 2, [](const auto& x) { return radam_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
+      // Magnitudes away from 0, so that no product g * prev rounds to 0 in one dtype and not the other.
+      op("rprop step", 2, [](const auto& x) { return rprop_steps(x[0], x[1]); })
+          .with_dtypes(kFloating)
+          .with_cases(kCases)
+          .in_range(0.1, 2),
   };
 }
 

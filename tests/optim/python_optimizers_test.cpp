@@ -1,5 +1,5 @@
-// What LibTorch 1.13 lacks, against Python's torch.optim: every optimizer's `maximize`, and Adamax, Adadelta
-// and RAdam (20 steps of parameter trajectories for several option sets, the state_dict's param groups and
+// What LibTorch 1.13 lacks, against Python's torch.optim: every optimizer's `maximize`, and Adamax, Adadelta,
+// RAdam and Rprop (20 steps of parameter trajectories for several option sets, the state_dict's param groups and
 // state keys, a state_dict round trip, and the messages for bad options).
 #include <cmath>
 #include <sstream>
@@ -28,7 +28,7 @@ struct Case {
   std::function<std::unique_ptr<eo::Optimizer>(const std::vector<Tensor>&)> ember;
 };
 
-// Adamax, Adadelta and RAdam.
+// Adamax, Adadelta, RAdam and Rprop.
 const std::vector<Case>& python_only_cases() {
   static const std::vector<Case> all = {
       {"torch.optim.Adamax(p)", [](const auto& p) { return std::make_unique<eo::Adamax>(p); }},
@@ -48,6 +48,13 @@ const std::vector<Case>& python_only_cases() {
       {"torch.optim.RAdam(p, lr=0.02, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1)",
        [](const auto& p) {
          return std::make_unique<eo::RAdam>(p, eo::RAdamOptions(0.02).betas({0.8, 0.9}).eps(1e-6).weight_decay(0.1));
+       }},
+      // The gradients change sign between steps, so step sizes grow, shrink and reach both bounds.
+      {"torch.optim.Rprop(p)", [](const auto& p) { return std::make_unique<eo::Rprop>(p); }},
+      {"torch.optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.2), maximize=True)",
+       [](const auto& p) {
+         return std::make_unique<eo::Rprop>(
+             p, eo::RpropOptions(0.05).etas({0.3, 1.5}).step_sizes({0.01, 0.2}).maximize(true));
        }},
   };
   return all;
@@ -208,6 +215,9 @@ TEST_P(PythonOptimizersTest, BadOptionsGetPythonsMessages) {
       {"torch.optim.RAdam(p, betas=(0.9, -0.5))", [&] { eo::RAdam(p, eo::RAdamOptions().betas({0.9, -0.5})); }},
       {"torch.optim.Adadelta(p, rho=1.5)", [&] { eo::Adadelta(p, eo::AdadeltaOptions().rho(1.5)); }},
       {"torch.optim.Adadelta(p, weight_decay=-2)", [&] { eo::Adadelta(p, eo::AdadeltaOptions().weight_decay(-2)); }},
+      {"torch.optim.Rprop(p, lr=-0.5)", [&] { eo::Rprop(p, eo::RpropOptions(-0.5)); }},
+      {"torch.optim.Rprop(p, etas=(1.5, 2))", [&] { eo::Rprop(p, eo::RpropOptions().etas({1.5, 2.0})); }},
+      {"torch.optim.Rprop(p, etas=(0.5, 0.9))", [&] { eo::Rprop(p, eo::RpropOptions().etas({0.5, 0.9})); }},
   };
   std::string script = "p = [torch.ones(2, requires_grad=True)]\n";
   for (const auto& [python, _] : bad) {
