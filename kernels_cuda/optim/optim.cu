@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/device_math.cuh"
 #include "kernels_cuda/common/strided_index.cuh"
 #include "kernels_cuda/common/typed_operands.cuh"
 #include "runtime/allocator.h"
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
       case OptimAlgorithm::Adamax: {
         if (flag(kOptimWeightDecay)) g = g + h(4) * param;
         const A m = load_state(0) * h(1) + h(7) * g;
-        const A u = max(load_state(1) * h(2), fabs(g) + h(3));
+        const A u = maximum(load_state(1) * h(2), fabs(g) + h(3));  // torch.amax keeps a NaN
         store_state(0, m);
         store_state(1, u);
         param = param + (-step_size) * m / u;

@@ -157,6 +157,13 @@ bool uses_state(uint slot) {
   return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
 }
 
+// Adamax's infinity norm as torch.amax, which keeps a NaN of either operand where GLSL's max may return
+// the other one.
+compute_t amax(compute_t a, compute_t b) { return mc_isnan(a) ? a : (mc_isnan(b) ? b : max(a, b)); }
+compute4_t amax(compute4_t a, compute4_t b) {
+  return compute4_t(amax(a.x, b.x), amax(a.y, b.y), amax(a.z, b.z), amax(a.w, b.w));
+}
+
 // Rprop on one element (st0 prev, st1 step_size). The step size grows or shrinks with the sign of
 // g * prev; where the sign flipped, the gradient counts as 0, so the parameter stays and the next step
 // starts afresh. PyTorch's sign of NaN is 0: a NaN product keeps the step size, a NaN gradient moves nothing.
@@ -232,7 +239,7 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
   } else if (ALGO == ALGO_ADAMAX) {                                                                       \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
     const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
-    const T u = max((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */         \
+    const T u = amax((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */        \
     st0 = m;                                                                                              \
     st1 = u;                                                                                              \
     p = p + (-step_size) * m / u;                                                                         \

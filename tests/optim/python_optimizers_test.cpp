@@ -206,6 +206,48 @@ TEST_P(PythonOptimizersTest, StateDictRoundTripContinues) {
   }
 }
 
+// A NaN gradient stays in Adamax's infinity norm (torch.amax keeps it), so the element's exp_inf is NaN on
+// the next steps too, where a plain max could return the other operand and let the element recover.
+TEST_P(PythonOptimizersTest, AdamaxKeepsANaNInItsInfinityNorm) {
+  const std::vector<std::vector<float>> grads = {{0.5f, NAN, -1, 0.25f, 2}, {0.25f, 1, 2, NAN, -3}, {1, 2, 3, 4, 5}};
+  const std::string script = R"(
+nan = float('nan')
+p = torch.tensor([1., 2., 3., 4., 5.], requires_grad=True)
+opt = torch.optim.Adamax([p])
+for g in [[0.5, nan, -1, 0.25, 2], [0.25, 1, 2, nan, -3], [1, 2, 3, 4, 5]]:
+    p.grad = torch.tensor(g, dtype=torch.float32)
+    opt.step()
+for t in [p.detach(), opt.state[p]['exp_avg'], opt.state[p]['exp_inf']]:
+    print(' '.join(repr(float(x)) for x in t))
+    print('@@END@@')
+)";
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 3);
+  const TensorOptions f32 = TensorOptions().dtype(DType::Float32).device(device);
+  std::vector<Tensor> p = {tensor({1.f, 2.f, 3.f, 4.f, 5.f}, f32).requires_grad_(true)};
+  eo::Adamax opt(p);
+  for (const std::vector<float>& g : grads) {
+    p[0].mutable_grad() = tensor(g, f32);
+    opt.step();
+  }
+  const OrderedDict<std::string, Tensor> state = opt.state(p[0]);
+  const std::vector<Tensor> actual = {p[0].detach(), state["exp_avg"], state["exp_inf"]};
+  for (size_t i = 0; i < actual.size(); ++i) {
+    std::vector<double> expected;
+    std::istringstream in(answers[i]);
+    for (std::string word; in >> word;) expected.push_back(std::stod(word));
+    const std::vector<float> values = actual[i].to_vector<float>();
+    ASSERT_EQ(values.size(), expected.size());
+    for (size_t j = 0; j < values.size(); ++j) {
+      if (std::isnan(expected[j])) {
+        EXPECT_TRUE(std::isnan(values[j])) << "tensor " << i << " element " << j << ": " << values[j];
+      } else {
+        EXPECT_NEAR(values[j], expected[j], 1e-6 * (1 + std::abs(expected[j]))) << "tensor " << i << " element " << j;
+      }
+    }
+  }
+}
+
 TEST_P(PythonOptimizersTest, BadOptionsGetPythonsMessages) {
   const std::vector<Tensor> p = {ones({2}, TensorOptions().device(device)).requires_grad_(true)};
   const std::vector<std::pair<std::string, std::function<void()>>> bad = {
