@@ -2,7 +2,7 @@
 // log1p, expm1, sin, cos, tan, asin, acos, atan, atan2(y, x), sinh, cosh, tanh, pow(x, y), erf, erfc,
 // erfinv. GLSL has transcendental functions for float only and lacks erf, log1p and expm1 altogether;
 // math_f32.glsl and math_f64.glsl fill both gaps so that shaders are written once for every float
-// compute class. Integer modules get nothing from here.
+// compute class. Integer modules get only the NaN-aware helpers below, where NaN never occurs.
 #ifndef EMBER_MATH_GLSL
 #define EMBER_MATH_GLSL
 
@@ -13,6 +13,19 @@
 #elif COMPUTE_IS_FLOAT
 #include "math_f32.glsl"
 #endif
+
+#if COMPUTE_IS_FLOAT
+bool m_isnan(compute_t x) { return isnan(x); }
+bool m_isinf(compute_t x) { return isinf(x); }
+#else
+bool m_isnan(compute_t x) { return false; }
+bool m_isinf(compute_t x) { return false; }
+#endif
+
+// The larger and smaller operand, or a NaN operand, as torch.maximum, torch.amax and torch.clamp answer;
+// GLSL's max and min may return the other operand (llvmpipe's do).
+compute_t nan_max(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : max(a, b)); }
+compute_t nan_min(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : min(a, b)); }
 
 #if COMPUTE_IS_FLOAT
 // erfinv(x): Winitzki's closed form (relative error about 2e-3) refined by Halley steps on

@@ -14,6 +14,7 @@
 #define EMBER_CONV_COMMON_GLSL
 
 #include "typed_operands.glsl"
+#include "activations.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -95,7 +96,7 @@ layout(push_constant) uniform Params {
 // The stored value: relu(value) with CONV_RELU, keeping NaN as torch.relu does.
 compute_t conv_epilogue(compute_t value) {
   if ((p.flags & CONV_RELU) == 0u) return value;
-  return isnan(value) || value > compute_t(0) ? value : compute_t(0);
+  return relu(value);
 }
 
 uint lanes_n() { return (p.flags >> 8) & 0xffffu; }

@@ -12,20 +12,9 @@
 #include "binary_ops.glsl"
 #include "ternary_ops.glsl"
 
-#if COMPUTE_IS_FLOAT
-bool m_isnan(compute_t x) { return isnan(x); }
-bool m_isinf(compute_t x) { return isinf(x); }
-#else
-bool m_isnan(compute_t x) { return false; }
-bool m_isinf(compute_t x) { return false; }
-#endif
-
 // NaN counts as true, as bool(nan) does in PyTorch.
 bool truthy(compute_t x) { return !(x == compute_t(0)); }
 compute_t from_bool(bool b) { return b ? compute_t(1) : compute_t(0); }
-
-compute_t nan_max(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : max(a, b)); }
-compute_t nan_min(compute_t a, compute_t b) { return m_isnan(a) ? a : (m_isnan(b) ? b : min(a, b)); }
 
 #if COMPUTE_IS_FLOAT
 bool sign_bit(compute_t x) {
@@ -70,7 +59,7 @@ UNARY(abs) { return abs(x); }
 UNARY(sign) { return from_bool(x > compute_t(0)) - from_bool(x < compute_t(0)); }
 UNARY(square) { return x * x; }
 // NVIDIA's compiler turns the plain select into max(x, 0), which drops NaN; the test keeps it.
-UNARY(relu) { return m_isnan(x) || x > compute_t(0) ? x : compute_t(0); }
+UNARY(relu) { return relu(x); }
 UNARY(isnan) { return from_bool(m_isnan(x)); }
 UNARY(isinf) { return from_bool(m_isinf(x)); }
 UNARY(isposinf) { return from_bool(m_isinf(x) && x > compute_t(0)); }

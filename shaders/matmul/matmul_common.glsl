@@ -83,8 +83,7 @@ compute_t epilogue(compute_t acc, uint bias_index) {
   if ((p.flags & MATMUL_HAS_BIAS) != 0u) value += scalar_from_bits(p.beta) * bias_data_load(bias_index);
 #if COMPUTE_IS_FLOAT
   if (ACTIVATION == ACTIVATION_RELU) {
-    // isnan: NVIDIA's compiler turns the plain select into max(value, 0), which drops NaN.
-    value = isnan(value) || value > compute_t(0) ? value : compute_t(0);
+    value = relu(value);
   } else if (ACTIVATION == ACTIVATION_GELU) {
     value = gelu_erf(value);
   } else if (ACTIVATION == ACTIVATION_GELU_TANH) {

@@ -157,11 +157,9 @@ bool uses_state(uint slot) {
   return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
 }
 
-// Adamax's infinity norm as torch.amax, which keeps a NaN of either operand where GLSL's max may return
-// the other one.
-compute_t amax(compute_t a, compute_t b) { return mc_isnan(a) ? a : (mc_isnan(b) ? b : max(a, b)); }
-compute4_t amax(compute4_t a, compute4_t b) {
-  return compute4_t(amax(a.x, b.x), amax(a.y, b.y), amax(a.z, b.z), amax(a.w, b.w));
+// Adamax's infinity norm on whole vectors (math.glsl's nan_max per lane).
+compute4_t nan_max(compute4_t a, compute4_t b) {
+  return compute4_t(nan_max(a.x, b.x), nan_max(a.y, b.y), nan_max(a.z, b.z), nan_max(a.w, b.w));
 }
 
 // Rprop on one element (st0 prev, st1 step_size). The step size grows or shrinks with the sign of
@@ -239,7 +237,7 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
   } else if (ALGO == ALGO_ADAMAX) {                                                                       \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
     const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
-    const T u = amax((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */        \
+    const T u = nan_max((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */        \
     st0 = m;                                                                                              \
     st1 = u;                                                                                              \
     p = p + (-step_size) * m / u;                                                                         \

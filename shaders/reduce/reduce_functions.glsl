@@ -26,12 +26,10 @@ struct State {
 };
 
 #if COMPUTE_IS_FLOAT
-bool value_is_nan(compute_t x) { return isnan(x); }
 #define POSITIVE_INFINITY compute_t(uintBitsToFloat(0x7f800000u))
 #define LOWEST_VALUE (-POSITIVE_INFINITY)
 #define HIGHEST_VALUE POSITIVE_INFINITY
 #else
-bool value_is_nan(compute_t x) { return false; }
 #if defined(COMPUTE_I64)
 #define LOWEST_VALUE int64_t(0x8000000000000000ul)
 #define HIGHEST_VALUE int64_t(0x7ffffffffffffffful)
@@ -60,7 +58,7 @@ State identity() {
 State lift(compute_t x, uint index, compute_t param) {
   State s = identity();
   if (OP == REDUCE_KERNEL_OP_NANSUM || OP == REDUCE_KERNEL_OP_NANMEAN) {
-    if (!value_is_nan(x)) {
+    if (!m_isnan(x)) {
       s.a = x;
       s.c = 1u;
     }
@@ -102,16 +100,12 @@ State lift(compute_t x, uint index, compute_t param) {
 bool prefers_second(State first, State second) {
   if (second.c == 0u) return false;
   if (first.c == 0u) return true;
-  const bool first_nan = value_is_nan(first.a);
-  const bool second_nan = value_is_nan(second.a);
+  const bool first_nan = m_isnan(first.a);
+  const bool second_nan = m_isnan(second.a);
   if (first_nan || second_nan) return first_nan && second_nan ? second.c < first.c : second_nan;
   if (first.a == second.a) return second.c < first.c;
   return OP == REDUCE_KERNEL_OP_MAX ? second.a > first.a : second.a < first.a;
 }
-
-// max / min that propagate NaN, as torch.amax does.
-compute_t nan_max(compute_t x, compute_t y) { return value_is_nan(x) || x > y ? x : y; }
-compute_t nan_min(compute_t x, compute_t y) { return value_is_nan(x) || x < y ? x : y; }
 
 State merge(State x, State y) {
   State s = x;
@@ -141,7 +135,7 @@ State merge(State x, State y) {
   } else if (OP == REDUCE_KERNEL_OP_LOGSUMEXP) {
 #if COMPUTE_IS_FLOAT
     // Sum of exp(x) = b * exp(a). Infinite maxima decide alone; -inf everywhere stays -inf.
-    if (value_is_nan(x.a) || value_is_nan(y.a)) {
+    if (m_isnan(x.a) || m_isnan(y.a)) {
       s.a = x.a + y.a;
     } else {
       s.a = max(x.a, y.a);
@@ -171,7 +165,7 @@ compute_t finalize_value(State s, compute_t param) {
   }
   if (OP == REDUCE_KERNEL_OP_NORM2) return sqrt(s.a);
   if (OP == REDUCE_KERNEL_OP_NORM_P) return m_pow(s.a, compute_t(1) / param);
-  if (OP == REDUCE_KERNEL_OP_LOGSUMEXP) return isinf(s.a) || value_is_nan(s.a) ? s.a : s.a + m_log(s.b);
+  if (OP == REDUCE_KERNEL_OP_LOGSUMEXP) return isinf(s.a) || m_isnan(s.a) ? s.a : s.a + m_log(s.b);
 #endif
   return s.a;
 }

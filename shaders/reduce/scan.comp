@@ -55,12 +55,6 @@ struct Item {
   uint c;
 };
 
-#if COMPUTE_IS_FLOAT
-bool value_is_nan(compute_t x) { return isnan(x); }
-#else
-bool value_is_nan(compute_t x) { return false; }
-#endif
-
 Item identity() {
   Item item = Item(compute_t(0), 0u);
   if (OP == SCAN_OP_CUMPROD) item.v = compute_t(1);
@@ -73,7 +67,7 @@ Item identity() {
 // log(exp(x) + exp(y)) without overflow; equal infinities give themselves, NaN propagates.
 compute_t log_add_exp(compute_t x, compute_t y) {
 #if COMPUTE_IS_FLOAT
-  if (value_is_nan(x) || value_is_nan(y)) return x + y;
+  if (m_isnan(x) || m_isnan(y)) return x + y;
   const compute_t high = max(x, y);
   const compute_t low = min(x, y);
   if (isinf(high)) return high;
@@ -90,8 +84,8 @@ Item combine(Item earlier, Item later) {
   if (OP == SCAN_OP_CUMPROD) return Item(earlier.v * later.v, 0u);
   if (OP == SCAN_OP_LOGCUMSUMEXP) return Item(log_add_exp(earlier.v, later.v), 0u);
   if (later.c == 0u) return earlier;
-  if (earlier.c == 0u || value_is_nan(later.v)) return later;
-  if (value_is_nan(earlier.v)) return earlier;
+  if (earlier.c == 0u || m_isnan(later.v)) return later;
+  if (m_isnan(earlier.v)) return earlier;
   const bool later_wins = OP == SCAN_OP_CUMMAX ? later.v >= earlier.v : later.v <= earlier.v;
   return later_wins ? later : earlier;
 }
