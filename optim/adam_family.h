@@ -1,5 +1,5 @@
 #pragma once
-// What Adam, AdamW, Adamax and RAdam share: their options' checks, their param-group keys and the
+// What Adam, AdamW, Adamax, RAdam and NAdam share: their options' checks, their param-group keys and the
 // hyperparameters the fused kernel reads. Their options are separate types, as in LibTorch, with the same
 // accessors where they have the same options. Internal to optim/.
 #include <string>
@@ -13,7 +13,7 @@ namespace ember::optim::detail {
 // Throws LibTorch's errors for a negative lr, eps or weight_decay, and betas outside [0, 1).
 void check_adam_options(double lr, double eps, const std::tuple<double, double>& betas, double weight_decay);
 
-// The keys of the Adam family's param groups. Adamax has no amsgrad, RAdam neither nor maximize.
+// The keys of the Adam family's param groups. Adamax has no amsgrad, RAdam and NAdam neither nor maximize.
 template <class AdamFamilyOptions>
 bool set_adam_item(AdamFamilyOptions& options, const std::string& key, const OptionValue& value) {
   constexpr bool has_amsgrad = requires { options.amsgrad(); };

@@ -1,6 +1,6 @@
 #pragma once
 // The optimizers and learning-rate schedulers, as LibTorch's torch::optim (with Python's Adamax, Adadelta,
-// RAdam and Rprop, which LibTorch 1.13 lacks), and the GradScaler of mixed precision (ember::amp).
+// RAdam, Rprop and NAdam, which LibTorch 1.13 lacks), and the GradScaler of mixed precision (ember::amp).
 #include "optim/adadelta.h"
 #include "optim/adagrad.h"
 #include "optim/adam.h"
@@ -8,6 +8,7 @@
 #include "optim/adamw.h"
 #include "optim/grad_scaler.h"
 #include "optim/lbfgs.h"
+#include "optim/nadam.h"
 #include "optim/optimizer.h"
 #include "optim/radam.h"
 #include "optim/rmsprop.h"

@@ -75,7 +75,8 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 // The state of one param group: per (device, dtype) a bucket holding one allocation per state slot
-// (every parameter of the bucket a slice of it) and the step counts, two float32 per parameter.
+// (every parameter of the bucket a slice of it) and the step scalars (optim_step_scalars: the step count,
+// NAdam's mu_product), a float32 pair each per parameter.
 struct Optimizer::GroupState {
   struct Bucket {
     std::shared_ptr<Device> device;
@@ -84,7 +85,8 @@ struct Optimizer::GroupState {
     std::vector<int64_t> offsets;  // per member, elements into the slot allocations
     int64_t total = 0;
     std::array<Tensor, kMaxOptimStates> slots;  // 1-D, allocated when an algorithm first needs them
-    Tensor steps;                               // float32 [2 * members]
+    Tensor steps;                               // float32 [2 * scalars * members]
+    int64_t scalars = 0;                        // per parameter, in `steps`
   };
   // What the layout was made for: each parameter's identity, dtype, device and geometry.
   std::vector<Tensor> params;
@@ -103,7 +105,7 @@ struct Optimizer::GroupState {
         return b.device == p.device() && b.dtype == p.dtype();
       });
       if (it == buckets.end()) {
-        buckets.push_back({p.device(), p.dtype(), {}, {}, 0, {}, {}});
+        buckets.push_back({p.device(), p.dtype(), {}, {}, 0, {}, {}, 0});
         it = buckets.end() - 1;
       }
       const int64_t align = kSliceAlignment / static_cast<int64_t>(p.element_size());
@@ -145,17 +147,20 @@ struct Optimizer::GroupState {
     const Tensor& p = params[i];
     return b.slots[slot].as_strided(p.sizes(), p.strides(), b.offsets[where[i].second]);
   }
-  // The two step counts of parameter i, and the one that holds its count now.
-  Tensor steps_pair(size_t i) const {
-    return bucket_of(i).steps.as_strided({2}, {1}, 2 * static_cast<int64_t>(where[i].second));
+  // The pairs of step scalars of parameter i, and scalar k as it is now.
+  Tensor scalar_pairs(size_t i) const {
+    const Bucket& b = bucket_of(i);
+    return b.steps.as_strided({2 * b.scalars}, {1}, 2 * b.scalars * static_cast<int64_t>(where[i].second));
   }
-  Tensor step_view(size_t i) const {
-    return bucket_of(i).steps.as_strided({}, {}, 2 * static_cast<int64_t>(where[i].second) + parity[i]);
+  Tensor scalar_view(size_t i, size_t k) const {
+    const Bucket& b = bucket_of(i);
+    const int64_t pair = b.scalars * static_cast<int64_t>(where[i].second) + static_cast<int64_t>(k);
+    return b.steps.as_strided({}, {}, 2 * pair + parity[i]);
   }
 
-  // Allocates what `slots` and the step counts need in the bucket of parameter i. A slot allocated
+  // Allocates what `slots` and `scalars` step scalars need in the bucket of parameter i. A slot allocated
   // after some parameter has state starts at zero, as PyTorch's zeros_like.
-  void ensure_memory(size_t i, const std::vector<OptimStateSlot>& slots, bool counts_steps) {
+  void ensure_memory(size_t i, const std::vector<OptimStateSlot>& slots, size_t scalars) {
     Bucket& b = bucket_of(i);
     const bool any_state = std::any_of(b.members.begin(), b.members.end(), [&](size_t m) { return initialized[m]; });
     const TensorOptions options = TensorOptions().dtype(b.dtype).device(b.device);
@@ -163,9 +168,10 @@ struct Optimizer::GroupState {
       if (b.slots[s.slot].defined()) continue;
       b.slots[s.slot] = any_state ? zeros({b.total}, options) : empty({b.total}, options);
     }
-    if (counts_steps && !b.steps.defined()) {
+    if (scalars > 0 && !b.steps.defined()) {
       const TensorOptions f32 = TensorOptions().dtype(DType::Float32).device(b.device);
-      const int64_t n = 2 * static_cast<int64_t>(b.members.size());
+      b.scalars = static_cast<int64_t>(scalars);
+      const int64_t n = 2 * b.scalars * static_cast<int64_t>(b.members.size());
       b.steps = any_state ? zeros({n}, f32) : empty({n}, f32);
     }
   }
@@ -250,15 +256,15 @@ Optimizer::GroupState& Optimizer::group_state(size_t g) const {
     // Carry the state of parameters that stay over into the new layout.
     const OptimHyperparameters hyper = hyperparameters(param_groups_[g].options());
     const std::vector<OptimStateSlot> slots = optim_state_slots(algorithm(), hyper);
-    const bool counts = optim_counts_steps(algorithm());
+    const size_t scalars = optim_step_scalars(algorithm()).size();
     for (size_t i = 0; i < params.size(); ++i) {
       for (size_t j = 0; j < state->params.size(); ++j) {
         if (!state->initialized[j] || !state->params[j].is_same(params[i])) continue;
-        fresh->ensure_memory(i, slots, counts);
+        fresh->ensure_memory(i, slots, scalars);
         for (const OptimStateSlot& s : slots) {
           if (state->bucket_of(j).slots[s.slot].defined()) fresh->slot_view(i, s.slot).copy_(state->slot_view(j, s.slot));
         }
-        if (counts) fresh->step_view(i).copy_(state->step_view(j));
+        for (size_t k = 0; k < scalars; ++k) fresh->scalar_view(i, k).copy_(state->scalar_view(j, k));
         fresh->initialized[i] = true;
       }
     }
@@ -274,14 +280,15 @@ void Optimizer::make_eager_state() {
     GroupState& st = group_state(g);
     const OptimHyperparameters hyper = hyperparameters(param_groups_[g].options());
     const std::vector<OptimStateSlot> slots = optim_state_slots(algorithm(), hyper);
+    const size_t scalars = optim_step_scalars(algorithm()).size();
     for (GroupState::Bucket& b : st.buckets) {
       const bool none = std::none_of(b.members.begin(), b.members.end(), [&](size_t m) { return st.initialized[m]; });
       for (size_t m : b.members) {
         if (st.initialized[m]) continue;
-        st.ensure_memory(m, slots, true);
+        st.ensure_memory(m, slots, scalars);
         if (!none) {
           for (const OptimStateSlot& s : slots) st.slot_view(m, s.slot).fill_(*value);
-          st.steps_pair(m).zero_();
+          st.scalar_pairs(m).zero_();
         }
       }
       if (none && !b.members.empty()) {  // the whole bucket at once
@@ -326,7 +333,7 @@ void Optimizer::step_group(size_t g, const Tensor& skip_if) {
   const OptimAlgorithm alg = algorithm();
   const OptimHyperparameters hyper = hyperparameters(param_groups_[g].options());
   const std::vector<OptimStateSlot> slots = optim_state_slots(alg, hyper);
-  const bool counts = optim_counts_steps(alg);
+  const size_t scalars = optim_step_scalars(alg).size();
   for (GroupState::Bucket& bucket : st.buckets) {
     OptimStepArgs args;
     args.algorithm = alg;
@@ -348,12 +355,12 @@ void Optimizer::step_group(size_t g, const Tensor& skip_if) {
         g_like.copy_(grad);
         alive.push_back(g_like);
       }
-      st.ensure_memory(i, slots, counts);
+      st.ensure_memory(i, slots, scalars);
       OptimTensor t;
       t.param = p.ref();
       t.grad = g_like.ref();
       for (const OptimStateSlot& s : slots) t.state[s.slot] = st.slot_view(i, s.slot).ref();
-      if (counts) t.steps = st.steps_pair(i).ref();
+      if (scalars > 0) t.steps = st.scalar_pairs(i).ref();
       t.parity = st.parity[i];
       t.fresh = !st.initialized[i];
       args.tensors.push_back(t);
@@ -368,7 +375,7 @@ void Optimizer::step_group(size_t g, const Tensor& skip_if) {
     detail::kernels_for<OptimKernels>(*bucket.device).step(*detail::stream_for(*bucket.device), args);
     for (size_t i : stepped) {
       st.initialized[i] = true;
-      if (counts) st.parity[i] ^= 1;
+      if (scalars > 0) st.parity[i] ^= 1;
       detail::bump_version(params[i]);
     }
   }
@@ -383,7 +390,8 @@ OrderedDict<std::string, Tensor> Optimizer::state(const Tensor& param) const {
       const GroupState& st = group_state(g);
       if (!st.initialized[i]) return out;
       const OptimHyperparameters hyper = hyperparameters(param_groups_[g].options());
-      if (optim_counts_steps(algorithm())) out.insert("step", st.step_view(i));
+      const std::vector<std::string_view> scalars = optim_step_scalars(algorithm());
+      for (size_t k = 0; k < scalars.size(); ++k) out.insert(std::string(scalars[k]), st.scalar_view(i, k));
       for (const OptimStateSlot& s : optim_state_slots(algorithm(), hyper)) {
         if (st.bucket_of(i).slots[s.slot].defined()) out.insert(std::string(s.name), st.slot_view(i, s.slot));
       }
@@ -538,7 +546,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
 
 void Optimizer::check_loaded_state(const LoadedState& loaded,
                                    const std::vector<std::unique_ptr<OptimizerOptions>>& options) const {
-  const bool counts = optim_counts_steps(algorithm());
+  const std::vector<std::string_view> scalars = optim_step_scalars(algorithm());
   for (const auto& [where, tensors] : loaded) {
     const auto [g, i] = where;
     const Tensor& p = param_groups_[g].params()[i];
@@ -548,11 +556,12 @@ void Optimizer::check_loaded_state(const LoadedState& loaded,
     for (const OptimStateSlot& s : optim_state_slots(algorithm(), hyperparameters(*options[g]))) {
       expected.insert(std::string(s.name));
     }
-    if (counts) expected.insert("step");
+    for (std::string_view name : scalars) expected.insert(std::string(name));
     for (const auto& [name, tensor] : tensors) {
       if (!expected.count(name)) throw Error(prefix + " has '" + name + "', which these options do not keep");
       if (!tensor.defined()) throw Error(prefix + ": '" + name + "' is undefined");
-      const int64_t want = name == "step" ? 1 : p.numel();
+      const bool scalar = std::find(scalars.begin(), scalars.end(), name) != scalars.end();
+      const int64_t want = scalar ? 1 : p.numel();
       if (tensor.numel() != want) {
         throw Error(prefix + ": '" + name + "' has " + std::to_string(tensor.numel()) + " elements, expected " +
                     std::to_string(want));
@@ -568,7 +577,7 @@ void Optimizer::check_loaded_state(const LoadedState& loaded,
 }
 
 void Optimizer::restore_state(const LoadedState& loaded) {
-  const bool counts = optim_counts_steps(algorithm());
+  const std::vector<std::string_view> scalars = optim_step_scalars(algorithm());
   autograd::NoGradGuard no_grad;
   for (size_t g = 0; g < param_groups_.size(); ++g) {
     GroupState& st = group_state(g);
@@ -578,9 +587,11 @@ void Optimizer::restore_state(const LoadedState& loaded) {
     for (size_t i = 0; i < st.params.size(); ++i) {
       auto it = loaded.find({g, i});
       if (it == loaded.end()) continue;
-      st.ensure_memory(i, slots, counts);
+      st.ensure_memory(i, slots, scalars.size());
       for (const OptimStateSlot& s : slots) st.slot_view(i, s.slot).copy_(it->second.at(std::string(s.name)));
-      if (counts) st.step_view(i).copy_(it->second.at("step").reshape({}));
+      for (size_t k = 0; k < scalars.size(); ++k) {
+        st.scalar_view(i, k).copy_(it->second.at(std::string(scalars[k])).reshape({}));
+      }
     }
     for (size_t i = 0; i < st.params.size(); ++i) st.initialized[i] = loaded.count({g, i}) > 0;
   }

@@ -135,6 +135,19 @@ TEST_P(OptimKernelsTest, ArgumentChecks) {
   args.tensors[0].grad = g.slice(1, 0, 2).ref();
   args.tensors[0].state[0] = m.slice(1, 0, 2).ref();
   expect_error<Error>([&] { kernels().step(*stream, args); }, "optimizer step (sgd): tensor 0: the parameter is not dense");
+  // NAdam keeps two scalars, the step count and mu_product: a pair for one is too short.
+  const Tensor v = ones({4, 3}, f32);
+  OptimStepArgs nadam;
+  nadam.algorithm = OptimAlgorithm::NAdam;
+  OptimTensor n;
+  n.param = p.ref();
+  n.grad = g.ref();
+  n.state[0] = m.ref();
+  n.state[1] = v.ref();
+  n.steps = steps.ref();
+  nadam.tensors = {n};
+  expect_error<Error>([&] { kernels().step(*stream, nadam); },
+                      "optimizer step (nadam): tensor 0: the step scalars must be 4 contiguous float32 elements");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, OptimKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);

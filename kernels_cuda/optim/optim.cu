@@ -27,7 +27,7 @@ struct OptimSegment {
   void* param;
   const void* grad;
   void* state[kMaxOptimStates];
-  float* steps;  // the pair; null for SGD
+  float* steps;  // the pairs of optim_step_scalars; null for SGD
   int64_t count;
   int32_t first_block;
   int32_t parity;
@@ -61,7 +61,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
   if (alg != OptimAlgorithm::SGD) {
     const float old_step = fresh ? 0.0f : seg.steps[seg.parity];
     const float t = old_step + (skip ? 0.0f : 1.0f);
-    if (start == 0 && threadIdx.x == 0) seg.steps[seg.parity ^ 1] = t;
+    const bool writes_scalars = start == 0 && threadIdx.x == 0;
+    if (writes_scalars) seg.steps[seg.parity ^ 1] = t;
     if (alg == OptimAlgorithm::Adam || alg == OptimAlgorithm::Adamax) {
       step_size = h(0) / -expm1(static_cast<A>(t) * h(5));
       if (alg == OptimAlgorithm::Adam) bc2_sqrt = sqrt(-expm1(static_cast<A>(t) * h(6)));
@@ -76,6 +77,15 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
       }
     } else if (alg == OptimAlgorithm::Adagrad) {
       step_size = -(h(0) / (A(1) + (static_cast<A>(t) - A(1)) * h(1)));
+    } else if (alg == OptimAlgorithm::NAdam) {
+      const A mu = h(1) * (A(1) - A(0.5) * exp(static_cast<A>(t) * h(9)));
+      const A mu_next = h(1) * (A(1) - A(0.5) * exp(static_cast<A>(t + 1.0f) * h(9)));
+      const float old_product = fresh ? 1.0f : seg.steps[2 + seg.parity];
+      const float mu_product = skip ? old_product : old_product * static_cast<float>(mu);
+      if (writes_scalars) seg.steps[2 + (seg.parity ^ 1)] = mu_product;
+      bc2_sqrt = sqrt(-expm1(static_cast<A>(t) * h(6)));
+      step_size = h(0) * (A(1) - mu) / (A(1) - static_cast<A>(mu_product));
+      rect = h(0) * mu_next / (A(1) - static_cast<A>(mu_product) * mu_next);
     }
   }
 
@@ -178,19 +188,26 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
                             : param - corrected * h(0);
         break;
       }
-      case OptimAlgorithm::Rprop: {  // as optim.comp's rprop(): PyTorch's sign of NaN is 0
+      case OptimAlgorithm::Rprop: {  // as optim.comp's rprop(): Python's rewrites of the sign, whose NaN is 0
         const A product = g * load_state(0);
-        A factor = A(1);
-        if (product > A(0)) {
-          factor = h(2);
-        } else if (product < A(0)) {
-          factor = h(1);
-          g = A(0);
-        }
+        A factor = product > A(0) ? h(2) : (product < A(0) ? h(1) : A(0));
+        if (factor == A(0)) factor = A(1);
+        if (factor == h(1)) g = A(0);
         const A size = min(max(load_state(1) * factor, h(3)), h(4));
         store_state(0, g);
         store_state(1, size);
         param = param - (g > A(0) ? A(1) : (g < A(0) ? A(-1) : A(0))) * size;
+        break;
+      }
+      case OptimAlgorithm::NAdam: {  // step_size and rect: the gradient's and the average's coefficients
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
+        const A m = load_state(0) * h(1) + h(7) * g;
+        const A v = load_state(1) * h(2) + h(8) * g * g;
+        store_state(0, m);
+        store_state(1, v);
+        const A denom = sqrt(v) / bc2_sqrt + h(3);
+        param = param + (-step_size) * (g / denom);
+        param = param + (-rect) * (m / denom);
         break;
       }
       case OptimAlgorithm::Adagrad: {
@@ -223,7 +240,7 @@ class CudaOptim final : public OptimKernels {
     if (args.skip_if) {
       launch.skip_if = static_cast<const float*>(device_pointer(*args.skip_if->allocation, args.skip_if->byte_offset));
     }
-    const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper);
+    const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper, dtype);
     std::copy(options.h.begin(), options.h.end(), launch.h);
     launch.flags = options.flags;
 

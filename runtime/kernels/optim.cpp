@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/half.h"
 
 namespace ember {
 
@@ -19,6 +20,7 @@ std::string_view optim_algorithm_name(OptimAlgorithm algorithm) {
     case OptimAlgorithm::Adadelta: return "adadelta";
     case OptimAlgorithm::RAdam: return "radam";
     case OptimAlgorithm::Rprop: return "rprop";
+    case OptimAlgorithm::NAdam: return "nadam";
   }
   return "?";
 }
@@ -48,6 +50,7 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
       slots = {{"square_avg", 0}, {"acc_delta", 1}};
       break;
     case OptimAlgorithm::RAdam:
+    case OptimAlgorithm::NAdam:
       slots = {{"exp_avg", 0}, {"exp_avg_sq", 1}};
       break;
     case OptimAlgorithm::Rprop:
@@ -57,9 +60,29 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
   return slots;
 }
 
-bool optim_counts_steps(OptimAlgorithm algorithm) { return algorithm != OptimAlgorithm::SGD; }
+std::vector<std::string_view> optim_step_scalars(OptimAlgorithm algorithm) {
+  if (algorithm == OptimAlgorithm::SGD) return {};
+  if (algorithm == OptimAlgorithm::NAdam) return {"step", "mu_product"};
+  return {"step"};
+}
 
-OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& o) {
+bool optim_counts_steps(OptimAlgorithm algorithm) { return !optim_step_scalars(algorithm).empty(); }
+
+namespace {
+
+// `value` as a tensor of `dtype` holds it (through float32, as c10's conversions of a Python float go).
+double rounded_to(DType dtype, double value) {
+  switch (dtype) {
+    case DType::Float64: return value;
+    case DType::Float16: return half_bits_to_float(float_to_half_bits(static_cast<float>(value)));
+    case DType::BFloat16: return bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(value)));
+    default: return static_cast<float>(value);
+  }
+}
+
+}  // namespace
+
+OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& o, DType dtype) {
   OptimKernelOptions k;
   k.flags = (o.maximize ? kOptimMaximize : 0) | (o.weight_decay != 0 ? kOptimWeightDecay : 0);
   switch (algorithm) {
@@ -91,7 +114,13 @@ OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyp
              1 - o.beta2, 2 / (1 - o.beta2) - 1};
       break;
     case OptimAlgorithm::Rprop:
-      k.h = {o.lr, o.etaminus, o.etaplus, o.step_size_min, o.step_size_max};
+      // Python writes the etas into a tensor of the parameter's dtype and compares with etaminus there.
+      k.h = {o.lr, rounded_to(dtype, o.etaminus), rounded_to(dtype, o.etaplus), o.step_size_min, o.step_size_max};
+      break;
+    case OptimAlgorithm::NAdam:
+      // h9: log(0.96) momentum_decay, so that 0.96^(t momentum_decay) is exp(t h9).
+      k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, 0, std::log(o.beta2), 1 - o.beta1, 1 - o.beta2,
+             std::log(0.96) * o.momentum_decay};
       break;
   }
   return k;
@@ -157,8 +186,9 @@ void OptimStepArgs::check() const {
     if (optim_counts_steps(algorithm) != t.steps.has_value()) {
       throw Error(which + (t.steps ? "this algorithm keeps no step count" : "the step count is missing"));
     }
-    if (t.steps && (t.steps->dtype != DType::Float32 || t.steps->numel() != 2 || !t.steps->is_contiguous())) {
-      throw Error(which + "the step count must be 2 contiguous float32 elements");
+    const int64_t scalars = 2 * static_cast<int64_t>(optim_step_scalars(algorithm).size());
+    if (t.steps && (t.steps->dtype != DType::Float32 || t.steps->numel() != scalars || !t.steps->is_contiguous())) {
+      throw Error(which + "the step scalars must be " + std::to_string(scalars) + " contiguous float32 elements");
     }
     if (t.parity != 0 && t.parity != 1) throw Error(which + "parity must be 0 or 1");
   }

@@ -1,13 +1,14 @@
 #pragma once
 // The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop, Adagrad, Adamax, Adadelta,
-// RAdam or Rprop over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
-// (torch/optim/<name>.py), each element's arithmetic in float32 (float64 for float64 parameters) and
-// rounded once when stored.
+// RAdam, Rprop or NAdam over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
+// (torch/optim/<name>.py; NAdam's from its multi-tensor path, see optim/nadam.h), each element's
+// arithmetic in float32 (float64 for float64 parameters) and rounded once when stored.
 //
-// The kernel never waits on the host: each parameter's step count lives on the device (a float32 pair,
-// see OptimTensor::steps), the bias corrections, RAdam's rectification and Adagrad's decayed learning rate
-// are computed from it in the kernel, and the options (lr, betas, ...) travel with the launch, so that a
-// scheduler changing lr on the host needs no synchronisation.
+// The kernel never waits on the host: each parameter's step count (and NAdam's mu_product) lives on the
+// device (float32 pairs, see OptimTensor::steps), the bias corrections, RAdam's rectification, NAdam's
+// momentum cache and Adagrad's decayed learning rate are computed from it in the kernel, and the options
+// (lr, betas, ...) travel with the launch, so that a scheduler changing lr on the host needs no
+// synchronisation.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -18,8 +19,8 @@
 
 namespace ember {
 
-enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam, Rprop };
-std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "rprop"
+enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam, Rprop, NAdam };
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "nadam"
 
 // The options of one step, as PyTorch's param group holds them. Each algorithm reads its own.
 struct OptimHyperparameters {
@@ -29,8 +30,8 @@ struct OptimHyperparameters {
   double momentum = 0;   // SGD, RMSprop
   double dampening = 0;  // SGD
   bool nesterov = false;  // SGD
-  double beta1 = 0.9;     // Adam, Adamax, RAdam
-  double beta2 = 0.999;   // Adam, Adamax, RAdam
+  double beta1 = 0.9;     // Adam, Adamax, RAdam, NAdam
+  double beta2 = 0.999;   // Adam, Adamax, RAdam, NAdam
   double eps = 1e-8;      // all but SGD
   bool amsgrad = false;   // Adam
   bool decoupled_weight_decay = false;  // Adam: AdamW's p *= 1 - lr * weight_decay instead of L2
@@ -40,18 +41,20 @@ struct OptimHyperparameters {
   double rho = 0.9;       // Adadelta
   double etaminus = 0.5, etaplus = 1.2;            // Rprop: the step size's factors
   double step_size_min = 1e-6, step_size_max = 50;  // Rprop
+  double momentum_decay = 4e-3;                     // NAdam
 };
 
 // The options as both backends hand them to their kernels: the words h0 to h9 (shaders/optim/optim.comp
 // lists what each algorithm keeps in them) and the flags of the formulas, which a backend may extend with
-// flags of its launch from bit 8 up.
+// flags of its launch from bit 8 up. Options that PyTorch writes into a tensor of the parameter's dtype
+// before using them (Rprop's etas) arrive rounded to `dtype`.
 inline constexpr uint32_t kOptimMaximize = 1, kOptimWeightDecay = 2, kOptimMomentum = 4, kOptimNesterov = 8,
                           kOptimAmsgrad = 16, kOptimDecoupled = 32, kOptimCentered = 64;
 struct OptimKernelOptions {
   std::array<double, 10> h{};
   uint32_t flags = 0;
 };
-OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& hyper);
+OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyperparameters& hyper, DType dtype);
 
 inline constexpr int kMaxOptimStates = 3;
 
@@ -59,7 +62,7 @@ inline constexpr int kMaxOptimStates = 3;
 // SGD {momentum_buffer} when momentum != 0; Adam {exp_avg, exp_avg_sq} and max_exp_avg_sq with amsgrad;
 // RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum};
 // Adamax {exp_avg, exp_inf}; Adadelta {square_avg, acc_delta}; RAdam {exp_avg, exp_avg_sq}; Rprop {prev,
-// step_size}.
+// step_size}; NAdam {exp_avg, exp_avg_sq}.
 // Slots of OptimTensor::state hold them in this order, fixed per name: RMSprop's grad_avg is slot 2
 // whether or not momentum_buffer (slot 1) is kept.
 struct OptimStateSlot {
@@ -67,6 +70,9 @@ struct OptimStateSlot {
   int slot;
 };
 std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const OptimHyperparameters& hyper);
+// The float32 scalars the algorithm keeps per parameter on the device, by PyTorch's names, in the order of
+// their pairs in OptimTensor::steps: none for SGD, {step} for most, {step, mu_product} for NAdam.
+std::vector<std::string_view> optim_step_scalars(OptimAlgorithm algorithm);
 // Whether the algorithm keeps a step count (all but SGD).
 bool optim_counts_steps(OptimAlgorithm algorithm);
 
@@ -77,13 +83,14 @@ struct OptimTensor {
   TensorRef param;  // updated in place
   TensorRef grad;
   std::array<std::optional<TensorRef>, kMaxOptimStates> state;  // the slots optim_state_slots names
-  // float32, 2 elements (contiguous): the step count is in element `parity`; the step writes the count
-  // plus one into the other element, so that every invocation reads the old count while one writes.
+  // float32, a pair of contiguous elements per scalar of optim_step_scalars: each scalar is in element
+  // `parity` of its pair; the step writes the new value (the count plus one, NAdam's mu_product times mu)
+  // into the other element, so that every invocation reads the old value while one writes.
   std::optional<TensorRef> steps;
   int parity = 0;
   // The state is not initialised yet (PyTorch's first step of this parameter): the kernel reads it as
   // PyTorch's initial state (zeros, a step count of 0; SGD's momentum buffer becomes the gradient; Rprop's
-  // step_size is lr).
+  // step_size is lr; NAdam's mu_product is 1).
   bool fresh = false;
 };
 

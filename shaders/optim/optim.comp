@@ -3,8 +3,8 @@
 #extension GL_EXT_samplerless_texture_functions : require
 #endif
 // One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop,
-// Adagrad, Adamax, Adadelta, RAdam and Rprop (torch/optim/<name>.py), each operation in compute_t and in
-// PyTorch's order.
+// Adagrad, Adamax, Adadelta, RAdam and Rprop, and NAdam's multi-tensor formula (torch/optim/<name>.py),
+// each operation in compute_t and in PyTorch's order.
 //
 // The launch walks a table of segments (binding 0): runs of up to a few million elements of one parameter,
 // each with the element offsets of its parameter, gradient, state and step count in the launch's windows
@@ -13,9 +13,10 @@
 //
 // The step count of a parameter is a float32 pair: every invocation reads the old count from slot
 // `parity`, and invocation 0 of the segment's first workgroup writes the new count into the other slot,
-// so that no invocation can read a count written in the same launch. Bias corrections (Adam, Adamax,
-// RAdam), RAdam's rectification and the decayed learning rate (Adagrad) come from the count here, so the
-// host never reads it. Every invocation computes them itself: on llvmpipe a workgroup barrier, to share
+// so that no invocation can read a count written in the same launch. NAdam's mu_product is a second pair
+// after it, kept the same way. Bias corrections (Adam, Adamax, RAdam, NAdam), RAdam's rectification,
+// NAdam's momentum cache and the decayed learning rate (Adagrad) come from them here, so the host never
+// reads them. Every invocation computes them itself: on llvmpipe a workgroup barrier, to share
 // them, cost more than the arithmetic.
 //
 // With FLAG_SKIPPABLE, binding 7 holds a float32 flag (GradScaler's found_inf): where it is nonzero the
@@ -49,6 +50,7 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define ALGO_ADADELTA 5u
 #define ALGO_RADAM 6u
 #define ALGO_RPROP 7u
+#define ALGO_NADAM 8u
 
 // Flags of the launch.
 #define FLAG_MAXIMIZE 1u
@@ -130,6 +132,8 @@ layout(set = 0, binding = 7) readonly buffer SkipIf { float skip_if[]; };
 //   Adadelta h0 -lr, h1 rho, h2 1 - rho, h3 eps, h4 weight_decay
 //   RAdam    as Adam, and h9 rho_inf = 2 / (1 - beta2) - 1
 //   Rprop    h0 lr (the first step size), h1 etaminus, h2 etaplus, h3 step_size_min, h4 step_size_max
+//   NAdam    h0 lr, h1 beta1, h2 beta2, h3 eps, h4 weight_decay, h6 log(beta2), h7 1 - beta1, h8 1 - beta2,
+//            h9 log(0.96) momentum_decay
 layout(push_constant) uniform Params {
   uint first_entry;  // word of this launch's first table entry
   uint entries;
@@ -164,16 +168,16 @@ compute4_t nan_max(compute4_t a, compute4_t b) {
 
 // Rprop on one element (st0 prev, st1 step_size). The step size grows or shrinks with the sign of
 // g * prev; where the sign flipped, the gradient counts as 0, so the parameter stays and the next step
-// starts afresh. PyTorch's sign of NaN is 0: a NaN product keeps the step size, a NaN gradient moves nothing.
+// starts afresh. As Python, the sign becomes the factor in three rewrites, > 0 to etaplus, < 0 to
+// etaminus, then 0 to 1, and the gradient is zeroed where the factor equals etaminus: an etaminus that
+// rounded to 0 in the parameter's dtype (h1 arrives rounded) keeps the step size, one that rounded to 1
+// zeroes every unflipped gradient too. PyTorch's sign of NaN is 0: a NaN product keeps the step size, a
+// NaN gradient moves nothing.
 void rprop(inout compute_t p, compute_t g, inout compute_t prev, inout compute_t size) {
   const compute_t product = g * prev;
-  compute_t factor = compute_t(1);
-  if (product > compute_t(0)) {
-    factor = hyper(2);
-  } else if (product < compute_t(0)) {
-    factor = hyper(1);
-    g = compute_t(0);
-  }
+  compute_t factor = product > compute_t(0) ? hyper(2) : (product < compute_t(0) ? hyper(1) : compute_t(0));
+  if (factor == compute_t(0)) factor = compute_t(1);
+  if (factor == hyper(1)) g = compute_t(0);
   size = clamp(size * factor, hyper(3), hyper(4));
   const compute_t direction = g > compute_t(0) ? compute_t(1) : (g < compute_t(0) ? compute_t(-1) : compute_t(0));
   p = p - direction * size;
@@ -263,6 +267,15 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
     }                                                                                                     \
   } else if (ALGO == ALGO_RPROP) {  /* fresh state arrives as its initial values (main) */                \
     rprop(p, g, st0, st1);                                                                                \
+  } else if (ALGO == ALGO_NADAM) {  /* step_size: the gradient's coefficient; rect: the average's */      \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
+    const T v = (fresh ? T(0) : st1) * hyper(2) + hyper(8) * g * g;                                       \
+    st0 = m;                                                                                              \
+    st1 = v;                                                                                              \
+    const T denom = sqrt(v) / bc2_sqrt + hyper(3);                                                        \
+    p = p + (-step_size) * (g / denom);                                                                   \
+    p = p + (-rect) * (m / denom);                                                                        \
   } else {  /* Adagrad; its sum starts at initial_accumulator_value, filled when the state was made */    \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;                                                    \
     const T sum = st0 + g * g;                                                                            \
@@ -295,13 +308,16 @@ void main() {
   // The step count, and what the algorithm derives from it.
   compute_t step_size = compute_t(0);  // Adam, Adamax: lr / (1 - beta1^t); RAdam: 1 - beta1^t;
                                        // Adagrad: -lr / (1 + (t - 1) lr_decay)
-  compute_t bc2_sqrt = compute_t(1);   // Adam, RAdam: sqrt(1 - beta2^t)
-  compute_t rect = compute_t(0);       // RAdam: the variance rectification, 0 where rho_t <= 5
+                                       // NAdam: lr (1 - mu_t) / (1 - mu_product)
+  compute_t bc2_sqrt = compute_t(1);   // Adam, RAdam, NAdam: sqrt(1 - beta2^t)
+  compute_t rect = compute_t(0);       // RAdam: the variance rectification, 0 where rho_t <= 5;
+                                       // NAdam: lr mu_t+1 / (1 - mu_product mu_t+1)
   if (ALGO != ALGO_SGD) {
     const uint steps_base = entry_quad(entry, E_STEPS / 4u)[E_STEPS % 4u];
     const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
     const float t = (fresh ? 0.0 : steps[steps_base + parity]) + (skip ? 0.0 : 1.0);
-    if (start == 0u && gl_LocalInvocationID.x == 0u) steps[steps_base + (parity ^ 1u)] = t;
+    const bool writes_scalars = start == 0u && gl_LocalInvocationID.x == 0u;
+    if (writes_scalars) steps[steps_base + (parity ^ 1u)] = t;
     if (ALGO == ALGO_ADAM || ALGO == ALGO_ADAMAX) {
       // 1 - beta^t as -expm1(t log(beta)), which keeps its digits where beta^t is near 1.
       step_size = hyper(0) / -m_expm1(compute_t(t) * hyper(5));
@@ -318,6 +334,17 @@ void main() {
       }
     } else if (ALGO == ALGO_ADAGRAD) {
       step_size = -(hyper(0) / (compute_t(1) + (compute_t(t) - compute_t(1)) * hyper(1)));
+    } else if (ALGO == ALGO_NADAM) {
+      // The momentum cache mu_t = beta1 (1 - 0.96^(t momentum_decay) / 2), and the float32 product of
+      // mu_1 to mu_t, which Python keeps as a tensor.
+      const compute_t mu = hyper(1) * (compute_t(1) - compute_t(0.5) * m_exp(compute_t(t) * hyper(9)));
+      const compute_t mu_next = hyper(1) * (compute_t(1) - compute_t(0.5) * m_exp(compute_t(t + 1.0) * hyper(9)));
+      const float old_product = fresh ? 1.0 : steps[steps_base + 2u + parity];
+      const float mu_product = skip ? old_product : old_product * float(mu);
+      if (writes_scalars) steps[steps_base + 2u + (parity ^ 1u)] = mu_product;
+      bc2_sqrt = sqrt(-m_expm1(compute_t(t) * hyper(6)));
+      step_size = hyper(0) * (compute_t(1) - mu) / (compute_t(1) - compute_t(mu_product));
+      rect = hyper(0) * mu_next / (compute_t(1) - compute_t(mu_product) * mu_next);
     }
   }
 

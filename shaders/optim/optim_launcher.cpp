@@ -196,7 +196,7 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
       }
       if (tensor.steps) {
         const uint64_t begin = tensor.steps->allocation->offset() + tensor.steps->byte_offset;
-        segment.ranges[kStepsRole] = {tensor.steps->allocation, begin, begin + 2 * sizeof(float)};
+        segment.ranges[kStepsRole] = {tensor.steps->allocation, begin, begin + tensor.steps->numel() * sizeof(float)};
       }
       const uint32_t groups = static_cast<uint32_t>(ceil_div(segment.count, kTile));
       Launch* launch = &launches.back();
@@ -236,7 +236,7 @@ void VulkanOptim::step(Stream& stream, const OptimStepArgs& args) {
   const Window table_window = element_window(context, table.get(), 0, 4, static_cast<int64_t>(words.size()), false);
 
   // The options.
-  const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper);
+  const OptimKernelOptions options = optim_kernel_options(args.algorithm, args.hyper, dtype);
   const std::array<double, 10>& h = options.h;
   uint32_t flags = options.flags;
   // Windows start on the binding alignment; where that is a multiple of 16 bytes, segments whose offsets

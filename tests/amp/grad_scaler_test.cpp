@@ -86,6 +86,8 @@ TEST_P(GradScalerTest, SkippedStepLeavesEveryOptimizerUnchanged) {
       {"RAdam", [](const auto& p) { return std::make_unique<eo::RAdam>(p, eo::RAdamOptions(0.01)); }},
       // A skipped first step must leave Rprop's step size at lr, the value it starts from.
       {"Rprop", [](const auto& p) { return std::make_unique<eo::Rprop>(p, eo::RpropOptions(0.01)); }},
+      // A skip must carry NAdam's mu_product over unchanged, as the step count.
+      {"NAdam", [](const auto& p) { return std::make_unique<eo::NAdam>(p, eo::NAdamOptions(0.01)); }},
   };
   const TensorOptions f32 = TensorOptions().dtype(kFloat32).device(device);
   const Tensor skip = ones({1}, f32), go = zeros({}, f32);

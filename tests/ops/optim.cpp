@@ -1,8 +1,8 @@
 // Rows for the fused optimizer kernels: two steps of each algorithm on a parameter and its gradient, over
 // the registry's dtypes, shapes and layouts, against torch::optim. LibTorch 1.13 lacks Adamax, Adadelta,
-// RAdam and Rprop: their references are Python 1.13's single-tensor functions (torch/optim/<name>.py) written with
-// the same ATen calls in the same order, which tests/optim/python_optimizers_test.cpp checks against
-// Python's optimizers. (Trajectories, groups and state are tested in tests/optim/.)
+// RAdam, Rprop and NAdam: their references are Python 1.13's single-tensor functions (NAdam's multi-tensor
+// one, see optim/nadam.h) (torch/optim/<name>.py) written with the same ATen calls in the same order, which
+// tests/optim/python_optimizers_test.cpp checks against Python's optimizers. (Trajectories, groups and state are tested in tests/optim/.)
 #include <torch/optim.h>
 
 #include <cmath>
@@ -146,6 +146,33 @@ at::Tensor rprop_steps(const at::Tensor& param, const at::Tensor& grad) {
   }
   return p;
 }
+// Three steps of NAdam with lr=0.1, weight_decay=0.1, momentum_decay=0.1, so that each momentum cache
+// differs from the last.
+constexpr int kNAdamSteps = 3;
+Tensor nadam_steps(const Tensor& p, const Tensor& g) {
+  return run_steps(
+      p, g, [](const Tensor& q) { return optim::NAdam({q}, optim::NAdamOptions(0.1).weight_decay(0.1).momentum_decay(0.1)); },
+      kNAdamSteps);
+}
+// _multi_tensor_nadam for one tensor with the same options; mu_product is a float32 tensor, as Python's.
+at::Tensor nadam_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double lr = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.1, momentum_decay = 0.1;
+  at::Tensor p = param.detach().clone(), exp_avg = at::zeros_like(p), exp_avg_sq = at::zeros_like(p);
+  at::Tensor mu_product = at::ones({}, at::kFloat);
+  for (int step = 1; step <= kNAdamSteps; ++step) {
+    const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * momentum_decay));
+    const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
+    mu_product.mul_(mu);
+    const at::Tensor g = grad.add(p, weight_decay);
+    exp_avg.mul_(beta1).add_(g, 1 - beta1);
+    exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2);
+    const at::Tensor denom = exp_avg_sq.sqrt().div_(std::sqrt(1 - std::pow(beta2, step))).add_(eps);
+    const double product = mu_product.item<double>();
+    p.addcdiv_(g, denom, -(lr * (1. - mu) / (1. - product)));
+    p.addcdiv_(exp_avg, denom, -(lr * mu_next / (1. - product * mu_next)));
+  }
+  return p;
+}
 
 // A parameter and a gradient of the same shape: 0-dim, empty, odd sizes, longer than a workgroup's tile.
 const std::vector<Shapes> kCases = {{{}, {}}, {{0}, {0}}, {{7}, {7}}, {{5, 13}, {5, 13}}, {{3, 1100}, {3, 1100}}};
@@ -167,6 +194,7 @@ EMBER_OP_ROWS(optim_rows) {
           .with_dtypes(kFloating)
           .with_cases(kCases)
           .in_range(0.1, 2),
+      op("nadam step", 2, [](const auto& x) { return nadam_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
   };
 }
 

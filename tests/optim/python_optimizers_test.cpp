@@ -1,6 +1,7 @@
 // What LibTorch 1.13 lacks, against Python's torch.optim: every optimizer's `maximize`, and Adamax, Adadelta,
-// RAdam and Rprop (20 steps of parameter trajectories for several option sets, the state_dict's param groups and
-// state keys, a state_dict round trip, and the messages for bad options).
+// RAdam, Rprop and NAdam (20 steps of parameter trajectories for several option sets, the state_dict's param
+// groups and state keys, a state_dict round trip, and the messages for bad options). NAdam runs Python's
+// multi-tensor path (foreach=True), whose formula PyTorch 2 kept (optim/nadam.h).
 #include <cmath>
 #include <sstream>
 
@@ -28,7 +29,7 @@ struct Case {
   std::function<std::unique_ptr<eo::Optimizer>(const std::vector<Tensor>&)> ember;
 };
 
-// Adamax, Adadelta, RAdam and Rprop.
+// Adamax, Adadelta, RAdam, Rprop and NAdam.
 const std::vector<Case>& python_only_cases() {
   static const std::vector<Case> all = {
       {"torch.optim.Adamax(p)", [](const auto& p) { return std::make_unique<eo::Adamax>(p); }},
@@ -56,8 +57,22 @@ const std::vector<Case>& python_only_cases() {
          return std::make_unique<eo::Rprop>(
              p, eo::RpropOptions(0.05).etas({0.3, 1.5}).step_sizes({0.01, 0.2}).maximize(true));
        }},
+      {"torch.optim.NAdam(p, foreach=True)", [](const auto& p) { return std::make_unique<eo::NAdam>(p); }},
+      {"torch.optim.NAdam(p, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, momentum_decay=0.05, "
+       "foreach=True)",
+       [](const auto& p) {
+         return std::make_unique<eo::NAdam>(
+             p, eo::NAdamOptions(0.01).betas({0.8, 0.99}).eps(1e-6).weight_decay(0.1).momentum_decay(0.05));
+       }},
   };
   return all;
+}
+
+// `python` without its foreach=True: the param groups then hold foreach None, as ember's do.
+std::string default_path(std::string python) {
+  const std::string foreach = ", foreach=True";
+  if (const size_t at = python.find(foreach); at != std::string::npos) python.erase(at, foreach.size());
+  return python;
 }
 
 // These, and every optimizer's maximize.
@@ -160,7 +175,7 @@ def run(make):
     print(' '.join('state.%d.%s' % (i, k) for i in sorted(sd['state']) for k in sd['state'][i]) + ' ')
     print('@@END@@')
 )";
-  for (const Case& c : python_only_cases()) script += "run(lambda p: " + c.python + ")\n";
+  for (const Case& c : python_only_cases()) script += "run(lambda p: " + default_path(c.python) + ")\n";
   std::vector<std::string> answers;
   ASSERT_PYTHON_ANSWERS(answers, script, 2 * python_only_cases().size());
   const TensorOptions f32 = TensorOptions().dtype(DType::Float32).device(device);
@@ -248,6 +263,88 @@ for t in [p.detach(), opt.state[p]['exp_avg'], opt.state[p]['exp_inf']]:
   }
 }
 
+// Python writes Rprop's etas into a tensor of the parameter's dtype and zeroes the gradient where the
+// factor equals etaminus there. An etaminus that rounds to 1 (float32 0.99999999, bfloat16 0.999) then
+// zeroes every gradient whose sign product is 0, the first step's included, so the parameter never moves.
+TEST_P(PythonOptimizersTest, RpropRoundsItsEtasToTheParametersDtype) {
+  struct Run {
+    DType dtype;
+    double etaminus;
+    std::string python;  // run(dtype, etaminus)
+  };
+  const std::vector<Run> runs = {{kFloat32, 0.99999999, "run(torch.float32, 0.99999999)"},
+                                 {kBFloat16, 0.999, "run(torch.bfloat16, 0.999)"},
+                                 {kBFloat16, 0.3, "run(torch.bfloat16, 0.3)"}};
+  std::string script = R"(
+def run(dtype, etaminus):
+    p = torch.tensor([1., -2., 3., 0.5], dtype=dtype, requires_grad=True)
+    opt = torch.optim.Rprop([p], lr=0.1, etas=(etaminus, 1.5))
+    for k in range(3):
+        p.grad = torch.tensor([0.5, -1., (-1) ** k, 0.25 * k], dtype=dtype)
+        opt.step()
+    for t in [p.detach(), opt.state[p]['step_size']]:
+        print(' '.join(repr(float(x)) for x in t))
+        print('@@END@@')
+)";
+  for (const Run& run : runs) script += run.python + "\n";
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 2 * runs.size());
+  for (size_t r = 0; r < runs.size(); ++r) {
+    SCOPED_TRACE(runs[r].python);
+    const TensorOptions options = TensorOptions().dtype(runs[r].dtype).device(device);
+    std::vector<Tensor> p = {tensor({1.f, -2.f, 3.f, 0.5f}).to(options).requires_grad_(true)};
+    eo::Rprop opt(p, eo::RpropOptions(0.1).etas({runs[r].etaminus, 1.5}));
+    for (int k = 0; k < 3; ++k) {
+      p[0].mutable_grad() = tensor({0.5f, -1.f, k % 2 == 0 ? 1.f : -1.f, 0.25f * static_cast<float>(k)}).to(options);
+      opt.step();
+    }
+    const std::vector<Tensor> actual = {p[0].detach(), opt.state(p[0])["step_size"]};
+    for (size_t i = 0; i < actual.size(); ++i) {
+      std::vector<double> expected;
+      std::istringstream in(answers[2 * r + i]);
+      for (double x; in >> x;) expected.push_back(x);
+      const std::vector<double> values = actual[i].to_vector<double>();
+      ASSERT_EQ(values.size(), expected.size());
+      // ember rounds the step size once, when it stores it; Python also after multiplying by the factor.
+      const double tolerance = runs[r].dtype == kBFloat16 ? 1.0 / 128 : 1e-6;
+      for (size_t j = 0; j < values.size(); ++j) {
+        EXPECT_NEAR(values[j], expected[j], tolerance * std::abs(expected[j]))
+            << (i == 0 ? "the parameter" : "step_size") << " element " << j;
+      }
+    }
+  }
+}
+
+// NAdam's step scalars, `step` and the float32 product of the momentum caches, equal Python's after steps
+// whose momentum_decay makes each cache differ.
+TEST_P(PythonOptimizersTest, NAdamKeepsPythonsProductOfMomentumCaches) {
+  const std::string script = R"(
+p = torch.tensor([1., -2., 3.], requires_grad=True)
+opt = torch.optim.NAdam([p], lr=0.01, momentum_decay=0.3, foreach=True)
+for k in range(6):
+    p.grad = torch.tensor([0.5, -1., 0.25 * k])
+    opt.step()
+print(repr(float(opt.state[p]['step'])), repr(float(opt.state[p]['mu_product'])))
+print('@@END@@')
+)";
+  std::vector<std::string> answers;
+  ASSERT_PYTHON_ANSWERS(answers, script, 1);
+  const TensorOptions f32 = TensorOptions().dtype(kFloat32).device(device);
+  std::vector<Tensor> p = {tensor({1.f, -2.f, 3.f}, f32).requires_grad_(true)};
+  eo::NAdam opt(p, eo::NAdamOptions(0.01).momentum_decay(0.3));
+  for (int k = 0; k < 6; ++k) {
+    p[0].mutable_grad() = tensor({0.5f, -1.f, 0.25f * static_cast<float>(k)}, f32);
+    opt.step();
+  }
+  std::istringstream in(answers[0]);
+  double step = 0, mu_product = 0;
+  in >> step >> mu_product;
+  const OrderedDict<std::string, Tensor> state = opt.state(p[0]);
+  EXPECT_EQ(state["step"].item<float>(), step);
+  // ember computes each cache in float32, Python in float64: a few float32 roundings apart.
+  EXPECT_NEAR(state["mu_product"].item<float>(), mu_product, 2e-6 * std::abs(mu_product));
+}
+
 TEST_P(PythonOptimizersTest, BadOptionsGetPythonsMessages) {
   const std::vector<Tensor> p = {ones({2}, TensorOptions().device(device)).requires_grad_(true)};
   const std::vector<std::pair<std::string, std::function<void()>>> bad = {
@@ -260,6 +357,8 @@ TEST_P(PythonOptimizersTest, BadOptionsGetPythonsMessages) {
       {"torch.optim.Rprop(p, lr=-0.5)", [&] { eo::Rprop(p, eo::RpropOptions(-0.5)); }},
       {"torch.optim.Rprop(p, etas=(1.5, 2))", [&] { eo::Rprop(p, eo::RpropOptions().etas({1.5, 2.0})); }},
       {"torch.optim.Rprop(p, etas=(0.5, 0.9))", [&] { eo::Rprop(p, eo::RpropOptions().etas({0.5, 0.9})); }},
+      {"torch.optim.NAdam(p, lr=-1)", [&] { eo::NAdam(p, eo::NAdamOptions(-1)); }},
+      {"torch.optim.NAdam(p, momentum_decay=-0.5)", [&] { eo::NAdam(p, eo::NAdamOptions().momentum_decay(-0.5)); }},
   };
   std::string script = "p = [torch.ones(2, requires_grad=True)]\n";
   for (const auto& [python, _] : bad) {
