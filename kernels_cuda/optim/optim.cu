@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
   auto flag = [&](uint32_t f) { return (p.flags & f) != 0; };
   const bool skip = p.skip_if != nullptr && *p.skip_if != 0.0f;
 
-  A step_size = A(0), bc2_sqrt = A(1), rect = A(0);  // as optim.comp's
+  A step_size = A(0), bc2_sqrt = A(1), extra = A(0);  // as optim.comp's
   if (alg != OptimAlgorithm::SGD) {
     const float old_step = fresh ? 0.0f : seg.steps[seg.parity];
     const float t = old_step + (skip ? 0.0f : 1.0f);
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
       const A rho_inf = h(9);
       const A rho_t = rho_inf - A(2) * static_cast<A>(t) * exp(static_cast<A>(t) * h(6)) / bc2;
       if (rho_t > A(5)) {
-        rect = sqrt((rho_t - A(4)) * (rho_t - A(2)) * rho_inf / ((rho_inf - A(4)) * (rho_inf - A(2)) * rho_t));
+        extra = sqrt((rho_t - A(4)) * (rho_t - A(2)) * rho_inf / ((rho_inf - A(4)) * (rho_inf - A(2)) * rho_t));
       }
     } else if (alg == OptimAlgorithm::Adagrad) {
       step_size = -(h(0) / (A(1) + (static_cast<A>(t) - A(1)) * h(1)));
@@ -85,7 +85,18 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
       if (writes_scalars) seg.steps[2 + (seg.parity ^ 1)] = mu_product;
       bc2_sqrt = sqrt(-expm1(static_cast<A>(t) * h(6)));
       step_size = h(0) * (A(1) - mu) / (A(1) - static_cast<A>(mu_product));
-      rect = h(0) * mu_next / (A(1) - static_cast<A>(mu_product) * mu_next);
+      extra = h(0) * mu_next / (A(1) - static_cast<A>(mu_product) * mu_next);
+    } else if (alg == OptimAlgorithm::ASGD) {  // the last step's eta and mu; the next ones for the next step
+      const float old_eta = fresh ? static_cast<float>(h(0)) : seg.steps[2 + seg.parity];
+      const float old_mu = fresh ? 1.0f : seg.steps[4 + seg.parity];
+      if (writes_scalars) {
+        const A eta = h(0) * exp(-h(2) * log1p(h(5) * static_cast<A>(t)));
+        const A mu = A(1) / max(A(1), static_cast<A>(t) - h(3));
+        seg.steps[2 + (seg.parity ^ 1)] = skip ? old_eta : static_cast<float>(eta);
+        seg.steps[4 + (seg.parity ^ 1)] = skip ? old_mu : static_cast<float>(mu);
+      }
+      step_size = static_cast<A>(old_eta);
+      extra = static_cast<A>(old_mu);
     }
   }
 
@@ -184,8 +195,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         store_state(0, m);
         store_state(1, v);
         const A corrected = m / step_size;
-        param = rect > A(0) ? param - corrected * h(0) * (bc2_sqrt / (sqrt(v) + h(3))) * rect
-                            : param - corrected * h(0);
+        param = extra > A(0) ? param - corrected * h(0) * (bc2_sqrt / (sqrt(v) + h(3))) * extra
+                             : param - corrected * h(0);
         break;
       }
       case OptimAlgorithm::Rprop: {  // as optim.comp's rprop(): Python's rewrites of the sign, whose NaN is 0
@@ -193,13 +204,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         A factor = product > A(0) ? h(2) : (product < A(0) ? h(1) : A(0));
         if (factor == A(0)) factor = A(1);
         if (factor == h(1)) g = A(0);
-        const A size = min(max(load_state(1) * factor, h(3)), h(4));
+        const A size = as_stored(p.dtype, min(max(load_state(1) * factor, h(3)), h(4)));
         store_state(0, g);
         store_state(1, size);
         param = param - (g > A(0) ? A(1) : (g < A(0) ? A(-1) : A(0))) * size;
         break;
       }
-      case OptimAlgorithm::NAdam: {  // step_size and rect: the gradient's and the average's coefficients
+      case OptimAlgorithm::NAdam: {  // step_size and extra: the gradient's and the average's coefficients
         if (flag(kOptimWeightDecay)) g = g + h(4) * param;
         const A m = load_state(0) * h(1) + h(7) * g;
         const A v = load_state(1) * h(2) + h(8) * g * g;
@@ -207,7 +218,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock) optim_kernel(const OptimLaun
         store_state(1, v);
         const A denom = sqrt(v) / bc2_sqrt + h(3);
         param = param + (-step_size) * (g / denom);
-        param = param + (-rect) * (m / denom);
+        param = param + (-extra) * (m / denom);
+        break;
+      }
+      case OptimAlgorithm::ASGD: {  // step_size and extra: the last step's eta and mu
+        if (flag(kOptimWeightDecay)) g = g + h(4) * param;
+        param = param * (A(1) - h(1) * step_size);
+        param = param + (-step_size) * g;
+        store_state(0, extra != A(1) ? load_state(0) + (param - load_state(0)) * extra : param);
         break;
       }
       case OptimAlgorithm::Adagrad: {

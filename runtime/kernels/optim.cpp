@@ -21,6 +21,7 @@ std::string_view optim_algorithm_name(OptimAlgorithm algorithm) {
     case OptimAlgorithm::RAdam: return "radam";
     case OptimAlgorithm::Rprop: return "rprop";
     case OptimAlgorithm::NAdam: return "nadam";
+    case OptimAlgorithm::ASGD: return "asgd";
   }
   return "?";
 }
@@ -56,6 +57,9 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
     case OptimAlgorithm::Rprop:
       slots = {{"prev", 0}, {"step_size", 1}};
       break;
+    case OptimAlgorithm::ASGD:
+      slots = {{"ax", 0}};
+      break;
   }
   return slots;
 }
@@ -63,10 +67,9 @@ std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const Op
 std::vector<std::string_view> optim_step_scalars(OptimAlgorithm algorithm) {
   if (algorithm == OptimAlgorithm::SGD) return {};
   if (algorithm == OptimAlgorithm::NAdam) return {"step", "mu_product"};
+  if (algorithm == OptimAlgorithm::ASGD) return {"step", "eta", "mu"};
   return {"step"};
 }
-
-bool optim_counts_steps(OptimAlgorithm algorithm) { return !optim_step_scalars(algorithm).empty(); }
 
 namespace {
 
@@ -114,13 +117,18 @@ OptimKernelOptions optim_kernel_options(OptimAlgorithm algorithm, const OptimHyp
              1 - o.beta2, 2 / (1 - o.beta2) - 1};
       break;
     case OptimAlgorithm::Rprop:
-      // Python writes the etas into a tensor of the parameter's dtype and compares with etaminus there.
-      k.h = {o.lr, rounded_to(dtype, o.etaminus), rounded_to(dtype, o.etaplus), o.step_size_min, o.step_size_max};
+      // Python writes the etas and the first step size into tensors of the parameter's dtype, and compares
+      // with etaminus there.
+      k.h = {rounded_to(dtype, o.lr), rounded_to(dtype, o.etaminus), rounded_to(dtype, o.etaplus), o.step_size_min,
+             o.step_size_max};
       break;
     case OptimAlgorithm::NAdam:
       // h9: log(0.96) momentum_decay, so that 0.96^(t momentum_decay) is exp(t h9).
       k.h = {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, 0, std::log(o.beta2), 1 - o.beta1, 1 - o.beta2,
              std::log(0.96) * o.momentum_decay};
+      break;
+    case OptimAlgorithm::ASGD:
+      k.h = {o.lr, o.lambd, o.eta_power, o.t0, o.weight_decay, o.lambd * o.lr};
       break;
   }
   return k;
@@ -183,10 +191,10 @@ void OptimStepArgs::check() const {
       }
       if (t.state[s]) check_like(*t.state[s], "state slot " + std::to_string(s));
     }
-    if (optim_counts_steps(algorithm) != t.steps.has_value()) {
+    const int64_t scalars = 2 * static_cast<int64_t>(optim_step_scalars(algorithm).size());
+    if ((scalars > 0) != t.steps.has_value()) {
       throw Error(which + (t.steps ? "this algorithm keeps no step count" : "the step count is missing"));
     }
-    const int64_t scalars = 2 * static_cast<int64_t>(optim_step_scalars(algorithm).size());
     if (t.steps && (t.steps->dtype != DType::Float32 || t.steps->numel() != scalars || !t.steps->is_contiguous())) {
       throw Error(which + "the step scalars must be " + std::to_string(scalars) + " contiguous float32 elements");
     }

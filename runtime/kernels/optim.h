@@ -1,12 +1,13 @@
 #pragma once
 // The optimizer kernel family: one fused step of SGD, Adam (and AdamW), RMSprop, Adagrad, Adamax, Adadelta,
-// RAdam, Rprop or NAdam over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
+// RAdam, Rprop, NAdam or ASGD over a list of parameters at once, with PyTorch 1.13's single-tensor formulas
 // (torch/optim/<name>.py; NAdam's from its multi-tensor path, see optim/nadam.h), each element's
 // arithmetic in float32 (float64 for float64 parameters) and rounded once when stored.
 //
-// The kernel never waits on the host: each parameter's step count (and NAdam's mu_product) lives on the
-// device (float32 pairs, see OptimTensor::steps), the bias corrections, RAdam's rectification, NAdam's
-// momentum cache and Adagrad's decayed learning rate are computed from it in the kernel, and the options
+// The kernel never waits on the host: each parameter's step count (and NAdam's mu_product, ASGD's eta and
+// mu) lives on the device (float32 pairs, see OptimTensor::steps), the bias corrections, RAdam's
+// rectification, NAdam's momentum cache, ASGD's eta and mu and Adagrad's decayed learning rate are
+// computed from it in the kernel, and the options
 // (lr, betas, ...) travel with the launch, so that a scheduler changing lr on the host needs no
 // synchronisation.
 #include <array>
@@ -19,8 +20,8 @@
 
 namespace ember {
 
-enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam, Rprop, NAdam };
-std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "nadam"
+enum class OptimAlgorithm : uint8_t { SGD, Adam, RMSprop, Adagrad, Adamax, Adadelta, RAdam, Rprop, NAdam, ASGD };
+std::string_view optim_algorithm_name(OptimAlgorithm algorithm);  // "sgd", "adam", ..., "asgd"
 
 // The options of one step, as PyTorch's param group holds them. Each algorithm reads its own.
 struct OptimHyperparameters {
@@ -42,12 +43,14 @@ struct OptimHyperparameters {
   double etaminus = 0.5, etaplus = 1.2;            // Rprop: the step size's factors
   double step_size_min = 1e-6, step_size_max = 50;  // Rprop
   double momentum_decay = 4e-3;                     // NAdam
+  double lambd = 1e-4, eta_power = 0.75, t0 = 1e6;  // ASGD: the decay term, eta's power (Python's alpha),
+                                                    // the step after which it averages
 };
 
 // The options as both backends hand them to their kernels: the words h0 to h9 (shaders/optim/optim.comp
 // lists what each algorithm keeps in them) and the flags of the formulas, which a backend may extend with
 // flags of its launch from bit 8 up. Options that PyTorch writes into a tensor of the parameter's dtype
-// before using them (Rprop's etas) arrive rounded to `dtype`.
+// before using them (Rprop's etas and first step size) arrive rounded to `dtype`.
 inline constexpr uint32_t kOptimMaximize = 1, kOptimWeightDecay = 2, kOptimMomentum = 4, kOptimNesterov = 8,
                           kOptimAmsgrad = 16, kOptimDecoupled = 32, kOptimCentered = 64;
 struct OptimKernelOptions {
@@ -62,7 +65,7 @@ inline constexpr int kMaxOptimStates = 3;
 // SGD {momentum_buffer} when momentum != 0; Adam {exp_avg, exp_avg_sq} and max_exp_avg_sq with amsgrad;
 // RMSprop {square_avg} and momentum_buffer when momentum > 0, grad_avg when centered; Adagrad {sum};
 // Adamax {exp_avg, exp_inf}; Adadelta {square_avg, acc_delta}; RAdam {exp_avg, exp_avg_sq}; Rprop {prev,
-// step_size}; NAdam {exp_avg, exp_avg_sq}.
+// step_size}; NAdam {exp_avg, exp_avg_sq}; ASGD {ax}.
 // Slots of OptimTensor::state hold them in this order, fixed per name: RMSprop's grad_avg is slot 2
 // whether or not momentum_buffer (slot 1) is kept.
 struct OptimStateSlot {
@@ -71,10 +74,9 @@ struct OptimStateSlot {
 };
 std::vector<OptimStateSlot> optim_state_slots(OptimAlgorithm algorithm, const OptimHyperparameters& hyper);
 // The float32 scalars the algorithm keeps per parameter on the device, by PyTorch's names, in the order of
-// their pairs in OptimTensor::steps: none for SGD, {step} for most, {step, mu_product} for NAdam.
+// their pairs in OptimTensor::steps: none for SGD, {step} for most, {step, mu_product} for NAdam and
+// {step, eta, mu} for ASGD.
 std::vector<std::string_view> optim_step_scalars(OptimAlgorithm algorithm);
-// Whether the algorithm keeps a step count (all but SGD).
-bool optim_counts_steps(OptimAlgorithm algorithm);
 
 // One parameter. Every operand but `steps` has the parameter's dtype, sizes and strides, and the
 // parameter is dense (its elements fill a contiguous range of memory, in any dim order), so the kernel
@@ -84,13 +86,13 @@ struct OptimTensor {
   TensorRef grad;
   std::array<std::optional<TensorRef>, kMaxOptimStates> state;  // the slots optim_state_slots names
   // float32, a pair of contiguous elements per scalar of optim_step_scalars: each scalar is in element
-  // `parity` of its pair; the step writes the new value (the count plus one, NAdam's mu_product times mu)
-  // into the other element, so that every invocation reads the old value while one writes.
+  // `parity` of its pair; the step writes the new value (the count plus one, NAdam's mu_product times mu,
+  // ASGD's next eta and mu) into the other element, so that every invocation reads the old value while one writes.
   std::optional<TensorRef> steps;
   int parity = 0;
   // The state is not initialised yet (PyTorch's first step of this parameter): the kernel reads it as
   // PyTorch's initial state (zeros, a step count of 0; SGD's momentum buffer becomes the gradient; Rprop's
-  // step_size is lr; NAdam's mu_product is 1).
+  // step_size is lr; NAdam's mu_product is 1; ASGD's eta is lr and its mu 1).
   bool fresh = false;
 };
 

@@ -76,6 +76,25 @@ uint float_to_bfloat16_bits(float value) {
   return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 }
 
+// The value of float16 bits, decoded with integer arithmetic. NVIDIA's compiler appears to take
+// unpackHalf2x16(packHalf2x16(v)) for v itself: a float16 uniform draw reached its high bound there.
+float half_value(uint bits) {
+  const uint sign = (bits & 0x8000u) << 16, exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+  if (exponent == 0u) return uintBitsToFloat(sign | floatBitsToUint(float(mantissa) * 5.9604644775390625e-8));
+  if (exponent == 31u) return uintBitsToFloat(sign | 0x7f800000u | (mantissa << 13));
+  return uintBitsToFloat(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+// What an operand of dtype `dt` holds after storing v: float16 and bfloat16 round, as PyTorch rounds the
+// result of each operation on them.
+compute_t as_stored(uint dt, compute_t v) {
+#if defined(COMPUTE_F32)
+  if (dt == DT_F16) return half_value(float_to_half_bits(v));
+  if (dt == DT_BF16) return bfloat16_bits_to_float(float_to_bfloat16_bits(v));
+#endif
+  return v;
+}
+
 // A scalar argument that travels as two 32-bit words holding the compute type's bits.
 compute_t scalar_from_bits(uvec2 bits) {
 #if defined(COMPUTE_F64)

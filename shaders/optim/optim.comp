@@ -3,8 +3,8 @@
 #extension GL_EXT_samplerless_texture_functions : require
 #endif
 // One fused optimizer step over many parameters: PyTorch 1.13's single-tensor SGD, Adam (AdamW), RMSprop,
-// Adagrad, Adamax, Adadelta, RAdam and Rprop, and NAdam's multi-tensor formula (torch/optim/<name>.py),
-// each operation in compute_t and in PyTorch's order.
+// Adagrad, Adamax, Adadelta, RAdam, Rprop and ASGD, and NAdam's multi-tensor formula
+// (torch/optim/<name>.py), each operation in compute_t and in PyTorch's order.
 //
 // The launch walks a table of segments (binding 0): runs of up to a few million elements of one parameter,
 // each with the element offsets of its parameter, gradient, state and step count in the launch's windows
@@ -13,11 +13,11 @@
 //
 // The step count of a parameter is a float32 pair: every invocation reads the old count from slot
 // `parity`, and invocation 0 of the segment's first workgroup writes the new count into the other slot,
-// so that no invocation can read a count written in the same launch. NAdam's mu_product is a second pair
-// after it, kept the same way. Bias corrections (Adam, Adamax, RAdam, NAdam), RAdam's rectification,
-// NAdam's momentum cache and the decayed learning rate (Adagrad) come from them here, so the host never
-// reads them. Every invocation computes them itself: on llvmpipe a workgroup barrier, to share
-// them, cost more than the arithmetic.
+// so that no invocation can read a count written in the same launch. NAdam's mu_product, and ASGD's eta
+// and mu, are further pairs after it, kept the same way. Bias corrections (Adam, Adamax, RAdam, NAdam),
+// RAdam's rectification, NAdam's momentum cache, ASGD's eta and mu and the decayed learning rate
+// (Adagrad) come from them here, so the host never reads them. Every invocation computes them itself:
+// on llvmpipe a workgroup barrier, to share them, cost more than the arithmetic.
 //
 // With FLAG_SKIPPABLE, binding 7 holds a float32 flag (GradScaler's found_inf): where it is nonzero the
 // launch changes nothing but the step count's other slot, which gets the old count, and the state of a
@@ -51,6 +51,7 @@ layout(constant_id = 1) const uint ALGO = 0;
 #define ALGO_RADAM 6u
 #define ALGO_RPROP 7u
 #define ALGO_NADAM 8u
+#define ALGO_ASGD 9u
 
 // Flags of the launch.
 #define FLAG_MAXIMIZE 1u
@@ -134,6 +135,7 @@ layout(set = 0, binding = 7) readonly buffer SkipIf { float skip_if[]; };
 //   Rprop    h0 lr (the first step size), h1 etaminus, h2 etaplus, h3 step_size_min, h4 step_size_max
 //   NAdam    h0 lr, h1 beta1, h2 beta2, h3 eps, h4 weight_decay, h6 log(beta2), h7 1 - beta1, h8 1 - beta2,
 //            h9 log(0.96) momentum_decay
+//   ASGD     h0 lr, h1 lambd, h2 alpha, h3 t0, h4 weight_decay, h5 lambd lr
 layout(push_constant) uniform Params {
   uint first_entry;  // word of this launch's first table entry
   uint entries;
@@ -157,7 +159,9 @@ uvec4 entry_quad(uint entry, uint quad) {
 // Which state slots the algorithm keeps under this launch's flags.
 bool uses_state(uint slot) {
   if (slot == 0u) return ALGO != ALGO_SGD || flag(FLAG_MOMENTUM);
-  if (slot == 1u) return ALGO != ALGO_SGD && ALGO != ALGO_ADAGRAD && (ALGO != ALGO_RMSPROP || flag(FLAG_MOMENTUM));
+  if (slot == 1u) {
+    return ALGO != ALGO_SGD && ALGO != ALGO_ADAGRAD && ALGO != ALGO_ASGD && (ALGO != ALGO_RMSPROP || flag(FLAG_MOMENTUM));
+  }
   return (ALGO == ALGO_ADAM && flag(FLAG_AMSGRAD)) || (ALGO == ALGO_RMSPROP && flag(FLAG_CENTERED));
 }
 
@@ -172,13 +176,14 @@ compute4_t nan_max(compute4_t a, compute4_t b) {
 // etaminus, then 0 to 1, and the gradient is zeroed where the factor equals etaminus: an etaminus that
 // rounded to 0 in the parameter's dtype (h1 arrives rounded) keeps the step size, one that rounded to 1
 // zeroes every unflipped gradient too. PyTorch's sign of NaN is 0: a NaN product keeps the step size, a
-// NaN gradient moves nothing.
+// NaN gradient moves nothing. Python's step size is a tensor of the parameter's dtype, rounded before
+// the parameter moves by it (h0, its first value, arrives rounded).
 void rprop(inout compute_t p, compute_t g, inout compute_t prev, inout compute_t size) {
   const compute_t product = g * prev;
   compute_t factor = product > compute_t(0) ? hyper(2) : (product < compute_t(0) ? hyper(1) : compute_t(0));
   if (factor == compute_t(0)) factor = compute_t(1);
   if (factor == hyper(1)) g = compute_t(0);
-  size = clamp(size * factor, hyper(3), hyper(4));
+  size = as_stored(DT, clamp(size * factor, hyper(3), hyper(4)));
   const compute_t direction = g > compute_t(0) ? compute_t(1) : (g < compute_t(0) ? compute_t(-1) : compute_t(0));
   p = p - direction * size;
   prev = g;
@@ -191,8 +196,8 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
 // componentwise), in PyTorch's order: p and the state values (st0 to st2, read only where the state is not
 // fresh, except Adagrad's, which starts filled) are updated in place.
 #define DEFINE_UPDATE(NAME, T)                                                                            \
-  void NAME(inout T p, T g, inout T st0, inout T st1, inout T st2, bool fresh, compute_t step_size,         \
-            compute_t bc2_sqrt, compute_t rect) {                                                         \
+  void NAME(inout T p, T g, inout T st0, inout T st1, inout T st2, bool fresh, compute_t step_size,       \
+            compute_t bc2_sqrt, compute_t extra) {                                                        \
   if (flag(FLAG_MAXIMIZE)) g = -g;                                                                        \
   if (ALGO == ALGO_SGD) {                                                                                 \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(3) * p;                                                    \
@@ -241,7 +246,7 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
   } else if (ALGO == ALGO_ADAMAX) {                                                                       \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
     const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
-    const T u = nan_max((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */        \
+    const T u = nan_max((fresh ? T(0) : st1) * hyper(2), abs(g) + hyper(3));  /* the infinity norm */     \
     st0 = m;                                                                                              \
     st1 = u;                                                                                              \
     p = p + (-step_size) * m / u;                                                                         \
@@ -253,21 +258,21 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
     st0 = sq;                                                                                             \
     st1 = acc * hyper(1) + hyper(2) * delta * delta;                                                      \
     p = p + hyper(0) * delta;                                                                             \
-  } else if (ALGO == ALGO_RADAM) {  /* step_size is the first bias correction; rect 0: not rectified */   \
+  } else if (ALGO == ALGO_RADAM) {  /* step_size: the first bias correction; extra: the rectification */  \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
     const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
     const T v = (fresh ? T(0) : st1) * hyper(2) + hyper(8) * g * g;                                       \
     st0 = m;                                                                                              \
     st1 = v;                                                                                              \
     const T corrected = m / step_size;                                                                    \
-    if (rect > compute_t(0)) {                                                                            \
-      p = p - corrected * hyper(0) * (bc2_sqrt / (sqrt(v) + hyper(3))) * rect;                            \
+    if (extra > compute_t(0)) {  /* 0: not rectified */                                                   \
+      p = p - corrected * hyper(0) * (bc2_sqrt / (sqrt(v) + hyper(3))) * extra;                           \
     } else {                                                                                              \
       p = p - corrected * hyper(0);                                                                       \
     }                                                                                                     \
   } else if (ALGO == ALGO_RPROP) {  /* fresh state arrives as its initial values (main) */                \
     rprop(p, g, st0, st1);                                                                                \
-  } else if (ALGO == ALGO_NADAM) {  /* step_size: the gradient's coefficient; rect: the average's */      \
+  } else if (ALGO == ALGO_NADAM) {  /* step_size: the gradient's coefficient; extra: the average's */     \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
     const T m = (fresh ? T(0) : st0) * hyper(1) + hyper(7) * g;                                           \
     const T v = (fresh ? T(0) : st1) * hyper(2) + hyper(8) * g * g;                                       \
@@ -275,7 +280,12 @@ void rprop(inout compute4_t p, compute4_t g, inout compute4_t prev, inout comput
     st1 = v;                                                                                              \
     const T denom = sqrt(v) / bc2_sqrt + hyper(3);                                                        \
     p = p + (-step_size) * (g / denom);                                                                   \
-    p = p + (-rect) * (m / denom);                                                                        \
+    p = p + (-extra) * (m / denom);                                                                       \
+  } else if (ALGO == ALGO_ASGD) {  /* step_size: the last step's eta; extra: its mu */                    \
+    if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(4) * p;                                                    \
+    p = p * (compute_t(1) - hyper(1) * step_size);                                                        \
+    p = p + (-step_size) * g;                                                                             \
+    st0 = extra != compute_t(1) ? st0 + (p - st0) * extra : p;  /* the average ax */                      \
   } else {  /* Adagrad; its sum starts at initial_accumulator_value, filled when the state was made */    \
     if (flag(FLAG_WEIGHT_DECAY)) g = g + hyper(2) * p;                                                    \
     const T sum = st0 + g * g;                                                                            \
@@ -308,10 +318,10 @@ void main() {
   // The step count, and what the algorithm derives from it.
   compute_t step_size = compute_t(0);  // Adam, Adamax: lr / (1 - beta1^t); RAdam: 1 - beta1^t;
                                        // Adagrad: -lr / (1 + (t - 1) lr_decay)
-                                       // NAdam: lr (1 - mu_t) / (1 - mu_product)
+                                       // NAdam: lr (1 - mu_t) / (1 - mu_product); ASGD: the last eta
   compute_t bc2_sqrt = compute_t(1);   // Adam, RAdam, NAdam: sqrt(1 - beta2^t)
-  compute_t rect = compute_t(0);       // RAdam: the variance rectification, 0 where rho_t <= 5;
-                                       // NAdam: lr mu_t+1 / (1 - mu_product mu_t+1)
+  compute_t extra = compute_t(0);      // RAdam: the variance rectification, 0 where rho_t <= 5;
+                                       // NAdam: lr mu_t+1 / (1 - mu_product mu_t+1); ASGD: the last mu
   if (ALGO != ALGO_SGD) {
     const uint steps_base = entry_quad(entry, E_STEPS / 4u)[E_STEPS % 4u];
     const uint parity = (segment_flags & SEGMENT_PARITY) != 0u ? 1u : 0u;
@@ -329,8 +339,8 @@ void main() {
       const compute_t rho_inf = hyper(9);
       const compute_t rho_t = rho_inf - compute_t(2) * compute_t(t) * m_exp(compute_t(t) * hyper(6)) / bc2;
       if (rho_t > compute_t(5)) {
-        rect = sqrt((rho_t - compute_t(4)) * (rho_t - compute_t(2)) * rho_inf /
-                    ((rho_inf - compute_t(4)) * (rho_inf - compute_t(2)) * rho_t));
+        extra = sqrt((rho_t - compute_t(4)) * (rho_t - compute_t(2)) * rho_inf /
+                     ((rho_inf - compute_t(4)) * (rho_inf - compute_t(2)) * rho_t));
       }
     } else if (ALGO == ALGO_ADAGRAD) {
       step_size = -(hyper(0) / (compute_t(1) + (compute_t(t) - compute_t(1)) * hyper(1)));
@@ -344,7 +354,21 @@ void main() {
       if (writes_scalars) steps[steps_base + 2u + (parity ^ 1u)] = mu_product;
       bc2_sqrt = sqrt(-m_expm1(compute_t(t) * hyper(6)));
       step_size = hyper(0) * (compute_t(1) - mu) / (compute_t(1) - compute_t(mu_product));
-      rect = hyper(0) * mu_next / (compute_t(1) - compute_t(mu_product) * mu_next);
+      extra = hyper(0) * mu_next / (compute_t(1) - compute_t(mu_product) * mu_next);
+    } else if (ALGO == ALGO_ASGD) {
+      // This step moves by the eta and averages with the mu of the last one (a fresh parameter's: lr as a
+      // float32 tensor, and 1), and leaves eta = lr / (1 + lambd lr t)^alpha and mu = 1 / max(1, t - t0)
+      // for the next, float32 tensors in Python.
+      const float old_eta = fresh ? float(hyper(0)) : steps[steps_base + 2u + parity];
+      const float old_mu = fresh ? 1.0 : steps[steps_base + 4u + parity];
+      if (writes_scalars) {
+        const compute_t eta = hyper(0) * m_exp(-hyper(2) * m_log1p(hyper(5) * compute_t(t)));
+        const compute_t mu = compute_t(1) / max(compute_t(1), compute_t(t) - hyper(3));
+        steps[steps_base + 2u + (parity ^ 1u)] = skip ? old_eta : float(eta);
+        steps[steps_base + 4u + (parity ^ 1u)] = skip ? old_mu : float(mu);
+      }
+      step_size = compute_t(old_eta);
+      extra = compute_t(old_mu);
     }
   }
 
@@ -370,7 +394,7 @@ void main() {
     if (use1 && read_state) st1 = s1_load4(base[3] / ELEMS + b);
     if (use2 && read_state) st2 = s2_load4(base[4] / ELEMS + b);
     if (!skip) {
-      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, rect);
+      update4(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, extra);
       param_store4(base[0] / ELEMS + b, p);
     }
     if (use0) s0_store4(base[2] / ELEMS + b, st0);
@@ -406,7 +430,7 @@ void main() {
       if (use1 && read_state) st1 = s1_load(base[3] + i);
       if (use2 && read_state) st2 = s2_load(base[4] + i);
       if (!skip) {
-        update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, rect);
+        update(p, g, st0, st1, st2, fresh, step_size, bc2_sqrt, extra);
         param_store(base[0] + i, p);
       }
       if (use0) s0_store(base[2] + i, st0);

@@ -36,24 +36,6 @@ DEFINE_LOAD(probability, PROBABILITY_DT)
 #endif
 
 #if COMPUTE_IS_FLOAT
-// The value of float16 bits, decoded with integer arithmetic. NVIDIA's compiler appears to take
-// unpackHalf2x16(packHalf2x16(v)) for v itself: a float16 uniform draw reached high there.
-float half_value(uint bits) {
-  const uint sign = (bits & 0x8000u) << 16, exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
-  if (exponent == 0u) return uintBitsToFloat(sign | floatBitsToUint(float(mantissa) * 5.9604644775390625e-8));
-  if (exponent == 31u) return uintBitsToFloat(sign | 0x7f800000u | (mantissa << 13));
-  return uintBitsToFloat(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-// What out will hold for v: float16 and bfloat16 round when stored.
-compute_t as_stored(compute_t v) {
-#if defined(COMPUTE_F32)
-  if (OUT_DT == DT_F16) return half_value(float_to_half_bits(v));
-  if (OUT_DT == DT_BF16) return bfloat16_bits_to_float(float_to_bfloat16_bits(v));
-#endif
-  return v;
-}
-
 compute_t standard_normal(uvec4 block) {
   // Box-Muller; the first uniform is taken from (0, 1] so that its log is finite.
   const compute_t u1 = compute_t(1) - philox_unit(block.xy);
@@ -84,7 +66,7 @@ void main() {
     }
 #if COMPUTE_IS_FLOAT
     else if (OP == RANDOM_OP_UNIFORM) {
-      value = as_stored(low + philox_unit(block.xy) * (high - low));
+      value = as_stored(OUT_DT, low + philox_unit(block.xy) * (high - low));
       // Rounding can reach high itself; PyTorch's generators return low then, and so does this.
       if (value >= high) value = low;
     } else if (OP == RANDOM_OP_NORMAL) {

@@ -88,6 +88,8 @@ TEST_P(GradScalerTest, SkippedStepLeavesEveryOptimizerUnchanged) {
       {"Rprop", [](const auto& p) { return std::make_unique<eo::Rprop>(p, eo::RpropOptions(0.01)); }},
       // A skip must carry NAdam's mu_product over unchanged, as the step count.
       {"NAdam", [](const auto& p) { return std::make_unique<eo::NAdam>(p, eo::NAdamOptions(0.01)); }},
+      // And ASGD's eta and mu; with t0 = 0 its mu halves after the second step and the third averages.
+      {"ASGD", [](const auto& p) { return std::make_unique<eo::ASGD>(p, eo::ASGDOptions(0.1).lambd(0.1).t0(0)); }},
   };
   const TensorOptions f32 = TensorOptions().dtype(kFloat32).device(device);
   const Tensor skip = ones({1}, f32), go = zeros({}, f32);

@@ -248,7 +248,7 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   all.push_back("attention.backward");
   for (OptimAlgorithm a : {OptimAlgorithm::SGD, OptimAlgorithm::Adam, OptimAlgorithm::RMSprop, OptimAlgorithm::Adagrad,
                           OptimAlgorithm::Adamax, OptimAlgorithm::Adadelta, OptimAlgorithm::RAdam, OptimAlgorithm::Rprop,
-                          OptimAlgorithm::NAdam}) {
+                          OptimAlgorithm::NAdam, OptimAlgorithm::ASGD}) {
     all.push_back("optim." + std::string(optim_algorithm_name(a)));
   }
   add_all(all, "unary", kUnaryOpNames);

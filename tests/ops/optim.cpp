@@ -1,10 +1,11 @@
 // Rows for the fused optimizer kernels: two steps of each algorithm on a parameter and its gradient, over
 // the registry's dtypes, shapes and layouts, against torch::optim. LibTorch 1.13 lacks Adamax, Adadelta,
-// RAdam, Rprop and NAdam: their references are Python 1.13's single-tensor functions (NAdam's multi-tensor
+// RAdam, Rprop, NAdam and ASGD: their references are Python 1.13's single-tensor functions (NAdam's multi-tensor
 // one, see optim/nadam.h) (torch/optim/<name>.py) written with the same ATen calls in the same order, which
 // tests/optim/python_optimizers_test.cpp checks against Python's optimizers. (Trajectories, groups and state are tested in tests/optim/.)
 #include <torch/optim.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "optim/optim.h"
@@ -173,6 +174,36 @@ at::Tensor nadam_steps(const at::Tensor& param, const at::Tensor& grad) {
   }
   return p;
 }
+// Three steps of ASGD with lr=0.1, lambd=0.1, t0=0, weight_decay=0.1: eta decays at each step and the
+// third averages (mu 1/2), so the row returns the parameter and its average `ax`, stacked.
+constexpr int kASGDSteps = 3;
+Tensor asgd_steps(const Tensor& param, const Tensor& grad) {
+  Tensor p = param.detach().clone();
+  p.requires_grad_(true);
+  p.mutable_grad() = grad.detach().clone();
+  optim::ASGD opt({p}, optim::ASGDOptions(0.1).lambd(0.1).t0(0).weight_decay(0.1));
+  for (int step = 1; step <= kASGDSteps; ++step) opt.step();
+  return stack({p.detach(), opt.state(p)["ax"]});
+}
+// _single_tensor_asgd for one tensor with the same options; eta and mu are float32 tensors, as Python's.
+at::Tensor asgd_steps(const at::Tensor& param, const at::Tensor& grad) {
+  const double lr = 0.1, lambd = 0.1, alpha = 0.75, t0 = 0, weight_decay = 0.1;
+  at::Tensor p = param.detach().clone(), ax = at::zeros_like(p);
+  at::Tensor eta = at::full({}, lr, at::kFloat), mu = at::ones({}, at::kFloat);
+  for (int step = 1; step <= kASGDSteps; ++step) {
+    const at::Tensor g = grad.add(p, weight_decay);
+    p.mul_(1 - lambd * eta.item<double>());
+    p.add_(g, -eta.item<double>());
+    if (mu.item<double>() != 1) {
+      ax.add_(p.sub(ax).mul(mu));
+    } else {
+      ax.copy_(p);
+    }
+    eta.fill_(lr / std::pow(1 + lambd * lr * step, alpha));
+    mu.fill_(1 / std::max(1., step - t0));
+  }
+  return at::stack({p, ax});
+}
 
 // A parameter and a gradient of the same shape: 0-dim, empty, odd sizes, longer than a workgroup's tile.
 const std::vector<Shapes> kCases = {{{}, {}}, {{0}, {0}}, {{7}, {7}}, {{5, 13}, {5, 13}}, {{3, 1100}, {3, 1100}}};
@@ -195,6 +226,7 @@ EMBER_OP_ROWS(optim_rows) {
           .with_cases(kCases)
           .in_range(0.1, 2),
       op("nadam step", 2, [](const auto& x) { return nadam_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
+      op("asgd step", 2, [](const auto& x) { return asgd_steps(x[0], x[1]); }).with_dtypes(kFloating).with_cases(kCases),
   };
 }
 
