@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "autograd/grad_mode.h"
@@ -192,18 +193,33 @@ Optimizer::Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOp
 
 Optimizer::~Optimizer() = default;
 
-void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
-  for (const Tensor& p : param_group.params()) {
+namespace {
+
+// Throws unless every tensor of `params` can join `groups` (the optimizer's groups, or all but the one the
+// tensors join): defined, a leaf, not in any group yet and not listed twice. Python only warns about a
+// tensor listed twice in a group ("in future, this will cause an error") and then steps it twice in a row
+// with one state; the fused step, whose table would list one buffer twice, cannot give that result.
+void check_joining(const std::vector<Tensor>& params, std::span<const OptimizerParamGroup> groups) {
+  std::map<const TensorImpl*, size_t> seen;  // by identity, as Python's set of tensors
+  for (const OptimizerParamGroup& group : groups) {
+    for (const Tensor& q : group.params()) seen.emplace(&q.impl(), SIZE_MAX);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& p = params[i];
     if (!p.defined()) throw Error("optimizer can only optimize Tensors, but one of the params is undefined");
     if (!p.is_leaf()) throw Error("can't optimize a non-leaf Tensor");
+    const auto [where, first] = seen.emplace(&p.impl(), i);
+    if (first) continue;
+    if (where->second == SIZE_MAX) throw Error("some parameters appear in more than one parameter group");
+    throw Error("optimizer contains a parameter group with duplicate parameters: params " +
+                std::to_string(where->second) + " and " + std::to_string(i) + " are the same tensor");
   }
-  for (const OptimizerParamGroup& group : param_groups_) {
-    for (const Tensor& p : param_group.params()) {
-      for (const Tensor& q : group.params()) {
-        if (p.is_same(q)) throw Error("some parameters appear in more than one parameter group");
-      }
-    }
-  }
+}
+
+}  // namespace
+
+void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
+  check_joining(param_group.params(), param_groups_);
   OptimizerParamGroup group(param_group);
   if (!group.has_options()) group.set_options(defaults_->clone());
   param_groups_.push_back(std::move(group));
@@ -216,10 +232,10 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
     return;
   }
   std::vector<Tensor>& params = param_groups_.front().params();
-  for (const Tensor& p : parameters) {
-    if (!p.is_leaf()) throw Error("can't optimize a non-leaf Tensor");
-    params.push_back(p);
-  }
+  std::vector<Tensor> joined = params;
+  joined.insert(joined.end(), parameters.begin(), parameters.end());
+  check_joining(joined, std::span<const OptimizerParamGroup>(param_groups_).subspan(1));
+  params = std::move(joined);
 }
 
 const std::vector<Tensor>& Optimizer::parameters() const noexcept { return param_groups_.at(0).params(); }

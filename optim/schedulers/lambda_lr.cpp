@@ -5,10 +5,14 @@
 namespace ember::optim {
 
 namespace {
-int64_t checked(size_t lambdas, const Optimizer& optimizer, int64_t last_epoch) {
-  if (lambdas != optimizer.param_groups().size()) {
+int64_t checked(const std::vector<LambdaLR::Lambda>& lambdas, const Optimizer& optimizer, int64_t last_epoch) {
+  if (lambdas.size() != optimizer.param_groups().size()) {
     throw Error("Expected " + std::to_string(optimizer.param_groups().size()) + " lr_lambdas, but got " +
-                std::to_string(lambdas));
+                std::to_string(lambdas.size()));
+  }
+  // Python fails at the first step, calling None; an empty std::function would throw bad_function_call.
+  for (size_t i = 0; i < lambdas.size(); ++i) {
+    if (!lambdas[i]) throw Error("the lr_lambda of param group " + std::to_string(i) + " is an empty function");
   }
   return last_epoch;
 }
@@ -23,7 +27,7 @@ LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t
 }
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch, WithoutInitialStep)
-    : LRScheduler(optimizer, checked(lr_lambdas.size(), optimizer, last_epoch)), lr_lambdas_(std::move(lr_lambdas)) {}
+    : LRScheduler(optimizer, checked(lr_lambdas, optimizer, last_epoch)), lr_lambdas_(std::move(lr_lambdas)) {}
 
 std::vector<double> LambdaLR::get_lr() {
   std::vector<double> lrs;

@@ -10,6 +10,7 @@ namespace {
 int64_t checked(const Optimizer& optimizer, const std::vector<std::shared_ptr<LRScheduler>>& schedulers,
                 const std::vector<int64_t>& milestones, int64_t last_epoch) {
   for (size_t i = 0; i < schedulers.size(); ++i) {
+    if (!schedulers[i]) throw Error("SequentialLR: scheduler " + std::to_string(i) + " is null");
     if (&schedulers[i]->optimizer() != &optimizer) {
       throw Error("Sequential Schedulers expects all schedulers to belong to the same optimizer, but got schedulers at index " +
                   std::to_string(i) + " to be different than the optimizer passed in.");

@@ -52,6 +52,26 @@ TEST_P(OptimizerBadInputTest, OptionsGetLibTorchsMessages) {
   // Python refuses with this message.
   expect_error<Error>([&] { eo::SGD({eo::OptimizerParamGroup({p}), eo::OptimizerParamGroup({p})}, eo::SGDOptions(0.1)); },
                       "some parameters appear in more than one parameter group");
+  // A parameter listed twice in one group: Python warns that this will become an error and steps it twice
+  // with one state, which the fused step cannot; ember refuses it, and add_parameters checks as
+  // add_param_group does.
+  expect_error<Error>([&] { eo::Adam({p, p}, eo::AdamOptions(0.1)); },
+                      "optimizer contains a parameter group with duplicate parameters: params 0 and 1 are the same tensor");
+  const Tensor r = ones({2}, TensorOptions().device(device)).requires_grad_(true);
+  eo::SGD sgd({eo::OptimizerParamGroup({p}), eo::OptimizerParamGroup({r})}, eo::SGDOptions(0.1));
+  expect_error<Error>([&] { sgd.add_parameters({p}); },
+                      "optimizer contains a parameter group with duplicate parameters: params 0 and 1 are the same tensor");
+  expect_error<Error>([&] { sgd.add_parameters({r}); }, "some parameters appear in more than one parameter group");
+  expect_error<Error>([&] { sgd.add_parameters({Tensor()}); },
+                      "optimizer can only optimize Tensors, but one of the params is undefined");
+  expect_error<Error>([&] { sgd.add_parameters({r * 2}); }, "can't optimize a non-leaf Tensor");
+  EXPECT_EQ(sgd.param_groups()[0].params().size(), 1u);  // the refused calls added nothing
+  // The same tensor twice across add_param_group and a new one.
+  const Tensor s = ones({2}, TensorOptions().device(device)).requires_grad_(true);
+  sgd.add_parameters({s});
+  EXPECT_EQ(sgd.param_groups()[0].params().size(), 2u);
+  expect_error<Error>([&] { sgd.add_param_group(eo::OptimizerParamGroup({s})); },
+                      "some parameters appear in more than one parameter group");
 }
 
 TEST_P(OptimizerBadInputTest, GradientsThatDoNotFit) {

@@ -508,6 +508,12 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
   expect_error<Error>([&] { eo::CyclicLR(o, eo::CyclicLROptions(0.1, 1.0).step_size_up(0)); },
                       "CyclicLR: step_size_up must be above 0 and step_size_down at least 0, got 0.0 and 0.0");
   expect_error<Error>([&] { eo::ChainedScheduler({}); }, "ChainedScheduler expects at least one scheduler");
+  // Where Python would call None or read a field of it (TypeError, AttributeError), ember names the empty
+  // function or the null scheduler (below) instead of throwing bad_function_call or crashing.
+  expect_error<Error>([&] { eo::LambdaLR(o, std::vector<eo::LambdaLR::Lambda>{[](int64_t) { return 1.0; }, nullptr}); },
+                      "the lr_lambda of param group 1 is an empty function");
+  expect_error<Error>([&] { eo::MultiplicativeLR(o, eo::LambdaLR::Lambda()); },
+                      "the lr_lambda of param group 0 is an empty function");
   // The failed constructions changed nothing.
   EXPECT_EQ(o.param_groups()[0].options().get_lr(), lr0);
   EXPECT_FALSE(o.param_groups()[0].extra("initial_lr").has_value());
@@ -521,6 +527,12 @@ TEST_F(SchedulerTest, BadArgumentsGetPythonsMessages) {
         },
         "ChainedScheduler expects all schedulers to belong to the same optimizer, but got schedulers at index 0 and 1 "
         "to be different");
+    expect_error<Error>(
+        [&] {
+          eo::SequentialLR(*chained.optimizer, {std::make_shared<eo::ExponentialLR>(*chained.optimizer, 0.9), nullptr},
+                           {2});
+        },
+        "SequentialLR: scheduler 1 is null");
     eo::CosineAnnealingWarmRestarts warm(*chained.optimizer, 3);
     expect_error<Error>([&] { warm.step(-0.5); }, "Expected non-negative epoch, but got -0.5");
   }
