@@ -34,14 +34,15 @@ void check_inputs(const Tensor& input, const Tensor& running_mean, const Tensor&
     if (values == 1) {
       throw Error("Expected more than 1 value per channel when training, got input size " + to_string(input.sizes()));
     }
-  } else {
-    if (!running_mean.defined()) throw Error("running_mean must be defined in evaluation mode");
-    if (!running_var.defined()) throw Error("running_var must be defined in evaluation mode");
+  }
+  // PyTorch's order: each running statistic's presence and size, then the weight's and the bias's.
+  for (const auto& [name, stat] : {std::pair<const char*, const Tensor*>{"running_mean", &running_mean},
+                                   std::pair<const char*, const Tensor*>{"running_var", &running_var}}) {
+    if (!stat->defined() && !training) throw Error(std::string(name) + " must be defined in evaluation mode");
+    check_features(name, *stat, features);
   }
   check_features("weight", weight, features);
   check_features("bias", bias, features);
-  check_features("running_mean", running_mean, features);
-  check_features("running_var", running_var, features);
   ember::detail::check_same_device({&input, &weight, &bias, &running_mean, &running_var});
   for (const Tensor* param : {&weight, &bias, &running_mean, &running_var}) check_param_dtype(*param, input.dtype());
 }

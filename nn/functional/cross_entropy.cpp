@@ -102,7 +102,7 @@ ClassView class_view(const Tensor& input, const Tensor& target, const Tensor& we
   return v;
 }
 
-void check_dtypes(const Tensor& input, const Tensor& target, const Tensor& weight, bool log_softmax) {
+void check_input_dtype(const Tensor& input, bool log_softmax) {
   if (!input.is_floating_point()) {
     const bool class_dim_last = input.dim() <= 2;
     const std::string kernel = !log_softmax ? "nll_loss_out_frame"
@@ -110,6 +110,9 @@ void check_dtypes(const Tensor& input, const Tensor& target, const Tensor& weigh
                                                 : "softmax_kernel_impl";
     throw Error("\"" + kernel + "\" not implemented for '" + scalar_type_name(input.dtype()) + "'");
   }
+}
+
+void check_target_and_weight_dtypes(const Tensor& input, const Tensor& target, const Tensor& weight) {
   if (target.dtype() != DType::Int64) {
     throw Error("expected scalar type Long but found " + scalar_type_name(target.dtype()));
   }
@@ -185,8 +188,12 @@ void check_targets_without_classes(const Tensor& target, int64_t ignore_index) {
 
 Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                   double smoothing, bool log_softmax, ReductionKind reduction) {
-  check_dtypes(input, target, weight, log_softmax);
+  // PyTorch's order: cross_entropy's log_softmax refuses an integer input, then nll_loss checks the shapes,
+  // then the dtypes of its input, target and weight.
+  if (log_softmax) check_input_dtype(input, true);
   const ClassView view = class_view(input, target, weight, smoothing > 0, reduction);
+  if (!log_softmax) check_input_dtype(input, false);
+  check_target_and_weight_dtypes(input, target, weight);
   const Settings settings{view.shape, ignore_index, smoothing, log_softmax, reduction};
   const auto& device = input.device();
   const DType stats = stat_dtype(input.dtype());

@@ -52,6 +52,22 @@ Tensor embedding_weight_grad(const Tensor& grad, const Tensor& indices, int64_t 
   return zeros({num_weights, dim}, TensorOptions().dtype(grad.dtype()).device(grad.device())).index_add(0, rows, grad_rows);
 }
 
+// PyTorch's CPU kernel checks the first and the last offset; reading them back makes the host wait here.
+void check_offset_ends(const Tensor& offsets, int64_t indices) {
+  const int64_t n = offsets.numel();
+  if (n == 0) return;
+  const Tensor as_int64 = offsets.to(kInt64);
+  const std::vector<int64_t> ends = cat({as_int64.narrow(0, 0, 1), as_int64.narrow(0, n - 1, 1)}).to_vector<int64_t>();
+  if (ends[0] != 0) {
+    throw Error("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+                "However, got " + std::to_string(ends[0]));
+  }
+  if (ends[1] > indices) {
+    throw Error("offsets[-1] can not be greater than input's length " + std::to_string(indices) +
+                " but got offsets[-1] of " + std::to_string(ends[1]));
+  }
+}
+
 }  // namespace
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
@@ -91,6 +107,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   } else if (input.dim() == 1) {
     if (!offsets.defined()) throw Error("offsets has to be a 1D Tensor but got None");
     if (offsets.dim() != 1) throw Error("offsets has to be a 1D Tensor");
+    check_offset_ends(offsets, input.size(0));
   } else {
     throw Error("input has to be 1D or 2D Tensor, but got Tensor of dimension " + std::to_string(input.dim()));
   }

@@ -158,6 +158,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Bin
     throw Error("Using a target size (" + to_string(target.sizes()) + ") that is different to the input size (" +
                 to_string(input.sizes()) + ") is deprecated. Please ensure they have the same size.");
   }
+  // PyTorch's kernel refuses a probability outside [0, 1], NaN included, where the loss would be NaN. The
+  // check reads a flag back, so the host waits for input here.
+  if (input.numel() > 0 && !input.ge(0).logical_and(input.le(1)).all().item<bool>()) {
+    throw Error("all elements of input should be between 0 and 1");
+  }
   const Tensor& weight = options.weight();
   check_not_differentiable(weight, "weight", "binary_cross_entropy");
   Record rec("BinaryCrossEntropyBackward0", {&input, &target, &weight});

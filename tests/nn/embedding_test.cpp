@@ -69,6 +69,26 @@ TEST_P(EmbeddingTest, BadInputGetsPyTorchsMessage) {
                       "but got float32 instead (while checking arguments for embedding)");
   expect_error<Error>([&] { nn::Embedding(nn::EmbeddingOptions(4, 3).padding_idx(4)); },
                       torch_error([] { torch::nn::Embedding(torch::nn::EmbeddingOptions(4, 3).padding_idx(4)); }));
+  // embedding_bag's first offset must be 0 and its last within the input, as PyTorch's CPU kernel checks.
+  // The oracle is ATen's op, whose text Python shows, to its first line (ATen prints offsets[0] as a
+  // 0-dim tensor after it); LibTorch's C++ functional checks the last offset itself first, with a text
+  // that prints the numbers in braces.
+  const at::Tensor indices = at::tensor({int64_t{1}, int64_t{2}, int64_t{3}});
+  for (const at::Tensor& offsets : {at::tensor({int64_t{1}, int64_t{0}}), at::tensor({int64_t{0}, int64_t{4}}),
+                                    at::tensor({int64_t{2}, int64_t{5}}).to(at::kInt)}) {
+    std::string expected = torch_error([&] { at::embedding_bag(weight, indices, offsets); });
+    expected = expected.substr(0, expected.find('\n'));
+    ASSERT_FALSE(expected.empty());
+    expect_error<Error>(
+        [&] {
+          nn::functional::embedding_bag(from(indices), from(weight),
+                                        nn::functional::EmbeddingBagFuncOptions().offsets(from(offsets)));
+        },
+        expected);
+  }
+  // An offset equal to the input's length is an empty last bag.
+  EXPECT_NO_THROW(nn::functional::embedding_bag(
+      from(indices), from(weight), nn::functional::EmbeddingBagFuncOptions().offsets(from(at::tensor({int64_t{0}, int64_t{3}})))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EmbeddingTest, testing::Values("vulkan", "cuda"), backend_test_name);

@@ -165,6 +165,18 @@ TEST_P(CrossEntropyTest, BadInputMessages) {
   expect_error<Error>([&] { F::cross_entropy(xe, put(random_torch({4, 3}, DType::Float32, 22)),
                                              F::CrossEntropyFuncOptions().ignore_index(1)); },
                       "ignore_index is not supported for floating point target");
+  // A shape and a dtype wrong at once: PyTorch checks the shapes first (after log_softmax's input dtype),
+  // so the text names the shape.
+  const at::Tensor float_2d = random_torch({4, 2}, DType::Float32, 23);
+  const std::string multi_target = torch_error([&] { TF::cross_entropy(x, float_2d); });
+  EXPECT_EQ(multi_target, "0D or 1D target tensor expected, multi-target not supported");
+  expect_error<Error>([&] { F::cross_entropy(xe, put(float_2d)); }, multi_target);
+  const at::Tensor short_int = targets({3}, 3, 24).to(at::kInt);
+  expect_error<Error>([&] { F::nll_loss(xe, put(short_int)); }, torch_error([&] { TF::nll_loss(x, short_int); }));
+  expect_error<Error>([&] { F::nll_loss(xe.to(kInt64), put(short_int)); },
+                      torch_error([&] { TF::nll_loss(x.to(at::kLong), short_int); }));
+  expect_error<Error>([&] { F::cross_entropy(xe.to(kInt64), put(short_int)); },
+                      torch_error([&] { TF::cross_entropy(x.to(at::kLong), short_int); }));
   // Out-of-range targets are IndexErrors, as in PyTorch.
   EXPECT_THROW(F::nll_loss(xe, put(at::tensor({int64_t{3}, int64_t{0}, int64_t{0}, int64_t{0}}))), IndexError);
 }

@@ -281,6 +281,27 @@ TEST_P(NormTest, BadInputMessages) {
   const at::Tensor tx = random({2, 4}, 41);
   EXPECT_EQ(torch_error([&] { TF::batch_norm(tx, at::zeros({3}), at::zeros({4})); }),
             "running_mean should contain 4 elements not 3");
+  // Several bad arguments at once: the first in PyTorch's order (running_mean, running_var, weight, bias)
+  // names the problem, each statistic's absence in evaluation mode in its turn.
+  struct Mixed {
+    std::function<void()> ember;
+    std::function<void()> torch;
+  };
+  const at::Tensor t3 = at::zeros({3}), t4 = at::zeros({4}), t5 = at::zeros({5});
+  const Tensor five = from_torch(t5, device);
+  const std::vector<Mixed> mixed = {
+      {[&] { F::batch_norm(x2, three, {}); }, [&] { TF::batch_norm(tx, t3, {}); }},
+      {[&] { F::batch_norm(x2, four, three, F::BatchNormFuncOptions().weight(five)); },
+       [&] { TF::batch_norm(tx, t4, t3, TF::BatchNormFuncOptions().weight(t5)); }},
+      {[&] { F::batch_norm(x2, four, four, F::BatchNormFuncOptions().weight(five).bias(three)); },
+       [&] { TF::batch_norm(tx, t4, t4, TF::BatchNormFuncOptions().weight(t5).bias(t3)); }},
+      {[&] { F::batch_norm(x2, three, three, F::BatchNormFuncOptions().weight(five).training(true)); },
+       [&] { TF::batch_norm(tx, t3, t3, TF::BatchNormFuncOptions().weight(t5).training(true)); }},
+  };
+  for (size_t i = 0; i < mixed.size(); ++i) {
+    SCOPED_TRACE("mixed case " + std::to_string(i));
+    expect_error<Error>(mixed[i].ember, torch_error(mixed[i].torch));
+  }
   EXPECT_EQ(torch_error([&] { TF::layer_norm(tx, TF::LayerNormFuncOptions({3})); }),
             "Given normalized_shape=[3], expected input with shape [*, 3], but got input of size[2, 4]");
 }

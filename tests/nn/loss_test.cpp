@@ -2,6 +2,8 @@
 // gaussian_nll_loss, which LibTorch's C++ API lacks (Python is its oracle).
 #include <torch/torch.h>
 
+#include <cmath>
+
 #include "ember.h"
 #include "tests/oracle.h"
 #include "tests/python_oracle.h"
@@ -70,6 +72,18 @@ TEST_P(LossTest, BadInputGetsPyTorchsMessage) {
   const at::Tensor x = at::rand({3, 2}), y = at::rand({3});
   expect_error<Error>([&] { F::binary_cross_entropy(from(x), from(y)); },
                       torch_error([&] { torch::nn::functional::binary_cross_entropy(x, y); }));
+  // Probabilities outside [0, 1], NaN included: PyTorch refuses them rather than return a NaN loss.
+  for (const double bad : {1.5, -0.25, std::nan("")}) {
+    SCOPED_TRACE(bad);
+    at::Tensor p = at::rand({3, 2});
+    p[1][0] = bad;
+    const at::Tensor t = at::rand({3, 2});
+    const std::string expected = torch_error([&] { torch::nn::functional::binary_cross_entropy(p, t); });
+    ASSERT_FALSE(expected.empty());
+    expect_error<Error>([&] { F::binary_cross_entropy(from(p), from(t)); }, expected);
+  }
+  // Exactly 0 and 1 are probabilities.
+  EXPECT_NO_THROW(F::binary_cross_entropy(from(at::tensor({0.0f, 1.0f})), from(at::tensor({0.0f, 1.0f}))));
   const at::Tensor classes = at::tensor({0, 1, 1}, at::kLong);
   expect_error<Error>([&] { F::multi_margin_loss(from(x), from(classes), F::MultiMarginLossFuncOptions().p(3)); },
                       torch_error([&] {
