@@ -167,7 +167,7 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
   if (mask.dtype() != DType::Bool && mask.dtype() != DType::UInt8) {
     throw Error("masked_select: expected BoolTensor or ByteTensor for mask");
   }
-  const std::vector<int64_t> shape = broadcast_shapes(sizes(), mask.sizes());
+  const std::vector<int64_t> shape = broadcast_shapes(mask.sizes(), sizes());  // PyTorch's order, for its message
   return detail::index_recorded(expand(shape), {mask.expand(shape)}, "MaskedSelectBackward0");
 }
 

@@ -418,6 +418,11 @@ TEST_P(TensorIndexingTest, ErrorMessages) {
   expect_error<IndexError>([&] { z.index_fill_(0, ints, 1); }, "index_fill_(): Expected dtype int64 for index.");
   expect_error<Error>([&] { m.masked_select(floats.narrow(0, 0, 1)); },
                       "masked_select: expected BoolTensor or ByteTensor for mask");
+  // The mask is broadcast with self, mask first, so that it is "tensor a" of the message, as in LibTorch.
+  for (const std::vector<int64_t>& self_sizes : {std::vector<int64_t>{2}, std::vector<int64_t>{2, 3}}) {
+    const at::Tensor t = at::ones(self_sizes), mask = at::ones({self_sizes.size() == 1 ? 3 : 2}).gt(0);
+    expect_error<Error>([&] { from(t).masked_select(from(mask)); }, torch_error([&] { t.masked_select(mask); }));
+  }
   expect_error<IndexError>([&] { x.take(longs({0, 30})); }, "out of range: tried to access index 30 on a tensor of 24 elements.");
   expect_error<IndexError>([&] { x.take(longs({-30})); }, "out of range: tried to access index -30 on a tensor of 24 elements.");
   expect_error<Error>([&] { x.take(ints); }, "take(): Expected a long tensor for index, but got Int");
