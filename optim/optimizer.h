@@ -109,9 +109,10 @@ class Optimizer {
   Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults);
   virtual ~Optimizer();
 
-  // Throws LibTorch's errors for a non-leaf tensor or a parameter already in a group.
+  // Throws LibTorch's errors for a non-leaf tensor or a parameter already in a group, and one for a
+  // parameter listed twice (Python warns and steps it twice; see optimizer.cpp).
   void add_param_group(const OptimizerParamGroup& param_group);
-  // Adds to the first group.
+  // Adds to the first group, with add_param_group's checks.
   void add_parameters(const std::vector<Tensor>& parameters);
 
   using LossClosure = std::function<Tensor()>;

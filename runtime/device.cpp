@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <ostream>
 
 #include "runtime/error.h"
 #include "runtime/vulkan/context.h"
@@ -21,6 +22,10 @@ std::string_view backend_name(Backend backend) {
 
 std::string DeviceInfo::spec() const {
   return std::string(backend_name(backend)) + ":" + std::to_string(index);
+}
+
+std::ostream& operator<<(std::ostream& out, const std::shared_ptr<Device>& device) {
+  return out << (device ? device->spec() : std::string("(no device)"));
 }
 
 std::shared_ptr<Allocation> Device::allocate(uint64_t bytes, std::shared_ptr<Stream> stream) {

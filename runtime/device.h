@@ -1,6 +1,7 @@
 #pragma once
 // Devices of both backends behind one interface, their enumeration, and the choice of a default device.
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,6 +76,10 @@ class Device : public std::enable_shared_from_this<Device> {
   DeviceInfo info_;
   std::shared_ptr<CachingAllocator> allocator_;
 };
+
+// Prints the device's spec ("vulkan:0"), as LibTorch prints a tensor's device (`std::cout << t.device()`),
+// where the shared pointer's own operator<< would print an address.
+std::ostream& operator<<(std::ostream& out, const std::shared_ptr<Device>& device);
 
 // Every device of every backend present, in preference order: CUDA devices, then Vulkan discrete,
 // integrated, virtual and CPU devices. Creates no logical device.

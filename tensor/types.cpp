@@ -1,6 +1,7 @@
 #include "tensor/types.h"
 
 #include <atomic>
+#include <ostream>
 
 #include "runtime/error.h"
 
@@ -22,6 +23,8 @@ std::string to_string(IntArrayRef values) {
   }
   return text + "]";
 }
+
+std::ostream& operator<<(std::ostream& out, IntArrayRef values) { return out << to_string(values); }
 
 namespace {
 std::atomic<DType> default_dtype{DType::Float32};

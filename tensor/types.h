@@ -3,6 +3,7 @@
 // TensorOptions.
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,6 +62,8 @@ class IntArrayRef {
 };
 
 std::string to_string(IntArrayRef values);  // "[2, 3]"
+// Prints to_string(values), as LibTorch prints sizes and strides (`std::cout << t.sizes()`).
+std::ostream& operator<<(std::ostream& out, IntArrayRef values);
 
 // The default float dtype (float32 unless changed), as torch.get_default_dtype.
 DType get_default_dtype();

@@ -18,9 +18,6 @@ class GroupValues {
   /* implicit */ GroupValues(std::initializer_list<double> per_group) : values_(per_group), is_list_(true) {}
   /* implicit */ GroupValues(std::vector<double> per_group) : values_(std::move(per_group)), is_list_(true) {}
 
-  bool is_list() const noexcept { return is_list_; }
-  const std::vector<double>& values() const noexcept { return values_; }
-
   // One value for each of `groups` groups. A list of another length throws Python's ValueError text,
   // "expected <groups> <what>, got <length>".
   std::vector<double> for_groups(size_t groups, const std::string& what) const {

@@ -7,9 +7,8 @@
 // The kernel never waits on the host: each parameter's step count (and NAdam's mu_product, ASGD's eta and
 // mu) lives on the device (float32 pairs, see OptimTensor::steps), the bias corrections, RAdam's
 // rectification, NAdam's momentum cache, ASGD's eta and mu and Adagrad's decayed learning rate are
-// computed from it in the kernel, and the options
-// (lr, betas, ...) travel with the launch, so that a scheduler changing lr on the host needs no
-// synchronisation.
+// computed from it in the kernel, and the options (lr, betas, ...) travel with the launch, so that a
+// scheduler changing lr on the host needs no synchronisation.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -87,7 +86,8 @@ struct OptimTensor {
   std::array<std::optional<TensorRef>, kMaxOptimStates> state;  // the slots optim_state_slots names
   // float32, a pair of contiguous elements per scalar of optim_step_scalars: each scalar is in element
   // `parity` of its pair; the step writes the new value (the count plus one, NAdam's mu_product times mu,
-  // ASGD's next eta and mu) into the other element, so that every invocation reads the old value while one writes.
+  // ASGD's next eta and mu) into the other element, so that every invocation reads the old value while
+  // one writes.
   std::optional<TensorRef> steps;
   int parity = 0;
   // The state is not initialised yet (PyTorch's first step of this parameter): the kernel reads it as

@@ -3,6 +3,8 @@
 // outputs and gradients.
 #include <torch/torch.h>
 
+#include <sstream>
+
 #include "ember.h"
 #include "tests/oracle.h"
 #include "tests/test_support.h"
@@ -36,6 +38,10 @@ TEST_P(PortingTest, RenamedLibTorchCnnGivesLibTorchsOutputs) {
   const at::Tensor out_t = theirs->forward(images);
   const Tensor out = ours->forward(from_torch(images, device));
   EXPECT_TENSOR_EQ(out, out_t.detach(), 1e-4, 1e-5);
+  // Sizes, strides and device print as LibTorch prints them, the device's spec in place of "cpu".
+  std::string expected = libtorch_model::describe(out_t.t());
+  expected.replace(expected.rfind("cpu"), 3, device->spec());
+  EXPECT_EQ(ember_model::describe(out.t()), expected);
   // The log-probabilities of the labels, as nll_loss picks them.
   const at::Tensor picked = at::one_hot(labels, 10).to(at::kFloat);
   (-(out_t * picked).sum()).backward();
