@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -179,11 +180,17 @@ Tensor backward_composed(const Tensor& input, const Tensor& target, const Tensor
   return (g * d).reshape(input.sizes());
 }
 
-// For C = 0 every target not ignored is out of range; PyTorch names the first.
-void check_targets_without_classes(const Tensor& target, int64_t ignore_index) {
+// The target PyTorch names when several are out of range: the first in row-major order that is neither a
+// class nor ignore_index.
+std::optional<int64_t> first_bad_target(const Tensor& target, int64_t classes, int64_t ignore_index) {
   for (int64_t t : target.to_vector<int64_t>()) {
-    if (t != ignore_index) throw IndexError("Target " + std::to_string(t) + " is out of bounds.");
+    if (t != ignore_index && (t < 0 || t >= classes)) return t;
   }
+  return std::nullopt;
+}
+
+[[noreturn]] void throw_target_out_of_bounds(int64_t target) {
+  throw IndexError("Target " + std::to_string(target) + " is out of bounds.");
 }
 
 Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
@@ -198,7 +205,10 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
   const auto& device = input.device();
   const DType stats = stat_dtype(input.dtype());
   const int64_t rows = view.shape.rows();
-  if (view.shape.classes == 0 && rows > 0) check_targets_without_classes(target, ignore_index);
+  if (view.shape.classes == 0 && rows > 0) {
+    // No class at all: every target not ignored is out of range.
+    if (const auto bad = first_bad_target(target, 0, ignore_index)) throw_target_out_of_bounds(*bad);
+  }
 
   autograd::Record rec(view.node, {&input});
   const Tensor x = input.contiguous();
@@ -218,8 +228,8 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     }
     total.zero_();
   } else {
-    // PyTorch checks each target before it reads the scores; here the kernel notes the first bad one in
-    // the status words, which the host reads back (a wait), unless it already knows every target to be a
+    // PyTorch checks each target before it reads the scores; here the kernel flags a bad one in the
+    // status words, which the host reads back (a wait), unless it already knows every target to be a
     // class. Then the kernel never writes them, and they need no clearing either.
     const bool known_classes = ember::detail::known_within(target, 0, view.shape.classes - 1);
     const TensorOptions status_options = TensorOptions(DType::Int32).device(device);
@@ -232,9 +242,11 @@ Tensor fused_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     ember::detail::kernels_for<LossKernels>(*device).cross_entropy(*ember::detail::stream_for(*device), args);
     const std::vector<int32_t> flags = known_classes ? std::vector<int32_t>{0} : status.to_vector<int32_t>();
     if (flags[0] != 0) {
-      const int64_t bad = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(flags[2])) << 32) |
-                                               static_cast<uint32_t>(flags[1]));
-      throw IndexError("Target " + std::to_string(bad) + " is out of bounds.");
+      // The flag holds whichever bad target's thread claimed it first, on a GPU rarely the first row's;
+      // the host looks the first up, one more read-back on a path that throws anyway.
+      const int64_t flagged = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(flags[2])) << 32) |
+                                                   static_cast<uint32_t>(flags[1]));
+      throw_target_out_of_bounds(first_bad_target(t, view.shape.classes, ignore_index).value_or(flagged));
     }
   }
   if (rec) {

@@ -1,7 +1,8 @@
 // cross_entropy and nll_loss beyond their registry rows (tests/ops/cross_entropy.cpp): a batch of
 // 4096 × 1000 (many workgroups whose partial sums a second dispatch merges) forward and backward;
 // every target ignored; the node names PyTorch gives per input rank and reduction; gradcheck and
-// gradgradcheck in float64; PyTorch's messages, including out-of-range targets found on the device.
+// gradgradcheck in float64; PyTorch's messages, including out-of-range targets found on the device
+// (of many, the first, as PyTorch names it).
 #include <torch/nn/functional/loss.h>
 
 #include <cmath>
@@ -179,6 +180,31 @@ TEST_P(CrossEntropyTest, BadInputMessages) {
                       torch_error([&] { TF::cross_entropy(x.to(at::kLong), short_int); }));
   // Out-of-range targets are IndexErrors, as in PyTorch.
   EXPECT_THROW(F::nll_loss(xe, put(at::tensor({int64_t{3}, int64_t{0}, int64_t{0}, int64_t{0}}))), IndexError);
+}
+
+// Every target of many rows out of range, each another value: the kernel's threads race to flag one (on an
+// H200 the CUDA kernel named a later row's), and PyTorch names the first in row-major order.
+TEST_P(CrossEntropyTest, TheFirstOutOfRangeTargetIsNamed) {
+  const at::Tensor x = random_torch({4096, 3}, DType::Float32, 30);
+  at::Tensor bad = at::arange(4096, at::kLong).flip(0) + 3;
+  bad.index_put_({0}, -100);  // ignored, so the second row's target is the first out of range
+  const at::Tensor spatial_x = random_torch({8, 3, 512}, DType::Float32, 31);
+  const at::Tensor spatial_bad = at::arange(8 * 512, at::kLong).reshape({8, 512}).flip(1) + 3;
+  for (int r = 0; r < 3; ++r) {
+    SCOPED_TRACE("reduction " + std::to_string(r));
+    const auto ember_options =
+        F::CrossEntropyFuncOptions().reduction(r == 0 ? LossReduction(kNone) : r == 1 ? LossReduction(kMean) : kSum);
+    TF::CrossEntropyFuncOptions::reduction_t torch_reduction = torch::kMean;
+    if (r == 0) torch_reduction = torch::kNone;
+    if (r == 2) torch_reduction = torch::kSum;
+    const auto torch_options = TF::CrossEntropyFuncOptions().reduction(torch_reduction);
+    const std::string message = torch_error([&] { TF::cross_entropy(x, bad, torch_options); });
+    EXPECT_EQ(message, "Target 4097 is out of bounds.");
+    expect_error<IndexError>([&] { F::cross_entropy(put(x), put(bad), ember_options); }, message);
+    const std::string spatial = torch_error([&] { TF::cross_entropy(spatial_x, spatial_bad, torch_options); });
+    EXPECT_EQ(spatial, "Target 514 is out of bounds.");
+    expect_error<IndexError>([&] { F::cross_entropy(put(spatial_x), put(spatial_bad), ember_options); }, spatial);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CrossEntropyTest, testing::Values("vulkan", "cuda"), backend_test_name);
