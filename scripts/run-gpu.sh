@@ -195,10 +195,13 @@ run_tests() {  # name, gtest filter, seconds
   local shards=${TEST_SHARDS:-5} k status=0 pids=() failed deadline=$((SECONDS + $3))
   rm -f "$work/tests-$1-"*
   # One line per suite (its test count, then its tests' full names joined by ':'), largest first, dealt
-  # to the shard with the fewest tests so far.
+  # to the shard with the fewest tests so far. A suite of more than 25 tests (the op rows: one suite of
+  # over a thousand) goes in lines of 25, so that it spreads over the shards too.
   "$work/ember-tests" --gtest_list_tests --gtest_filter="$2" 2>/dev/null |
-    awk '/^[^ ]/ { suite = $1 } /^  / { count[suite]++; names[suite] = names[suite] (count[suite] > 1 ? ":" : "") suite $1 }
-         END { for (s in count) print count[s], names[s] }' | sort -rn |
+    awk '/^[^ ]/ { suite = $1 }
+         /^  / { count[suite]++; names[suite] = names[suite] (count[suite] > 1 ? ":" : "") suite $1
+                 if (count[suite] == 25) { print count[suite], names[suite]; count[suite] = 0; names[suite] = "" } }
+         END { for (s in count) if (count[s]) print count[s], names[s] }' | sort -rn |
     awk -v n="$shards" '{ best = 0; for (k = 1; k < n; k++) if (load[k] < load[best]) best = k
                           load[best] += $1; group[best] = group[best] (group[best] ? ":" : "") $2 }
                         END { for (k = 0; k < n; k++) if (group[k]) print group[k] }' >"$work/shards-$1"
