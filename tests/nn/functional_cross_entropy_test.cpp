@@ -22,6 +22,17 @@ class CrossEntropyTest : public GradTest {
   Tensor put(const at::Tensor& t) { return from_torch(t, device); }
 };
 
+// Reduction r (0 none, 1 mean, 2 sum) as ember's options and LibTorch's spell it.
+struct Reductions {
+  LossReduction ember;
+  TF::CrossEntropyFuncOptions::reduction_t torch;
+};
+Reductions reductions(int r) {
+  if (r == 0) return {kNone, torch::kNone};
+  if (r == 1) return {kMean, torch::kMean};
+  return {kSum, torch::kSum};
+}
+
 at::Tensor targets(at::IntArrayRef sizes, int64_t classes, uint64_t seed) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
   return at::randint(0, classes, sizes, gen, at::kLong);
@@ -70,15 +81,11 @@ TEST_P(CrossEntropyTest, NodeNamesAsPyTorch) {
         SCOPED_TRACE(to_string(c.input) + " reduction " + std::to_string(r) + " smoothing " + std::to_string(smoothing));
         const at::Tensor x = random_torch(c.input, DType::Float32, 5);
         const at::Tensor t = targets(c.target, 5, 6);
-        const LossReduction reduction = r == 0 ? LossReduction(kNone) : r == 1 ? LossReduction(kMean) : kSum;
-        TF::CrossEntropyFuncOptions::reduction_t torch_reduction = torch::kMean;
-        if (r == 0) torch_reduction = torch::kNone;
-        if (r == 2) torch_reduction = torch::kSum;
         const Tensor y = F::cross_entropy(put(x).requires_grad_(true), put(t),
-                                          F::CrossEntropyFuncOptions().reduction(reduction).label_smoothing(smoothing));
+                                          F::CrossEntropyFuncOptions().reduction(reductions(r).ember).label_smoothing(smoothing));
         const at::Tensor yt = TF::cross_entropy(
             x.clone().requires_grad_(true), t,
-            TF::CrossEntropyFuncOptions().reduction(torch_reduction).label_smoothing(smoothing));
+            TF::CrossEntropyFuncOptions().reduction(reductions(r).torch).label_smoothing(smoothing));
         EXPECT_EQ(grad_fn_name(y), grad_fn_name(yt));
         EXPECT_EQ(y.sizes().vec(), yt.sizes().vec());
       }
@@ -192,12 +199,8 @@ TEST_P(CrossEntropyTest, TheFirstOutOfRangeTargetIsNamed) {
   const at::Tensor spatial_bad = at::arange(8 * 512, at::kLong).reshape({8, 512}).flip(1) + 3;
   for (int r = 0; r < 3; ++r) {
     SCOPED_TRACE("reduction " + std::to_string(r));
-    const auto ember_options =
-        F::CrossEntropyFuncOptions().reduction(r == 0 ? LossReduction(kNone) : r == 1 ? LossReduction(kMean) : kSum);
-    TF::CrossEntropyFuncOptions::reduction_t torch_reduction = torch::kMean;
-    if (r == 0) torch_reduction = torch::kNone;
-    if (r == 2) torch_reduction = torch::kSum;
-    const auto torch_options = TF::CrossEntropyFuncOptions().reduction(torch_reduction);
+    const auto ember_options = F::CrossEntropyFuncOptions().reduction(reductions(r).ember);
+    const auto torch_options = TF::CrossEntropyFuncOptions().reduction(reductions(r).torch);
     const std::string message = torch_error([&] { TF::cross_entropy(x, bad, torch_options); });
     EXPECT_EQ(message, "Target 4097 is out of bounds.");
     expect_error<IndexError>([&] { F::cross_entropy(put(x), put(bad), ember_options); }, message);
