@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <sstream>
 
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
@@ -328,8 +329,10 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   d = wrap_dim(d, dim());
   const int64_t cur = size(d);
   if (index < -cur || index >= cur) {
-    throw IndexError("index " + std::to_string(index) + " is out of bounds for dimension " +
-                     std::to_string(d) + " with size " + std::to_string(cur));
+    // LibTorch's select text; Python's t[i] and ember's index() check first with applySelect's.
+    std::ostringstream message;
+    message << "select(): index " << index << " out of range for tensor of size " << sizes() << " at dimension " << d;
+    throw IndexError(message.str());
   }
   if (index < 0) index += cur;
   std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();

@@ -344,6 +344,13 @@ TEST_P(TensorIndexingTest, ErrorMessages) {
   expect_error<IndexError>([&] { x.index({longs({0, 1}), Slice(), longs({1, 7})}); },
                            "index 7 is out of bounds for dimension 1 with size 4");
   expect_error<IndexError>([&] { x.index({longs({-3})}); }, "index -3 is out of bounds for dimension 0 with size 2");
+  // select() and operator[] are LibTorch's select, with select's own text; index() checks first, as above.
+  const at::Tensor xt = at::arange(24.).reshape({2, 3, 4});
+  EXPECT_EQ(torch_error([&] { xt.select(0, 5); }), "select(): index 5 out of range for tensor of size [2, 3, 4] at dimension 0");
+  for (const auto& [dim, index] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {-1, 7}, {1, -4}, {2, -5}}) {
+    expect_error<IndexError>([&] { x.select(dim, index); }, torch_error([&] { xt.select(dim, index); }));
+  }
+  expect_error<IndexError>([&] { x[2]; }, torch_error([&] { xt[2]; }));
   expect_error<IndexError>([&] { x.index({ints}); }, "tensors used as indices must be long, byte or bool tensors");
   expect_error<IndexError>([&] { x.index({floats}); }, "tensors used as indices must be long, byte or bool tensors");
   expect_error<IndexError>([&] { x.index({longs({0, 1}), longs({0, 1, 2})}); },
