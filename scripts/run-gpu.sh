@@ -45,6 +45,8 @@ export EMBER_PIPELINE_CACHE="$work/pipeline-cache.bin"
 # it): compiling them is most of what the Vulkan tests spend on a fresh machine.
 [ -f .gpu/pipeline-cache.bin.xz ] && [ ! -f "$EMBER_PIPELINE_CACHE" ] && xz -dc .gpu/pipeline-cache.bin.xz >"$EMBER_PIPELINE_CACHE"
 export EMBER_PYTHON=true  # ember-bench's CPU references; PyTorch's GPU timings come from torch_reference.py
+# The Python-oracle tests' interpreter: the machine's /usr/bin/python3 has no torch.
+EMBER_TEST_PYTHON="$(command -v "$python")" && export EMBER_TEST_PYTHON
 # The NVIDIA Vulkan driver there needs the GL dispatch libraries (scripts/gpu-payload.sh fetches them);
 # without them vkCreateInstance finds no driver.
 if [ -d .gl ] && [ "$(id -u)" = 0 ]; then

@@ -4,10 +4,19 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace ember::test {
+
+const std::string& python_interpreter() {
+  static const std::string path = [] {
+    const char* chosen = std::getenv("EMBER_TEST_PYTHON");
+    return std::string(chosen != nullptr && *chosen != '\0' ? chosen : "/usr/bin/python3");
+  }();
+  return path;
+}
 
 std::string run_python(const std::string& script) {
   char path[] = "/tmp/ember-python-XXXXXX";
@@ -16,7 +25,7 @@ std::string run_python(const std::string& script) {
   close(fd);
   std::ofstream(path) << script;
   std::string output;
-  if (FILE* pipe = popen((std::string(kPython) + " " + path + " 2>&1").c_str(), "r")) {
+  if (FILE* pipe = popen((python_interpreter() + " " + path + " 2>&1").c_str(), "r")) {
     char buffer[4096];
     size_t n;
     while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
@@ -27,14 +36,14 @@ std::string run_python(const std::string& script) {
 }
 
 std::vector<std::string> python_answers(const std::string& script, std::string& unavailable) {
-  if (access(kPython, X_OK) != 0) {
-    unavailable = std::string(kPython) + " is absent (install python3-torch)";
+  if (access(python_interpreter().c_str(), X_OK) != 0) {
+    unavailable = python_interpreter() + " is absent (install python3-torch)";
     return {};
   }
   const std::string output = run_python("import torch\nprint('READY')\n" + script);
   const size_t ready = output.find("READY\n");
   if (ready == std::string::npos) {
-    unavailable = "PyTorch cannot be imported by " + std::string(kPython) + ": " + output.substr(0, 500);
+    unavailable = "PyTorch cannot be imported by " + python_interpreter() + ": " + output.substr(0, 500);
     return {};
   }
   std::vector<std::string> answers;

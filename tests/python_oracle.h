@@ -1,6 +1,8 @@
 #pragma once
 // PyTorch's Python side as an oracle, for what LibTorch's C++ API lacks (reprs, state_dict messages):
-// one /usr/bin/python3 run (python3-torch) per test program part, since importing torch takes seconds.
+// one Python run per test program part, since importing torch takes seconds. The interpreter is
+// /usr/bin/python3 (python3-torch), or EMBER_TEST_PYTHON where torch lives in another one (the GPU
+// machine's, whose /usr/bin/python3 has none).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -10,9 +12,10 @@
 
 namespace ember::test {
 
-inline constexpr const char* kPython = "/usr/bin/python3";
+// EMBER_TEST_PYTHON, or /usr/bin/python3.
+const std::string& python_interpreter();
 
-// Runs `script` with /usr/bin/python3 and returns its stdout and stderr together.
+// Runs `script` with python_interpreter() and returns its stdout and stderr together.
 std::string run_python(const std::string& script);
 
 // Runs `script`, which prints each answer followed by a line "@@END@@". Returns the answers, or sets

@@ -222,8 +222,8 @@ struct Oracle {
 const Oracle& oracle() {
   static const Oracle result = [] {
     Oracle o;
-    if (access(kPython, X_OK) != 0) {
-      o.unavailable = std::string(kPython) + " is absent (install python3-torch)";
+    if (access(python_interpreter().c_str(), X_OK) != 0) {
+      o.unavailable = python_interpreter() + " is absent (install python3-torch)";
       return o;
     }
     std::string script = kScriptHead;
@@ -242,7 +242,7 @@ const Oracle& oracle() {
     const std::string output = run_python(script);
     const size_t ready = output.find("READY\n");
     if (ready == std::string::npos) {
-      o.unavailable = "PyTorch cannot be imported by " + std::string(kPython) + ": " + output.substr(0, 500);
+      o.unavailable = "PyTorch cannot be imported by " + python_interpreter() + ": " + output.substr(0, 500);
       return o;
     }
     size_t at = ready + 6;
