@@ -68,7 +68,7 @@ Tensor& scatter_impl(Tensor& self, ScatterMode mode, int64_t dim, const Tensor& 
   detail::check_no_internal_overlap(self);
   const Tensor out = at_least_1d(self);
   const int64_t size = out.size(dim);
-  if (auto bad = out_of_bounds(index_range(index), size, false)) {
+  if (auto bad = out_of_bounds(index, index_range(index), size, false)) {
     throw Error(bounds_message(*bad, dim, size));
   }
   if (index.numel() > 0) {
@@ -223,7 +223,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   detail::check_same_device({this, &index});
   autograd::Record rec("IndexSelectBackward0", {this});
   const Tensor in = at_least_1d(*this);
-  if (out_of_bounds(index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
+  if (out_of_bounds(index, index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
   std::vector<int64_t> sizes = this->sizes().vec();
   if (this->dim() > 0) sizes[dim] = index.numel();
   Tensor out = detail::empty_on(sizes, dtype(), device());
@@ -262,7 +262,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   }
   autograd::Record rec("GatherBackward0", {this});
   const Tensor in = at_least_1d(*this);
-  if (auto bad = out_of_bounds(index_range(index), in.size(dim), false)) {
+  if (auto bad = out_of_bounds(index, index_range(index), in.size(dim), false)) {
     throw Error(bounds_message(*bad, dim, in.size(dim)));
   }
   Tensor out = detail::empty_on(index.sizes(), dtype(), device());
@@ -288,7 +288,7 @@ Tensor Tensor::take(const Tensor& index) const {
   }
   detail::check_same_device({this, &index});
   autograd::Record rec("TakeBackward0", {this});
-  if (auto bad = out_of_bounds(index_range(index), numel(), true)) {
+  if (auto bad = out_of_bounds(index, index_range(index), numel(), true)) {
     throw IndexError("out of range: tried to access index " + std::to_string(*bad) + " on a tensor of " +
                      std::to_string(numel()) + " elements.");
   }
@@ -386,7 +386,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
                 std::to_string(dim));
   }
   detail::check_no_internal_overlap(*this);
-  if (out_of_bounds(index_range(index), at_least_1d(*this).size(dim), false)) {
+  if (out_of_bounds(index, index_range(index), at_least_1d(*this).size(dim), false)) {
     throw IndexError("index out of range in self");
   }
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
@@ -437,7 +437,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   const int64_t size = at_least_1d(*this).size(dim);
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   // As index_fill_: no index is checked when the other dims leave nothing to copy.
-  if (auto bad = out_of_bounds(index_range(index), size, false); bad && detail::product(shape) > 0) {
+  if (auto bad = out_of_bounds(index, index_range(index), size, false); bad && detail::product(shape) > 0) {
     throw IndexError("index_copy_(): " + bounds_message(*bad, dim, size));
   }
   scatter_along(*this, ScatterMode::Assign, dim, index, at_least_1d(source).ref(shape), shape);
@@ -458,7 +458,7 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   // PyTorch checks each index as it fills along it: none when the other dims leave nothing to fill (the
   // value is checked all the same).
-  if (auto bad = out_of_bounds(range, size, true); bad && detail::product(shape) > 0) {
+  if (auto bad = out_of_bounds(index, range, size, true); bad && detail::product(shape) > 0) {
     throw IndexError(bounds_message(*bad, dim, size));
   }
   detail::check_scalar_fits(value, dtype());
@@ -486,7 +486,7 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   detail::check_same_device({this, &index, &source});
   detail::check_no_internal_overlap(*this);
   const auto range = index_ranges({index})[0];
-  if (auto bad = out_of_bounds(range, numel(), true)) {
+  if (auto bad = out_of_bounds(index, range, numel(), true)) {
     throw IndexError("out of range: tried to access index " + std::to_string(*bad) + " on a tensor of " +
                      std::to_string(numel()) + " elements.");
   }

@@ -153,7 +153,7 @@ void check_and_wrap(const Tensor& src, Advanced& adv) {
   const auto ranges = index_ranges(checked);
   for (size_t k = 0; k < adv.indices.size(); ++k) {
     const int64_t size = src.size(adv.dims[k]);
-    if (auto bad = out_of_bounds(ranges[k], size, true)) {
+    if (auto bad = out_of_bounds(adv.indices[k], ranges[k], size, true)) {
       if (size == 0) throw IndexError("index is out of bounds for dimension with size 0");
       throw IndexError(bounds_message(*bad, static_cast<int64_t>(k), size));
     }

@@ -67,12 +67,16 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
 
 std::optional<IndexRange> index_range(const Tensor& index) { return index_ranges({index})[0]; }
 
-std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative) {
+std::optional<int64_t> out_of_bounds(const Tensor& index, const std::optional<IndexRange>& range, int64_t size,
+                                     bool negative) {
   if (!range) return std::nullopt;
   const int64_t low = negative ? -size : 0;
-  if (range->min < low) return range->min;
-  if (range->max >= size) return range->max;
-  return std::nullopt;
+  if (range->min >= low && range->max < size) return std::nullopt;
+  // A throwing path: the indices are read back once more to find the first bad one, not the extremes.
+  for (int64_t i : index.to_vector<int64_t>()) {
+    if (i < low || i >= size) return i;
+  }
+  return range->min < low ? range->min : range->max;
 }
 
 std::string bounds_message(int64_t index, int64_t dim, int64_t size) {

@@ -23,8 +23,10 @@ struct IndexRange {
 // synchronisation; all nullopt, without reading, under detail::TrustedIndices.
 std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices);
 std::optional<IndexRange> index_range(const Tensor& index);
-// The first bound an index range breaks, if any. Negative indices count from the end where allowed.
-std::optional<int64_t> out_of_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative);
+// The index PyTorch names when `index` (whose range is `range`) breaks a bound: the first out of bounds in
+// row-major order, read back only when the range shows one. Negative indices count from the end where allowed.
+std::optional<int64_t> out_of_bounds(const Tensor& index, const std::optional<IndexRange>& range, int64_t size,
+                                     bool negative);
 // PyTorch's "index 5 is out of bounds for dimension 0 with size 2".
 std::string bounds_message(int64_t index, int64_t dim, int64_t size);
 // Indices in [-size, size) made non-negative: one remainder launch, only when some index is negative.

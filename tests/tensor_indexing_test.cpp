@@ -351,6 +351,17 @@ TEST_P(TensorIndexingTest, ErrorMessages) {
     expect_error<IndexError>([&] { x.select(dim, index); }, torch_error([&] { xt.select(dim, index); }));
   }
   expect_error<IndexError>([&] { x[2]; }, torch_error([&] { xt[2]; }));
+  // Several indices out of bounds: PyTorch names the first in row-major order, not the smallest or largest.
+  const at::Tensor grid = at::arange(12., at::kFloat).reshape({3, 4});
+  const at::Tensor several = at::tensor({0, 9, 7, -6, 1, 2}, at::kLong).reshape({3, 2});
+  for (const int64_t dim : {0, 1}) {
+    expect_error<Error>([&] { from(grid).gather(dim, from(several)); }, torch_error([&] { grid.gather(dim, several); }));
+    expect_error<Error>([&] { from(grid).scatter(dim, from(several), 1.0); },
+                        torch_error([&] { grid.scatter(dim, several, 1.0); }));
+  }
+  const at::Tensor flat = at::tensor({1, 8, -9, 2}, at::kLong);
+  expect_error<IndexError>([&] { from(grid).index({from(flat)}); }, torch_error([&] { grid.index({flat}); }));
+  expect_error<IndexError>([&] { from(grid).take(from(flat * 3)); }, torch_error([&] { grid.take(flat * 3); }));
   expect_error<IndexError>([&] { x.index({ints}); }, "tensors used as indices must be long, byte or bool tensors");
   expect_error<IndexError>([&] { x.index({floats}); }, "tensors used as indices must be long, byte or bool tensors");
   expect_error<IndexError>([&] { x.index({longs({0, 1}), longs({0, 1, 2})}); },
