@@ -437,8 +437,10 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   const int64_t size = at_least_1d(*this).size(dim);
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   // As index_fill_: no index is checked when the other dims leave nothing to copy.
-  if (auto bad = out_of_bounds(index, index_range(index), size, false); bad && detail::product(shape) > 0) {
-    throw IndexError("index_copy_(): " + bounds_message(*bad, dim, size));
+  if (detail::product(shape) > 0) {
+    if (auto bad = out_of_bounds(index, index_range(index), size, false)) {
+      throw IndexError("index_copy_(): " + bounds_message(*bad, dim, size));
+    }
   }
   scatter_along(*this, ScatterMode::Assign, dim, index, at_least_1d(source).ref(shape), shape);
   return *this;
@@ -458,8 +460,8 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   // PyTorch checks each index as it fills along it: none when the other dims leave nothing to fill (the
   // value is checked all the same).
-  if (auto bad = out_of_bounds(index, range, size, true); bad && detail::product(shape) > 0) {
-    throw IndexError(bounds_message(*bad, dim, size));
+  if (detail::product(shape) > 0) {
+    if (auto bad = out_of_bounds(index, range, size, true)) throw IndexError(bounds_message(*bad, dim, size));
   }
   detail::check_scalar_fits(value, dtype());
   scatter_along(*this, ScatterMode::Assign, dim, wrap_negative(index, range, size), Operand(stored_as(value, dtype())),

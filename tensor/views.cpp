@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
-#include <sstream>
 
 #include "autograd/record.h"
 #include "tensor/ops_support.h"
@@ -330,9 +329,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   const int64_t cur = size(d);
   if (index < -cur || index >= cur) {
     // LibTorch's select text; Python's t[i] and ember's index() check first with applySelect's.
-    std::ostringstream message;
-    message << "select(): index " << index << " out of range for tensor of size " << sizes() << " at dimension " << d;
-    throw IndexError(message.str());
+    throw IndexError("select(): index " + std::to_string(index) + " out of range for tensor of size " +
+                     to_string(sizes()) + " at dimension " + std::to_string(d));
   }
   if (index < 0) index += cur;
   std::vector<int64_t> sizes = this->sizes().vec(), strides = this->strides().vec();
