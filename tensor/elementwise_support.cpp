@@ -65,6 +65,17 @@ void check_binary_dtypes(BinaryOp op, BinaryKind kind, DType common) {
   }
 }
 
+// PyTorch's CPU kernels raise on an integer division or remainder by zero. A scalar divisor is on the
+// host, so its check costs nothing; finding a zero in a tensor divisor would cost a host wait, so there
+// ember does what PyTorch's CUDA kernels do and computes without raising.
+void check_integer_divisor(BinaryOp op, DType compute, const TensorOrScalar& divisor) {
+  const bool divides = op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder ||
+                       op == BinaryOp::Fmod;
+  if (divides && !is_floating_point(compute) && divisor.scalar && divisor.scalar->to_double() == 0) {
+    throw Error("ZeroDivisionError");
+  }
+}
+
 // PyTorch's checks of add's and sub's alpha against the result dtype, which it is then converted to.
 void check_alpha(Scalar alpha, DType result) {
   if (alpha.is_bool() && result != DType::Bool) throw Error("Boolean alpha only supported for Boolean results.");
@@ -168,6 +179,7 @@ Tensor run_binary(const BinaryArgs& op, BinaryKind kind, const TensorOrScalar& a
     result = empty_on(shape, result_dtype(kind, common), any.device());
   }
   if (result.numel() > 0) {
+    check_integer_divisor(op.op, compute, b);
     BinaryArgs args = op;
     args.out = result.ref();
     const Tensor a_copy = converted_copy(a, compute), b_copy = converted_copy(b, compute);

@@ -85,7 +85,8 @@ std::string bounds_message(int64_t index, int64_t dim, int64_t size) {
 }
 
 Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range, int64_t size) {
-  if (!range || range->min >= 0) return index;
+  // With size 0 nothing is addressed (the callers have checked that), and remainder by 0 would raise.
+  if (!range || range->min >= 0 || size == 0) return index;
   return index.remainder(size);
 }
 

@@ -148,6 +148,30 @@ TEST_P(BadInputTest, BoolSubtractionIsRefused) {
   expect_same_error([&] { (void)ember::arange(2, on(kInt64)).sub(b); }, [&] { (void)at::arange(2).sub(tb); });
 }
 
+// A scalar zero divisor is refused on the host before anything is written; float division by zero and
+// empty operands are not errors, as in LibTorch.
+TEST_P(BadInputTest, IntegerDivisionByAScalarZeroIsRefused) {
+  for (const DType dtype : {kInt64, kInt32, kUInt8}) {
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    const at::Tensor t = at::tensor({7, 3, 0}).to(torch_dtype(dtype));
+    Tensor e = from_torch(t, device);
+    expect_same_error([&] { (void)e.floor_divide(0); }, [&] { (void)t.floor_divide(0); });
+    expect_same_error([&] { (void)e.remainder(0); }, [&] { (void)t.remainder(0); });
+    expect_same_error([&] { (void)e.fmod(0); }, [&] { (void)t.fmod(0); });
+    at::Tensor t_copy = t.clone();
+    expect_same_error([&] { e.floor_divide_(0); }, [&] { t_copy.floor_divide_(0); });
+    expect_same_error([&] { e.remainder_(0); }, [&] { t_copy.remainder_(0); });
+    EXPECT_TENSOR_EQ(e, t);
+    expect_as_libtorch([&] { return e.floor_divide(2); }, [&] { return t.floor_divide(2); });
+    expect_as_libtorch([&] { return e.remainder(0.0); }, [&] { return t.remainder(0.0); });
+    expect_as_libtorch([&] { return e.fmod(0.0); }, [&] { return t.fmod(0.0); });
+    expect_as_libtorch([&] { return e.narrow(0, 0, 0).floor_divide(0); },
+                       [&] { return t.narrow(0, 0, 0).floor_divide(0); });
+  }
+  const at::Tensor f = at::tensor({7.0f, -3.0f, 0.0f});
+  expect_as_libtorch([&] { return from_torch(f, device).floor_divide(0); }, [&] { return f.floor_divide(0); });
+}
+
 TEST_P(BadInputTest, InPlaceWritesThroughViewsOfLeavesAreRefused) {
   Tensor w = ember::zeros({3}, on(kFloat32)).requires_grad_(true);
   at::Tensor tw = at::zeros({3}).requires_grad_(true);

@@ -261,6 +261,11 @@ TEST_P(TensorIndexingTest, IndexAddCopyFill) {
   EXPECT_TENSOR_EQ(y, s.clone().index_fill_(0, L({0}), 3));
   y.index_add_(0, longs({0}), from(at::scalar_tensor(2.0, at::kFloat)));
   EXPECT_TENSOR_EQ(y, at::scalar_tensor(5.0, at::kFloat));
+  // Along a dim of size 0 with nothing to fill, a negative index is never looked at.
+  const at::Tensor none = at::empty({0, 0});
+  Tensor z = from(none);
+  z.index_fill_(0, longs({-1}), 3);
+  EXPECT_TENSOR_EQ(z, none.clone().index_fill_(0, L({-1}), 3));
 }
 
 TEST_P(TensorIndexingTest, MasksNonzeroPut) {
