@@ -282,12 +282,20 @@ Tensor Tensor::atan2(const Tensor& o) const {
   });
 }
 
-// sqrt(a^2 + b^2) for floating inputs: d/da = a / out, d/db = b / out.
-Tensor Tensor::hypot(const Tensor& o) const {
-  const DType common = result_type(*this, o);
+namespace {
+
+void check_hypot_dtypes(const Tensor& a, const Tensor& b) {
+  const DType common = result_type(a, b);
   if (!ember::is_floating_point(common)) {
     throw Error("\"hypot_cpu\" not implemented for '" + scalar_type_name(common) + "'");
   }
+}
+
+}  // namespace
+
+// sqrt(a^2 + b^2) for floating inputs: d/da = a / out, d/db = b / out.
+Tensor Tensor::hypot(const Tensor& o) const {
+  check_hypot_dtypes(*this, o);
   Record rec("HypotBackward0", {this, &o});
   Tensor out = binary(BinaryOp::Hypot, kArithmetic, *this, o);
   if (!rec) return out;
@@ -385,6 +393,37 @@ Tensor& Tensor::remainder_(Scalar o) {
                          [&] { detail::binary_(BinaryOp::Remainder, kArithmetic, *this, o); });
 }
 
+Tensor& Tensor::fmod_(const Tensor& o) {
+  return detail::inplace(*this, {&o}, [&](const Tensor& old) { return old.fmod(o); },
+                         [&] { detail::binary_(BinaryOp::Fmod, kArithmetic, *this, o); });
+}
+
+Tensor& Tensor::fmod_(Scalar o) {
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.fmod(o); },
+                         [&] { detail::binary_(BinaryOp::Fmod, kArithmetic, *this, o); });
+}
+
+Tensor& Tensor::atan2_(const Tensor& o) {
+  return detail::inplace(*this, {&o}, [&](const Tensor& old) { return old.atan2(o); },
+                         [&] { detail::binary_(BinaryOp::Atan2, BinaryKind::TrueDivision, *this, o); });
+}
+
+Tensor& Tensor::hypot_(const Tensor& o) {
+  check_hypot_dtypes(*this, o);
+  return detail::inplace(*this, {&o}, [&](const Tensor& old) { return old.hypot(o); },
+                         [&] { detail::binary_(BinaryOp::Hypot, kArithmetic, *this, o); });
+}
+
+Tensor& Tensor::copysign_(const Tensor& o) {
+  return detail::inplace(*this, {&o}, [&](const Tensor& old) { return old.copysign(o); },
+                         [&] { detail::binary_(BinaryOp::Copysign, BinaryKind::TrueDivision, *this, o); });
+}
+
+Tensor& Tensor::copysign_(Scalar o) {
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.copysign(o); },
+                         [&] { detail::binary_(BinaryOp::Copysign, BinaryKind::TrueDivision, *this, o); });
+}
+
 Tensor& Tensor::pow_(const Tensor& exponent) {
   return detail::inplace(*this, {&exponent}, [&](const Tensor& old) { return old.pow(exponent); },
                          [&] { detail::binary_(BinaryOp::Pow, kArithmetic, *this, exponent); });
@@ -402,12 +441,21 @@ Tensor& Tensor::pow_(Scalar exponent) {
 
 // ---- lerp, addcmul, addcdiv ----
 
+namespace {
+
+// lerp's operands share self's dtype; `weight` is null for a scalar weight.
+void check_lerp_dtypes(const Tensor& self, const Tensor& end, const Tensor* weight) {
+  const bool end_differs = end.dtype() != self.dtype();
+  if (!end_differs && (!weight || weight->dtype() == self.dtype())) return;
+  throw Error("expected dtype " + std::string(dtype_name(self.dtype())) + " for `" + (end_differs ? "end" : "weight") +
+              "` but got dtype " + std::string(dtype_name(end_differs ? end.dtype() : weight->dtype())));
+}
+
+}  // namespace
+
 // lerp(a, e, w) = a + w (e - a).
 Tensor Tensor::lerp(const Tensor& end, Scalar weight) const {
-  if (end.dtype() != dtype()) {
-    throw Error("expected dtype " + std::string(dtype_name(dtype())) + " for `end` but got dtype " +
-                std::string(dtype_name(end.dtype())));
-  }
+  check_lerp_dtypes(*this, end, nullptr);
   Record rec("LerpBackward0", {this, &end});
   Tensor out = detail::run_ternary(TernaryOp::Lerp, *this, end, weight, dtype(), dtype(), 1, nullptr);
   if (!rec) return out;
@@ -418,12 +466,7 @@ Tensor Tensor::lerp(const Tensor& end, Scalar weight) const {
 }
 
 Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
-  if (end.dtype() != dtype() || weight.dtype() != dtype()) {
-    const Tensor& bad = end.dtype() != dtype() ? end : weight;
-    throw Error("expected dtype " + std::string(dtype_name(dtype())) + " for `" +
-                (end.dtype() != dtype() ? "end" : "weight") + "` but got dtype " +
-                std::string(dtype_name(bad.dtype())));
-  }
+  check_lerp_dtypes(*this, end, &weight);
   Record rec("LerpBackward1", {this, &end, &weight});
   Tensor out = detail::run_ternary(TernaryOp::Lerp, *this, end, weight, dtype(), dtype(), 1, nullptr);
   if (!rec) return out;
@@ -484,6 +527,18 @@ Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, Scalar value) const {
                        node.needs_input_grad(2) ? scaled(g[0] * node.saved(0) / (t2 * t2), negated(value))
                                                 : Tensor()};
   });
+}
+
+Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  check_lerp_dtypes(*this, end, nullptr);
+  return detail::inplace(*this, {&end}, [&](const Tensor& old) { return old.lerp(end, weight); },
+                         [&] { detail::run_ternary(TernaryOp::Lerp, *this, end, weight, dtype(), dtype(), 1, this); });
+}
+
+Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
+  check_lerp_dtypes(*this, end, &weight);
+  return detail::inplace(*this, {&end, &weight}, [&](const Tensor& old) { return old.lerp(end, weight); },
+                         [&] { detail::run_ternary(TernaryOp::Lerp, *this, end, weight, dtype(), dtype(), 1, this); });
 }
 
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) {

@@ -107,6 +107,16 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   });
 }
 
+Tensor& Tensor::clamp_min_(Scalar min) {
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.clamp_min(min); },
+                         [&] { clamp_by_scalars(*this, min, std::nullopt, NanBound::Fills, this); });
+}
+
+Tensor& Tensor::clamp_max_(Scalar max) {
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.clamp_max(max); },
+                         [&] { clamp_by_scalars(*this, std::nullopt, max, NanBound::Fills, this); });
+}
+
 // With tensor bounds the result is min(max(x, lo), hi). x gets the gradient where lo <= x <= hi; lo
 // where x < lo and lo < hi; hi where x > hi, or everywhere hi < lo (there the result is hi). With lo ==
 // hi and x outside, nobody gets it, as in PyTorch.

@@ -22,12 +22,41 @@ Tensor floating_autocast_float32(UnaryOp op, const Tensor& x) {
 }
 
 // floor, ceil, round and trunc leave integers as they are, in a new tensor; PyTorch has no bool kernel.
-Tensor rounded(UnaryOp op, const Tensor& x) {
+void check_roundable(UnaryOp op, const Tensor& x) {
   if (x.dtype() == DType::Bool) {
     throw Error("\"" + std::string(unary_op_name(op)) + "_vml_cpu\" not implemented for 'Bool'");
   }
+}
+
+Tensor rounded(UnaryOp op, const Tensor& x) {
+  check_roundable(op, x);
   if (!x.is_floating_point()) return x.clone();
   return recorded_unary(op, UnaryKind::SameType, x);
+}
+
+// nan_to_num's replacements, by default the dtype's largest finite values.
+UnaryArgs nan_to_num_args(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                          std::optional<double> neginf) {
+  double largest = std::numeric_limits<float>::max();
+  if (x.dtype() == DType::Float64) largest = std::numeric_limits<double>::max();
+  if (x.dtype() == DType::Float16) largest = 65504.0;
+  if (x.dtype() == DType::BFloat16) largest = 3.3895313892515355e38;
+  return {.op = UnaryOp::NanToNum, .nan = nan.value_or(0.0), .posinf = posinf.value_or(largest),
+          .neginf = neginf.value_or(-largest)};
+}
+
+// The in-place form of a unary op: recorded through `functional` when autograd needs it, else the
+// kernel writes x. A floating op on an integer x fails the in-place dtype check, as PyTorch's does.
+Tensor& unary_inplace(Tensor& x, UnaryOp op, UnaryKind kind, Tensor (Tensor::*functional)() const) {
+  return detail::inplace(x, {}, [functional](const Tensor& old) { return (old.*functional)(); },
+                         [&] { detail::unary_(op, kind, x); });
+}
+
+// Rounding an integer tensor in place leaves it as it is.
+Tensor& rounded_inplace(Tensor& x, UnaryOp op, Tensor (Tensor::*functional)() const) {
+  check_roundable(op, x);
+  if (!x.is_floating_point()) return x;
+  return unary_inplace(x, op, UnaryKind::SameType, functional);
 }
 
 // PyTorch refuses bool input to neg and abs, in place or not.
@@ -98,52 +127,59 @@ Tensor Tensor::frac() const { return recorded_unary(UnaryOp::Frac, UnaryKind::Fl
 Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
                           std::optional<double> neginf) const {
   if (!is_floating_point()) return clone();
-  double largest = std::numeric_limits<float>::max();
-  if (dtype() == DType::Float64) largest = std::numeric_limits<double>::max();
-  if (dtype() == DType::Float16) largest = 65504.0;
-  if (dtype() == DType::BFloat16) largest = 3.3895313892515355e38;
-  return recorded_unary({.op = UnaryOp::NanToNum, .nan = nan.value_or(0.0), .posinf = posinf.value_or(largest),
-                         .neginf = neginf.value_or(-largest)},
-                        UnaryKind::SameType, *this);
+  return recorded_unary(nan_to_num_args(*this, nan, posinf, neginf), UnaryKind::SameType, *this);
 }
 
 // ---- in-place forms ----
 
 Tensor& Tensor::neg_() {
   check_negatable(*this);
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.neg(); },
-                         [&] { detail::unary_(UnaryOp::Neg, UnaryKind::SameType, *this); });
+  return unary_inplace(*this, UnaryOp::Neg, UnaryKind::SameType, &Tensor::neg);
 }
 
 Tensor& Tensor::abs_() {
   check_abs_input(*this);
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.abs(); },
-                         [&] { detail::unary_(UnaryOp::Abs, UnaryKind::SameType, *this); });
+  return unary_inplace(*this, UnaryOp::Abs, UnaryKind::SameType, &Tensor::abs);
 }
 
-Tensor& Tensor::exp_() {
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.exp(); },
-                         [&] { detail::unary_(UnaryOp::Exp, UnaryKind::Floating, *this); });
-}
+Tensor& Tensor::sign_() { return unary_inplace(*this, UnaryOp::Sign, UnaryKind::SameType, &Tensor::sign); }
+// PyTorch's square_ is pow_(2), recorded as PowBackward0.
+Tensor& Tensor::square_() { return pow_(2); }
 
-Tensor& Tensor::log_() {
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.log(); },
-                         [&] { detail::unary_(UnaryOp::Log, UnaryKind::Floating, *this); });
-}
+Tensor& Tensor::reciprocal_() { return unary_inplace(*this, UnaryOp::Reciprocal, UnaryKind::Floating, &Tensor::reciprocal); }
+Tensor& Tensor::exp_() { return unary_inplace(*this, UnaryOp::Exp, UnaryKind::Floating, &Tensor::exp); }
+Tensor& Tensor::exp2_() { return unary_inplace(*this, UnaryOp::Exp2, UnaryKind::Floating, &Tensor::exp2); }
+Tensor& Tensor::expm1_() { return unary_inplace(*this, UnaryOp::Expm1, UnaryKind::Floating, &Tensor::expm1); }
+Tensor& Tensor::log_() { return unary_inplace(*this, UnaryOp::Log, UnaryKind::Floating, &Tensor::log); }
+Tensor& Tensor::log2_() { return unary_inplace(*this, UnaryOp::Log2, UnaryKind::Floating, &Tensor::log2); }
+Tensor& Tensor::log10_() { return unary_inplace(*this, UnaryOp::Log10, UnaryKind::Floating, &Tensor::log10); }
+Tensor& Tensor::log1p_() { return unary_inplace(*this, UnaryOp::Log1p, UnaryKind::Floating, &Tensor::log1p); }
+Tensor& Tensor::sqrt_() { return unary_inplace(*this, UnaryOp::Sqrt, UnaryKind::Floating, &Tensor::sqrt); }
+Tensor& Tensor::rsqrt_() { return unary_inplace(*this, UnaryOp::Rsqrt, UnaryKind::Floating, &Tensor::rsqrt); }
+Tensor& Tensor::sin_() { return unary_inplace(*this, UnaryOp::Sin, UnaryKind::Floating, &Tensor::sin); }
+Tensor& Tensor::cos_() { return unary_inplace(*this, UnaryOp::Cos, UnaryKind::Floating, &Tensor::cos); }
+Tensor& Tensor::tan_() { return unary_inplace(*this, UnaryOp::Tan, UnaryKind::Floating, &Tensor::tan); }
+Tensor& Tensor::asin_() { return unary_inplace(*this, UnaryOp::Asin, UnaryKind::Floating, &Tensor::asin); }
+Tensor& Tensor::acos_() { return unary_inplace(*this, UnaryOp::Acos, UnaryKind::Floating, &Tensor::acos); }
+Tensor& Tensor::atan_() { return unary_inplace(*this, UnaryOp::Atan, UnaryKind::Floating, &Tensor::atan); }
+Tensor& Tensor::sinh_() { return unary_inplace(*this, UnaryOp::Sinh, UnaryKind::Floating, &Tensor::sinh); }
+Tensor& Tensor::cosh_() { return unary_inplace(*this, UnaryOp::Cosh, UnaryKind::Floating, &Tensor::cosh); }
+Tensor& Tensor::tanh_() { return unary_inplace(*this, UnaryOp::Tanh, UnaryKind::Floating, &Tensor::tanh); }
+Tensor& Tensor::sigmoid_() { return unary_inplace(*this, UnaryOp::Sigmoid, UnaryKind::Floating, &Tensor::sigmoid); }
+Tensor& Tensor::erf_() { return unary_inplace(*this, UnaryOp::Erf, UnaryKind::Floating, &Tensor::erf); }
+Tensor& Tensor::erfc_() { return unary_inplace(*this, UnaryOp::Erfc, UnaryKind::Floating, &Tensor::erfc); }
 
-Tensor& Tensor::sqrt_() {
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.sqrt(); },
-                         [&] { detail::unary_(UnaryOp::Sqrt, UnaryKind::Floating, *this); });
-}
+Tensor& Tensor::floor_() { return rounded_inplace(*this, UnaryOp::Floor, &Tensor::floor); }
+Tensor& Tensor::ceil_() { return rounded_inplace(*this, UnaryOp::Ceil, &Tensor::ceil); }
+Tensor& Tensor::round_() { return rounded_inplace(*this, UnaryOp::Round, &Tensor::round); }
+Tensor& Tensor::trunc_() { return rounded_inplace(*this, UnaryOp::Trunc, &Tensor::trunc); }
+Tensor& Tensor::frac_() { return unary_inplace(*this, UnaryOp::Frac, UnaryKind::FloatOnlySame, &Tensor::frac); }
 
-Tensor& Tensor::tanh_() {
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.tanh(); },
-                         [&] { detail::unary_(UnaryOp::Tanh, UnaryKind::Floating, *this); });
-}
-
-Tensor& Tensor::sigmoid_() {
-  return detail::inplace(*this, {}, [](const Tensor& old) { return old.sigmoid(); },
-                         [&] { detail::unary_(UnaryOp::Sigmoid, UnaryKind::Floating, *this); });
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (!is_floating_point()) return *this;
+  return detail::inplace(*this, {}, [&](const Tensor& old) { return old.nan_to_num(nan, posinf, neginf); }, [&] {
+    detail::run_unary(nan_to_num_args(*this, nan, posinf, neginf), UnaryKind::SameType, *this, this);
+  });
 }
 
 // ---- functional forms ----

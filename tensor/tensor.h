@@ -280,8 +280,14 @@ class Tensor {
   Tensor& floor_divide_(Scalar other);
   Tensor& remainder_(const Tensor& other);
   Tensor& remainder_(Scalar other);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(Scalar other);
   Tensor& pow_(const Tensor& exponent);
   Tensor& pow_(Scalar exponent);
+  Tensor& atan2_(const Tensor& other);
+  Tensor& hypot_(const Tensor& other);
+  Tensor& copysign_(const Tensor& other);
+  Tensor& copysign_(Scalar other);
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor atan2(const Tensor& other) const;
@@ -367,8 +373,12 @@ class Tensor {
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& clamp_min_(Scalar min);
+  Tensor& clamp_max_(Scalar max);
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, Scalar weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
   Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
@@ -383,6 +393,34 @@ class Tensor {
   Tensor& tanh_();
   Tensor& sigmoid_();
   Tensor& relu_();
+  // The in-place forms of the unary math functions above; floating ones refuse integer tensors, whose
+  // results would not fit them, with PyTorch's message.
+  Tensor& reciprocal_();
+  Tensor& exp2_();
+  Tensor& expm1_();
+  Tensor& log2_();
+  Tensor& log10_();
+  Tensor& log1p_();
+  Tensor& rsqrt_();
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& tan_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& erf_();
+  Tensor& erfc_();
+  Tensor& sign_();
+  Tensor& square_();
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& round_();
+  Tensor& trunc_();
+  Tensor& frac_();
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& fill_(const Tensor& value);  // value is 0-dim

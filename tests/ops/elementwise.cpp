@@ -398,5 +398,62 @@ EMBER_OP_ROWS(ternary_rows) {
   };
 }
 
+// The in-place forms write a copy that is not a leaf (a leaf that requires grad refuses them), so that
+// the gradient goes through their record. Integer inputs of floating ops are refused by both libraries.
+EMBER_OP_ROWS(inplace_elementwise_rows) {
+#define EMBER_INPLACE(call) [](const auto& x) { auto y = x[0] * 1; return y.call; }
+  const auto math = [](std::string name, auto f) { return op(std::move(name), f).with_dtypes(kFloatingAndPromoted); };
+  const std::vector<DType> numeric = kNumeric;
+  return {
+      math("reciprocal_", EMBER_INPLACE(reciprocal_())).in_range(0.5, 3).grad(),
+      math("exp2_", EMBER_INPLACE(exp2_())).grad(),
+      math("expm1_", EMBER_INPLACE(expm1_())).grad(),
+      math("log2_", EMBER_INPLACE(log2_())).in_range(0.5, 3).grad(),
+      math("log10_", EMBER_INPLACE(log10_())).in_range(0.5, 3).grad(),
+      math("log1p_", EMBER_INPLACE(log1p_())).in_range(-0.5, 3).grad(),
+      math("rsqrt_", EMBER_INPLACE(rsqrt_())).in_range(0.5, 3).grad(),
+      math("sin_", EMBER_INPLACE(sin_())).grad(),
+      math("cos_", EMBER_INPLACE(cos_())).grad(),
+      math("tan_", EMBER_INPLACE(tan_())).in_range(-1.2, 1.2).grad(),
+      math("asin_", EMBER_INPLACE(asin_())).in_range(-0.9, 0.9).grad(),
+      math("acos_", EMBER_INPLACE(acos_())).in_range(-0.9, 0.9).grad(),
+      math("atan_", EMBER_INPLACE(atan_())).grad(),
+      math("sinh_", EMBER_INPLACE(sinh_())).grad(),
+      math("cosh_", EMBER_INPLACE(cosh_())).grad(),
+      math("erf_", EMBER_INPLACE(erf_())).grad(),
+      math("erfc_", EMBER_INPLACE(erfc_())).grad(),
+      op("sign_", EMBER_INPLACE(sign_())).with_dtypes(numeric).grad(),
+      op("square_", EMBER_INPLACE(square_())).with_dtypes(kAllTypes).grad(),
+      op("floor_", EMBER_INPLACE(floor_())).with_dtypes(numeric).grad(),
+      op("ceil_", EMBER_INPLACE(ceil_())).with_dtypes(numeric).grad(),
+      op("round_", [](const auto& x) { auto y = x[0] * 2; return y.round_(); }).with_dtypes(numeric).grad(),
+      op("trunc_", EMBER_INPLACE(trunc_())).with_dtypes(numeric).grad(),
+      op("frac_", EMBER_INPLACE(frac_())).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("nan_to_num_", [](const auto& x) { auto y = special(x[0]); return y.nan_to_num_(0.5, 10.0, -10.0); })
+          .with_dtypes(join({kFloating, {DType::Int32}})),
+      op("clamp_min_", EMBER_INPLACE(clamp_min_(0.5))).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("clamp_max_", EMBER_INPLACE(clamp_max_(1.5))).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("fmod_", 2, [](const auto& x) { auto y = x[0] * 1; return y.fmod_(x[1]); })
+          .with_dtypes(numeric)
+          .with_inputs(nonzero_divisor),
+      op("fmod_ grad", 2, [](const auto& x) { auto y = x[0] * 1; return y.fmod_(x[1]); })
+          .in_ranges({{-3, 3}, {0.5, 3}})
+          .grad(),
+      // Float32 only, as "fmod scalar": the half types' reference is computed in float32 with 0.7 unrounded,
+      // where both libraries round the scalar to the tensor's dtype first.
+      op("fmod_ scalar", EMBER_INPLACE(fmod_(0.7))).grad(),
+      op("atan2_", 2, [](const auto& x) { auto y = x[0] * 1; return y.atan2_(x[1]); }).with_dtypes(kFloatingAndPromoted).grad(),
+      op("hypot_", 2, [](const auto& x) { auto y = x[0] * 1; return y.hypot_(x[1]); }).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("copysign_", 2, [](const auto& x) { auto y = x[0] * 1; return y.copysign_(x[1]); }).with_dtypes(kFloatingAndPromoted).grad(),
+      op("copysign_ scalar", EMBER_INPLACE(copysign_(-1.5))).with_dtypes(kFloating).grad(),
+      op("lerp_ scalar", 2, [](const auto& x) { auto y = x[0] * 1; return y.lerp_(x[1], 0.3); }).with_dtypes(kFloating).grad(),
+      op("lerp_ tensor", 3, [](const auto& x) { auto y = x[0] * 1; return y.lerp_(x[1], x[2]); })
+          .with_dtypes(kFloating)
+          .in_ranges({{-3, 3}, {-3, 3}, {0, 1}})
+          .grad(),
+  };
+#undef EMBER_INPLACE
+}
+
 }  // namespace
 }  // namespace ember::test
