@@ -21,13 +21,14 @@ Tensor floating_autocast_float32(UnaryOp op, const Tensor& x) {
   return floating(op, x);
 }
 
-// floor, ceil, round and trunc leave integers as they are, in a new tensor; PyTorch has no bool kernel.
+// PyTorch has no bool kernel for floor, ceil, round and trunc.
 void check_roundable(UnaryOp op, const Tensor& x) {
   if (x.dtype() == DType::Bool) {
     throw Error("\"" + std::string(unary_op_name(op)) + "_vml_cpu\" not implemented for 'Bool'");
   }
 }
 
+// They leave integers as they are, in a new tensor.
 Tensor rounded(UnaryOp op, const Tensor& x) {
   check_roundable(op, x);
   if (!x.is_floating_point()) return x.clone();
@@ -146,7 +147,9 @@ Tensor& Tensor::sign_() { return unary_inplace(*this, UnaryOp::Sign, UnaryKind::
 // PyTorch's square_ is pow_(2), recorded as PowBackward0.
 Tensor& Tensor::square_() { return pow_(2); }
 
-Tensor& Tensor::reciprocal_() { return unary_inplace(*this, UnaryOp::Reciprocal, UnaryKind::Floating, &Tensor::reciprocal); }
+Tensor& Tensor::reciprocal_() {
+  return unary_inplace(*this, UnaryOp::Reciprocal, UnaryKind::Floating, &Tensor::reciprocal);
+}
 Tensor& Tensor::exp_() { return unary_inplace(*this, UnaryOp::Exp, UnaryKind::Floating, &Tensor::exp); }
 Tensor& Tensor::exp2_() { return unary_inplace(*this, UnaryOp::Exp2, UnaryKind::Floating, &Tensor::exp2); }
 Tensor& Tensor::expm1_() { return unary_inplace(*this, UnaryOp::Expm1, UnaryKind::Floating, &Tensor::expm1); }

@@ -442,11 +442,19 @@ EMBER_OP_ROWS(inplace_elementwise_rows) {
       // Float32 only, as "fmod scalar": the half types' reference is computed in float32 with 0.7 unrounded,
       // where both libraries round the scalar to the tensor's dtype first.
       op("fmod_ scalar", EMBER_INPLACE(fmod_(0.7))).grad(),
-      op("atan2_", 2, [](const auto& x) { auto y = x[0] * 1; return y.atan2_(x[1]); }).with_dtypes(kFloatingAndPromoted).grad(),
-      op("hypot_", 2, [](const auto& x) { auto y = x[0] * 1; return y.hypot_(x[1]); }).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
-      op("copysign_", 2, [](const auto& x) { auto y = x[0] * 1; return y.copysign_(x[1]); }).with_dtypes(kFloatingAndPromoted).grad(),
+      op("atan2_", 2, [](const auto& x) { auto y = x[0] * 1; return y.atan2_(x[1]); })
+          .with_dtypes(kFloatingAndPromoted)
+          .grad(),
+      op("hypot_", 2, [](const auto& x) { auto y = x[0] * 1; return y.hypot_(x[1]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .grad(),
+      op("copysign_", 2, [](const auto& x) { auto y = x[0] * 1; return y.copysign_(x[1]); })
+          .with_dtypes(kFloatingAndPromoted)
+          .grad(),
       op("copysign_ scalar", EMBER_INPLACE(copysign_(-1.5))).with_dtypes(kFloating).grad(),
-      op("lerp_ scalar", 2, [](const auto& x) { auto y = x[0] * 1; return y.lerp_(x[1], 0.3); }).with_dtypes(kFloating).grad(),
+      op("lerp_ scalar", 2, [](const auto& x) { auto y = x[0] * 1; return y.lerp_(x[1], 0.3); })
+          .with_dtypes(kFloating)
+          .grad(),
       op("lerp_ tensor", 3, [](const auto& x) { auto y = x[0] * 1; return y.lerp_(x[1], x[2]); })
           .with_dtypes(kFloating)
           .in_ranges({{-3, 3}, {-3, 3}, {0, 1}})
