@@ -20,6 +20,7 @@ using detail::bounds_message;
 using detail::index_range;
 using detail::index_ranges;
 using detail::join_sizes;
+using detail::breaks_bounds;
 using detail::out_of_bounds;
 using detail::stored_as;
 using detail::wrap_dim;
@@ -223,7 +224,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   detail::check_same_device({this, &index});
   autograd::Record rec("IndexSelectBackward0", {this});
   const Tensor in = at_least_1d(*this);
-  if (out_of_bounds(index, index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
+  if (breaks_bounds(index_range(index), in.size(dim), false)) throw IndexError("index out of range in self");
   std::vector<int64_t> sizes = this->sizes().vec();
   if (this->dim() > 0) sizes[dim] = index.numel();
   Tensor out = detail::empty_on(sizes, dtype(), device());
@@ -386,7 +387,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
                 std::to_string(dim));
   }
   detail::check_no_internal_overlap(*this);
-  if (out_of_bounds(index, index_range(index), at_least_1d(*this).size(dim), false)) {
+  if (breaks_bounds(index_range(index), at_least_1d(*this).size(dim), false)) {
     throw IndexError("index out of range in self");
   }
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
@@ -460,12 +461,14 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
   const std::vector<int64_t> shape = with_dim_size(*this, dim, index.numel());
   // PyTorch checks each index as it fills along it: none when the other dims leave nothing to fill (the
   // value is checked all the same).
-  if (detail::product(shape) > 0) {
+  const bool fills = detail::product(shape) > 0;
+  if (fills) {
     if (auto bad = out_of_bounds(index, range, size, true)) throw IndexError(bounds_message(*bad, dim, size));
   }
   detail::check_scalar_fits(value, dtype());
-  scatter_along(*this, ScatterMode::Assign, dim, wrap_negative(index, range, size), Operand(stored_as(value, dtype())),
-                shape);
+  // Unchecked indices stay as they are: wrapping them by a size of 0 would divide by zero.
+  scatter_along(*this, ScatterMode::Assign, dim, fills ? wrap_negative(index, range, size) : index,
+                Operand(stored_as(value, dtype())), shape);
   return *this;
 }
 

@@ -67,11 +67,14 @@ std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& i
 
 std::optional<IndexRange> index_range(const Tensor& index) { return index_ranges({index})[0]; }
 
+bool breaks_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative) {
+  return range && (range->min < (negative ? -size : 0) || range->max >= size);
+}
+
 std::optional<int64_t> out_of_bounds(const Tensor& index, const std::optional<IndexRange>& range, int64_t size,
                                      bool negative) {
-  if (!range) return std::nullopt;
+  if (!breaks_bounds(range, size, negative)) return std::nullopt;
   const int64_t low = negative ? -size : 0;
-  if (range->min >= low && range->max < size) return std::nullopt;
   // A throwing path: the indices are read back once more to find the first bad one, not the extremes.
   for (int64_t i : index.to_vector<int64_t>()) {
     if (i < low || i >= size) return i;
@@ -85,8 +88,7 @@ std::string bounds_message(int64_t index, int64_t dim, int64_t size) {
 }
 
 Tensor wrap_negative(const Tensor& index, const std::optional<IndexRange>& range, int64_t size) {
-  // With size 0 nothing is addressed (the callers have checked that), and remainder by 0 would raise.
-  if (!range || range->min >= 0 || size == 0) return index;
+  if (!range || range->min >= 0) return index;
   return index.remainder(size);
 }
 

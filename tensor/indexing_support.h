@@ -23,8 +23,10 @@ struct IndexRange {
 // synchronisation; all nullopt, without reading, under detail::TrustedIndices.
 std::vector<std::optional<IndexRange>> index_ranges(const std::vector<Tensor>& indices);
 std::optional<IndexRange> index_range(const Tensor& index);
+// Whether an index range breaks a bound. Negative indices count from the end where allowed.
+bool breaks_bounds(const std::optional<IndexRange>& range, int64_t size, bool negative);
 // The index PyTorch names when `index` (whose range is `range`) breaks a bound: the first out of bounds in
-// row-major order, read back only when the range shows one. Negative indices count from the end where allowed.
+// row-major order, read back only when the range shows one.
 std::optional<int64_t> out_of_bounds(const Tensor& index, const std::optional<IndexRange>& range, int64_t size,
                                      bool negative);
 // PyTorch's "index 5 is out of bounds for dimension 0 with size 2".
