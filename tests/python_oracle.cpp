@@ -51,7 +51,7 @@ std::vector<std::string> python_answers(const std::string& script, std::string& 
   for (size_t at = ready + 6;;) {
     const size_t end = output.find(marker, at);
     if (end == std::string::npos) {
-      if (at < output.size()) answers.push_back("(the script failed) " + output.substr(at, 3000));
+      if (at < output.size()) answers.push_back(kScriptFailed + output.substr(at, 3000));
       break;
     }
     answers.push_back(output.substr(at, end - at));

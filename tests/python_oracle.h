@@ -18,6 +18,9 @@ const std::string& python_interpreter();
 // Runs `script` with python_interpreter() and returns its stdout and stderr together.
 std::string run_python(const std::string& script);
 
+// How the answer after the last complete one begins when the script stopped with an error.
+inline const std::string kScriptFailed = "(the script failed) ";
+
 // Runs `script`, which prints each answer followed by a line "@@END@@". Returns the answers, or sets
 // `unavailable` when Python or torch is absent (tests skip saying so).
 std::vector<std::string> python_answers(const std::string& script, std::string& unavailable);

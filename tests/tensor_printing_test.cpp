@@ -8,11 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <sstream>
-#include <unistd.h>
 
 #include "tests/python_oracle.h"
 #include "test_support.h"
@@ -182,14 +180,8 @@ std::string python_call(const PrintCase& c, const Tensor& t) {
   return out.str();
 }
 
-constexpr const char* kScriptHead = R"(import sys
-try:
-    import torch
-    import torch._tensor_str as tensor_str
-except Exception as error:
-    print("NO-TORCH", error)
-    sys.exit(0)
-print("READY")
+// python_answers runs it after importing torch.
+constexpr const char* kScriptHead = R"(import torch._tensor_str as tensor_str
 nan, inf = float("nan"), float("inf")
 add_suffixes = tensor_str._add_suffixes
 device = None
@@ -222,10 +214,6 @@ struct Oracle {
 const Oracle& oracle() {
   static const Oracle result = [] {
     Oracle o;
-    if (access(python_interpreter().c_str(), X_OK) != 0) {
-      o.unavailable = python_interpreter() + " is absent (install python3-torch)";
-      return o;
-    }
     std::string script = kScriptHead;
     std::vector<bool> runs;
     for (const PrintCase& c : cases()) {
@@ -239,25 +227,19 @@ const Oracle& oracle() {
         o.skip_reasons.emplace_back(error.what());
       }
     }
-    const std::string output = run_python(script);
-    const size_t ready = output.find("READY\n");
-    if (ready == std::string::npos) {
-      o.unavailable = "PyTorch cannot be imported by " + python_interpreter() + ": " + output.substr(0, 500);
-      return o;
-    }
-    size_t at = ready + 6;
+    const std::vector<std::string> answers = python_answers(script, o.unavailable);
+    if (!o.unavailable.empty()) return o;
+    size_t next = 0;
     for (bool ran : runs) {
       if (!ran) {
         o.reprs.emplace_back();
         continue;
       }
-      const size_t end = output.find("\n@@END@@\n", at);
-      if (end == std::string::npos) {
-        o.failure = "the PyTorch script failed: " + output.substr(at, 3000);
+      if (next == answers.size() || answers[next].rfind(kScriptFailed, 0) == 0) {
+        o.failure = "the PyTorch script failed: " + (next < answers.size() ? answers[next] : "no answer");
         return o;
       }
-      o.reprs.emplace_back(output.substr(at, end - at));
-      at = end + 9;
+      o.reprs.emplace_back(answers[next++]);
     }
     return o;
   }();
