@@ -214,6 +214,13 @@ const std::vector<Case>& cases() {
       {contiguous("blocks", {3, 4, 8}), {0b100, 0b101, 0b110, 0b111}},
       {{"block_aligned_rows", {5, 12}, {16, 1}, 4}, {0b10, 0b11}},
       {{"unaligned_rows", {5, 12}, {16, 1}, 1}, {0b10, 0b11}},
+      // Reductions over the outer dims of rows of whole blocks of four, which 32-bit inputs read four
+      // outputs at a time (reduce.comp's READS_COLUMNS): one pass, one whose groups span a subgroup and
+      // chunks that merge their states in a second pass, and rows off the block grid, read as before.
+      {contiguous("columns", {9, 3, 8}), {0b001, 0b011, 0b010}},
+      {contiguous("long_columns", {1500, 8}), {0b01}},
+      {{"aligned_columns", {6, 8}, {12, 1}, 4}, {0b01}},
+      {{"unaligned_columns", {6, 8}, {12, 1}, 2}, {0b01}},
   };
   return all;
 }

@@ -123,10 +123,16 @@ bool launch_rows(VulkanDevice& device, Stream& stream, Direction direction, cons
 // otherwise.
 bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvShape& s, const ConvWeightGradArgs& args);
 
-// Sums the weight gradient's partial sums [partials, Cout, taps (+ 1: the bias column)] into grad_weight
-// (seen as [Cout, taps]), and the bias column into grad_bias where bias_column and it is asked for.
+// Where a weight gradient's partial sums hold the bias gradient's: nowhere; in one more column of each
+// row, [partials, Cout, taps + 1] (the register kernel's, whose GEMM gets that column for free); or after
+// all of the weight's, [partials, Cout · taps] then [partials, Cout] (the row kernel's), so that both
+// are runs of whole blocks of four that the reduction reads as columns (reduce.comp's READS_COLUMNS).
+enum class BiasPartials { None, Column, After };
+
+// Sums the weight gradient's partial sums into grad_weight (seen as [Cout, taps]), and the bias
+// gradient's into grad_bias where they are there and it is asked for.
 void sum_weight_partials(VulkanDevice& device, Stream& stream, Allocation& scratch, DType partial_dtype,
-                         int64_t partials, int64_t taps, bool bias_column, const ConvWeightGradArgs& args);
+                         int64_t partials, int64_t taps, BiasPartials bias, const ConvWeightGradArgs& args);
 
 // Depthwise convolution (conv_depthwise.cpp): groups == in channels, out channels a multiple of them
 // below 8 (from there the GEMM kernels win),

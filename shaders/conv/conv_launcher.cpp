@@ -489,16 +489,17 @@ void VulkanConv::weight_grad(Stream& stream, const ConvWeightGradArgs& args) {
   const TensorRef partial = TensorRef::contiguous(*scratch, partial_dtype, {partials, s.out_channels * columns});
   launch(stream, Direction::WeightGrad, s, args.geometry, {partial, args.grad_output, args.input, {}}, splits,
          bias_column);
-  sum_weight_partials(device_, stream, *scratch, partial_dtype, partials, gemm.n_per_sample, bias_column, args);
+  sum_weight_partials(device_, stream, *scratch, partial_dtype, partials, gemm.n_per_sample,
+                      bias_column ? BiasPartials::Column : BiasPartials::None, args);
   if (!bias_column) bias_apart();
 }
 
 }  // namespace
 
 void conv::sum_weight_partials(VulkanDevice& device, Stream& stream, Allocation& scratch, DType partial_dtype,
-                               int64_t partials, int64_t taps, bool bias_column, const ConvWeightGradArgs& args) {
+                               int64_t partials, int64_t taps, BiasPartials bias, const ConvWeightGradArgs& args) {
   const int64_t out_channels = args.grad_weight.sizes[0];
-  const int64_t columns = taps + (bias_column ? 1 : 0);
+  const int64_t columns = taps + (bias == BiasPartials::Column ? 1 : 0);
   ReduceKernels& reduce = device.kernels().get<ReduceKernels>();
   ReduceArgs sum;
   sum.op = ReduceOp::Sum;
@@ -509,11 +510,12 @@ void conv::sum_weight_partials(VulkanDevice& device, Stream& stream, Allocation&
   sum.reduce_mask = 1;
   sum.compute = partial_dtype == DType::Float64 ? DType::Float64 : DType::Float32;
   reduce.reduce(stream, sum);
-  if (!bias_column || !args.grad_bias) return;
+  if (bias == BiasPartials::None || !args.grad_bias) return;
   sum.out = *args.grad_bias;
+  const int64_t bias_first = bias == BiasPartials::Column ? taps : partials * out_channels * taps;
   sum.in = TensorRef::contiguous(scratch, partial_dtype, {partials, out_channels},
-                                 static_cast<uint64_t>(taps) * element_size(partial_dtype));
-  sum.in.strides = {out_channels * columns, columns};
+                                 static_cast<uint64_t>(bias_first) * element_size(partial_dtype));
+  if (bias == BiasPartials::Column) sum.in.strides = {out_channels * columns, columns};
   reduce.reduce(stream, sum);
 }
 

@@ -346,7 +346,7 @@ bool launch_rows_weight_grad(VulkanDevice& device, Stream& stream, const ConvSha
   const Binding bindings[3] = {partial.binding, g_view, x_view};
   vulkan_stream(stream).dispatch(pipeline, bindings, &params, sizeof params,
                                  static_cast<uint32_t>(ceil_div(invocations, kWorkgroupSize)), 1, 1);
-  sum_weight_partials(device, stream, *scratch, DType::Float32, splits, taps, true, args);
+  sum_weight_partials(device, stream, *scratch, DType::Float32, splits, taps, BiasPartials::After, args);
   return true;
 }
 

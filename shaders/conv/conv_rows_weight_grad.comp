@@ -3,8 +3,9 @@
 #extension GL_EXT_samplerless_texture_functions : require
 // The weight and bias gradients of a stride-1, dilation-1 float32 convolution, for CPU drivers:
 // partial[split, m, (c·KH + kh)·KW + kw] = Σ over this split's blocks of Σ over (b, y, x) of
-// grad_out[b, m, y, x] · X[b, c, y + kh, x + kw], and partial[split, m, C·KH·KW] = Σ grad_out[b, m, y, x],
-// where X is the input's padded copy (conv_pad.comp). The reduce family sums the splits.
+// grad_out[b, m, y, x] · X[b, c, y + kh, x + kw], where X is the input's padded copy (conv_pad.comp), and
+// after all of those the bias's, bias_partial[split, m] = Σ grad_out[b, m, y, x] (conv_launch.h's
+// BiasPartials::After). The reduce family sums the splits.
 //
 // Why: as a GEMM its results are few (32 × 9 for Fashion-MNIST's first layer, 64 × 576 for a 3×3 layer
 // of 64 channels) and its k long (the batch times the output plane), and the implicit-GEMM kernel gathers
@@ -29,7 +30,7 @@ layout(constant_id = 1) const uint KW = 3;
 layout(constant_id = 2) const bool G_ALIGNED = true;
 const uint TAPS = RUNS * KW;
 
-layout(set = 0, binding = 0) writeonly buffer Partials { float partials[]; };  // [splits, rows, taps + 1]
+layout(set = 0, binding = 0) writeonly buffer Partials { float partials[]; };  // [splits, rows, taps], [splits, rows]
 layout(set = 0, binding = 1) uniform utextureBuffer g_texels;  // grad_out
 layout(set = 0, binding = 2) uniform utextureBuffer x_texels;  // X, padded rows of a multiple of four
 
@@ -48,7 +49,7 @@ layout(push_constant) uniform Params {
   uint kernel_h;
   uint row_groups;      // groups of TM output channels
   uint run_groups;      // groups of RUNS runs: C · KH / RUNS
-  uint taps;            // C · KH · KW: where the bias column sits
+  uint taps;            // C · KH · KW
 } p;
 
 void main() {
@@ -124,8 +125,8 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
     if (m >= p.rows) continue;
-    const uint at = p.partial_first + (split * p.rows + m) * (p.taps + 1u);
+    const uint at = p.partial_first + (split * p.rows + m) * p.taps;
     [[unroll]] for (uint t = 0; t < TAPS; ++t) partials[at + run_group * TAPS + t] = acc[i][t];
-    if (run_group == 0u) partials[at + p.taps] = bias_acc[i];
+    if (run_group == 0u) partials[p.partial_first + p.splits * p.rows * p.taps + split * p.rows + m] = bias_acc[i];
   }
 }

@@ -49,6 +49,7 @@ constexpr int64_t kMaxCount = (int64_t{1} << 32) - (int64_t{1} << 25);
 constexpr uint32_t kStageReadsStates = 1;
 constexpr uint32_t kStageWritesStates = 2;
 constexpr uint32_t kStageReadsBlocks = 4;
+constexpr uint32_t kStageReadsColumns = 8;
 
 struct ReduceParams {
   uint32_t param[2];
@@ -201,14 +202,17 @@ struct PassShape {
   int64_t chunks = 1;
 };
 
-PassShape pass_shape(int64_t reduced, int64_t max_chunks) {
+// Groups have at most 2^max_group_log2 invocations: a whole workgroup (8), or for a column pass one
+// subgroup.
+PassShape pass_shape(int64_t reduced, int64_t max_chunks, uint32_t max_group_log2 = 8) {
   PassShape shape;
-  shape.group_log2 = std::min<uint32_t>(8, ceil_log2(ceil_div(reduced, kChain)));
+  shape.group_log2 = std::min<uint32_t>(max_group_log2, ceil_log2(ceil_div(reduced, kChain)));
   shape.chunk = reduced;
-  if (reduced > kWorkgroupSize * kChain) {
-    shape.chunk = kWorkgroupSize * kChain;
+  const int64_t max_group = int64_t{1} << max_group_log2;
+  if (reduced > max_group * kChain) {
+    shape.chunk = max_group * kChain;
     if (ceil_div(reduced, shape.chunk) > max_chunks) {
-      shape.chunk = ceil_div(ceil_div(reduced, max_chunks), kWorkgroupSize) * kWorkgroupSize;
+      shape.chunk = ceil_div(ceil_div(reduced, max_chunks), max_group) * max_group;
     }
     shape.chunks = ceil_div(reduced, shape.chunk);
   }
@@ -226,6 +230,7 @@ struct ReduceJob {
   uint64_t param_bits;
   uint32_t state_size;
   bool texel_reads;  // float32 input and a shader with a *_texel variant (reduce_f32_subgroup_texel)
+  uint32_t shuffle_group_log2;  // the widest group that merges by shuffles alone: a subgroup, or 1 without
 };
 
 // A run of reduction indices: the part of the reduced dims that one piece of a split reduction reads,
@@ -287,6 +292,22 @@ bool reads_blocks(const ReduceJob& job, const PassInput& input, const PassShape&
   return input.offset % kBlockElements == 0 && shape.chunk % kBlockElements == 0;
 }
 
+// Whether a pass over elements may read four outputs' elements at a time (reduce.comp's READS_COLUMNS):
+// 32-bit elements, reduced dims, and a contiguous innermost kept dim of whole blocks of four; every
+// other dim's step and the offset fall on whole blocks.
+bool reads_columns(const ReduceJob& job, const PassInput& input) {
+  const int dims = input.outer_ndim + input.inner_ndim;
+  if (element_size(static_cast<DType>(job.in_dtype)) != 4 || input.outer_ndim == 0 || input.inner_ndim == 0) {
+    return false;
+  }
+  const int innermost_kept = input.outer_ndim - 1;
+  if (input.strides[innermost_kept] != 1 || input.sizes[innermost_kept] % kBlockElements != 0) return false;
+  for (int d = 0; d < dims; ++d) {
+    if (d != innermost_kept && input.strides[d] % kBlockElements != 0) return false;
+  }
+  return input.offset % kBlockElements == 0;
+}
+
 // Records the passes over one piece's `outputs` reductions: each pass reduces chunks of its input to
 // partial states, until a pass has one chunk per output and writes to `target`. `spare` is a read-only
 // binding for the slots a pass does not use.
@@ -298,7 +319,16 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
   // keeps later work behind it.
   std::shared_ptr<Allocation> states_read;
   while (true) {
-    const PassShape shape = pass_shape(input.reduced, limits.maxComputeWorkGroupCount[0]);
+    PassShape shape = pass_shape(input.reduced, limits.maxComputeWorkGroupCount[0]);
+    bool columns = false;
+    if (!input.states && reads_columns(job, input) && !reads_blocks(job, input, shape)) {
+      const PassShape column_shape =
+          pass_shape(input.reduced, limits.maxComputeWorkGroupCount[0], job.shuffle_group_log2);
+      // Its extra chunks' states must fit a binding too.
+      columns = column_shape.chunks == 1 ||
+                static_cast<uint64_t>(outputs * column_shape.chunks) * job.state_size <= max_window_bytes(context);
+      if (columns) shape = column_shape;
+    }
     const bool final_pass = shape.chunks == 1;
 
     ReduceParams params{};
@@ -325,7 +355,11 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
       bindings[3] = input.binding;
     } else {
       bindings[2] = input.binding;
-      if (reads_blocks(job, input, shape)) stage |= kStageReadsBlocks;
+      if (columns) {
+        stage |= kStageReadsColumns;
+      } else if (reads_blocks(job, input, shape)) {
+        stage |= kStageReadsBlocks;
+      }
     }
     std::shared_ptr<Allocation> states_written;
     if (final_pass && target.states) {
@@ -355,11 +389,12 @@ void record_passes(const ReduceJob& job, PassInput input, int64_t outputs, const
     // Float32 blocks read through a texel view where there is a texel variant (the float32 subgroup one):
     // a sum over 64×32×28×28 floats took 3.7 ms per pass through storage loads on lavapipe (below).
     bindings[5] = bindings[2];
-    const bool texels =
-        job.texel_reads && (stage & kStageReadsBlocks) != 0 && can_read_as_texels(context, bindings[2]);
+    const bool texels = job.texel_reads && (stage & (kStageReadsBlocks | kStageReadsColumns)) != 0 &&
+                        can_read_as_texels(context, bindings[2]);
     const Pipeline& pipeline = job.device.pipelines().get(
         texels ? job.shader + "_texel" : job.shader, {job.in_dtype, job.out_dtype, static_cast<uint32_t>(job.op), stage});
-    const int64_t output_groups = ceil_div(outputs, kWorkgroupSize >> shape.group_log2);
+    const int64_t slots = (stage & kStageReadsColumns) != 0 ? outputs / kBlockElements : outputs;
+    const int64_t output_groups = ceil_div(slots, kWorkgroupSize >> shape.group_log2);
     const uint32_t groups_y =
         static_cast<uint32_t>(std::min<int64_t>(output_groups, limits.maxComputeWorkGroupCount[1]));
     job.stream.dispatch(pipeline, std::span<const Binding>(bindings, texels ? 6 : 5), &params, sizeof params,
@@ -494,6 +529,7 @@ void VulkanReduce::reduce(Stream& stream, const ReduceArgs& args) {
           : Scalar(kop == KernelOp::Mean ? static_cast<double>(reduced) : param).bits_as(compute_storage(compute)),
       state_bytes(compute),
       in.dtype == DType::Float32 && compute == DType::Float32 && merges_in_subgroups(),
+      merges_in_subgroups() ? std::min<uint32_t>(8, ceil_log2(device_.info().subgroup_size)) : 0,
   };
 
   // The reductions run in pieces of their reduced dims when one output's slice of the input is wider
