@@ -243,8 +243,8 @@ void store_result(uint output_index, State s, compute_t param) {
 // once per output of the block, in the same order as main()'s one-element reads. The launcher gives an
 // output block no more invocations than one subgroup holds (one without SUBGROUP_MERGE), so they merge by
 // shuffles and the shader has no barrier: llvmpipe runs a shader that has one as a coroutine per
-// subgroup, switching at each barrier, and a sum over 8 × 18432 floats took 0.39-0.62 ms per call with group_merge
-// here against 0.26-0.36 ms without (docs/PERFORMANCE.md, "Reductions over outer dims").
+// subgroup, switching at each barrier, and a sum over 8 × 18432 floats took 0.39-0.62 ms per call with
+// group_merge here against 0.26-0.36 ms without (docs/PERFORMANCE.md, "Reductions over outer dims").
 void reduce_columns() {
   const uint group_log2 = p.shape & 0xffu;
   const uint outer_dims = (p.shape >> 8) & 0xffu;
