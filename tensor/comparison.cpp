@@ -1,9 +1,11 @@
 // Comparisons, logical and bitwise ops, shifts and the floating-point class tests (isnan, isinf, ...):
-// results are bool, or for the bitwise ops the integral common dtype. None is differentiable.
+// results are bool, or for the bitwise ops the integral common dtype. None is differentiable; the in-place
+// comparisons and logical ops record zero gradients where autograd must see the write.
 #include <sstream>
 #include <string>
 
 #include "tensor/elementwise_support.h"
+#include "tensor/functions.h"
 
 namespace ember {
 
@@ -19,13 +21,45 @@ constexpr BinaryKind kLogical = BinaryKind::Logical;
 constexpr BinaryKind kBitwise = BinaryKind::Bitwise;
 
 // PyTorch names its shift kernels lshift and rshift; they take integral and bool operands only.
-Tensor shift(BinaryOp op, const Tensor& a, const detail::TensorOrScalar& b) {
+void check_shift_dtypes(BinaryOp op, const Tensor& a, const detail::TensorOrScalar& b) {
   const DType common = b.tensor ? result_type(a, *b.tensor) : result_type(a, *b.scalar);
   if (is_floating_point(common)) {
     throw Error(std::string(op == BinaryOp::LeftShift ? "\"lshift_cpu\"" : "\"rshift_cpu\"") +
                 " not implemented for '" + scalar_type_name(common) + "'");
   }
+}
+
+Tensor shift(BinaryOp op, const Tensor& a, const detail::TensorOrScalar& b) {
+  check_shift_dtypes(op, a, b);
   return binary(op, kBitwise, a, b);
+}
+
+// A comparison or logical op written into self in self's dtype. Where autograd must see the write it is
+// recorded as PyTorch records lt_: a node (`node`, PyTorch's name) whose gradients are zeros, so a tensor
+// that required grad still does. PyTorch 1.13 records no logical op in place, and so lets one overwrite
+// a leaf that requires grad; here that raises, as every other in-place op does.
+Tensor& compare_(const char* node, BinaryOp op, BinaryKind kind, Tensor& self, const detail::TensorOrScalar& other) {
+  const auto recorded = [&](const Tensor& old) {
+    autograd::Record record(node, {&old, other.tensor});
+    Tensor written = binary(op, kind, old, other).to(old.dtype());
+    if (!record) return written;
+    const std::vector<int64_t> other_sizes = other.tensor ? other.tensor->sizes().vec() : std::vector<int64_t>{};
+    const DType other_dtype = other.tensor ? other.tensor->dtype() : old.dtype();
+    return record.finish(written, [other_sizes, other_dtype](autograd::FunctionNode& fn, const autograd::tensor_list& g) {
+      return autograd::tensor_list{fn.needs_input_grad(0) ? zeros_like(g[0]) : Tensor(),
+                                   fn.needs_input_grad(1) ? g[0].new_zeros(other_sizes, TensorOptions().dtype(other_dtype))
+                                                          : Tensor()};
+    });
+  };
+  return detail::inplace(self, {other.tensor}, recorded, [&] { detail::binary_(op, kind, self, other); });
+}
+
+// A bitwise op in place: integral and bool tensors only, which autograd never records. As in PyTorch, an
+// integral self with a floating operand is refused for the cast before the op's dtypes are checked.
+Tensor& bitwise_(BinaryOp op, Tensor& self, const detail::TensorOrScalar& other) {
+  check_can_cast(other.tensor ? result_type(self, *other.tensor) : result_type(self, *other.scalar), self.dtype());
+  if (op == BinaryOp::LeftShift || op == BinaryOp::RightShift) check_shift_dtypes(op, self, other);
+  return detail::binary_(op, kBitwise, self, other);
 }
 
 }  // namespace
@@ -45,12 +79,40 @@ Tensor Tensor::gt(Scalar o) const { return binary(BinaryOp::Gt, kComparison, *th
 Tensor Tensor::ge(const Tensor& o) const { return binary(BinaryOp::Ge, kComparison, *this, o); }
 Tensor Tensor::ge(Scalar o) const { return binary(BinaryOp::Ge, kComparison, *this, o); }
 
+Tensor& Tensor::eq_(const Tensor& o) { return compare_("EqBackward1", BinaryOp::Eq, kComparison, *this, o); }
+Tensor& Tensor::eq_(Scalar o) { return compare_("EqBackward0", BinaryOp::Eq, kComparison, *this, o); }
+Tensor& Tensor::ne_(const Tensor& o) { return compare_("NeBackward1", BinaryOp::Ne, kComparison, *this, o); }
+Tensor& Tensor::ne_(Scalar o) { return compare_("NeBackward0", BinaryOp::Ne, kComparison, *this, o); }
+Tensor& Tensor::lt_(const Tensor& o) { return compare_("LtBackward1", BinaryOp::Lt, kComparison, *this, o); }
+Tensor& Tensor::lt_(Scalar o) { return compare_("LtBackward0", BinaryOp::Lt, kComparison, *this, o); }
+Tensor& Tensor::le_(const Tensor& o) { return compare_("LeBackward1", BinaryOp::Le, kComparison, *this, o); }
+Tensor& Tensor::le_(Scalar o) { return compare_("LeBackward0", BinaryOp::Le, kComparison, *this, o); }
+Tensor& Tensor::gt_(const Tensor& o) { return compare_("GtBackward1", BinaryOp::Gt, kComparison, *this, o); }
+Tensor& Tensor::gt_(Scalar o) { return compare_("GtBackward0", BinaryOp::Gt, kComparison, *this, o); }
+Tensor& Tensor::ge_(const Tensor& o) { return compare_("GeBackward1", BinaryOp::Ge, kComparison, *this, o); }
+Tensor& Tensor::ge_(Scalar o) { return compare_("GeBackward0", BinaryOp::Ge, kComparison, *this, o); }
+
 // ---- logical ----
 
 Tensor Tensor::logical_and(const Tensor& o) const { return binary(BinaryOp::LogicalAnd, kLogical, *this, o); }
 Tensor Tensor::logical_or(const Tensor& o) const { return binary(BinaryOp::LogicalOr, kLogical, *this, o); }
 Tensor Tensor::logical_xor(const Tensor& o) const { return binary(BinaryOp::LogicalXor, kLogical, *this, o); }
 Tensor Tensor::logical_not() const { return unary(UnaryOp::LogicalNot, UnaryKind::ToBool, *this); }
+Tensor& Tensor::logical_and_(const Tensor& o) {
+  return compare_("LogicalAndBackward0", BinaryOp::LogicalAnd, kLogical, *this, o);
+}
+Tensor& Tensor::logical_or_(const Tensor& o) {
+  return compare_("LogicalOrBackward0", BinaryOp::LogicalOr, kLogical, *this, o);
+}
+Tensor& Tensor::logical_xor_(const Tensor& o) {
+  return compare_("LogicalXorBackward0", BinaryOp::LogicalXor, kLogical, *this, o);
+}
+// Where autograd must see the write, recorded as logical_and_ is, through `self == 0` (the same values);
+// otherwise the unary kernel writes in place.
+Tensor& Tensor::logical_not_() {
+  if (autograd::inplace_needs_record(*this, {})) return compare_("LogicalNotBackward0", BinaryOp::Eq, kComparison, *this, 0);
+  return detail::unary_(UnaryOp::LogicalNot, UnaryKind::ToBool, *this);
+}
 
 // ---- bitwise ----
 
@@ -66,10 +128,29 @@ Tensor Tensor::bitwise_not() const {
   return unary(UnaryOp::BitwiseNot, UnaryKind::SameType, *this);
 }
 
+Tensor& Tensor::bitwise_and_(const Tensor& o) { return bitwise_(BinaryOp::BitwiseAnd, *this, o); }
+Tensor& Tensor::bitwise_and_(Scalar o) { return bitwise_(BinaryOp::BitwiseAnd, *this, o); }
+Tensor& Tensor::bitwise_or_(const Tensor& o) { return bitwise_(BinaryOp::BitwiseOr, *this, o); }
+Tensor& Tensor::bitwise_or_(Scalar o) { return bitwise_(BinaryOp::BitwiseOr, *this, o); }
+Tensor& Tensor::bitwise_xor_(const Tensor& o) { return bitwise_(BinaryOp::BitwiseXor, *this, o); }
+Tensor& Tensor::bitwise_xor_(Scalar o) { return bitwise_(BinaryOp::BitwiseXor, *this, o); }
+
+Tensor& Tensor::bitwise_not_() {
+  if (dtype() == DType::Bool) return detail::unary_(UnaryOp::LogicalNot, UnaryKind::ToBool, *this);
+  if (is_floating_point()) {
+    throw Error("\"bitwise_not_cpu\" not implemented for '" + scalar_type_name(dtype()) + "'");
+  }
+  return detail::unary_(UnaryOp::BitwiseNot, UnaryKind::SameType, *this);
+}
+
 Tensor Tensor::bitwise_left_shift(const Tensor& o) const { return shift(BinaryOp::LeftShift, *this, o); }
 Tensor Tensor::bitwise_left_shift(Scalar o) const { return shift(BinaryOp::LeftShift, *this, o); }
 Tensor Tensor::bitwise_right_shift(const Tensor& o) const { return shift(BinaryOp::RightShift, *this, o); }
 Tensor Tensor::bitwise_right_shift(Scalar o) const { return shift(BinaryOp::RightShift, *this, o); }
+Tensor& Tensor::bitwise_left_shift_(const Tensor& o) { return bitwise_(BinaryOp::LeftShift, *this, o); }
+Tensor& Tensor::bitwise_left_shift_(Scalar o) { return bitwise_(BinaryOp::LeftShift, *this, o); }
+Tensor& Tensor::bitwise_right_shift_(const Tensor& o) { return bitwise_(BinaryOp::RightShift, *this, o); }
+Tensor& Tensor::bitwise_right_shift_(Scalar o) { return bitwise_(BinaryOp::RightShift, *this, o); }
 
 // ---- floating-point classes ----
 

@@ -319,6 +319,35 @@ class Tensor {
   Tensor bitwise_left_shift(Scalar other) const;
   Tensor bitwise_right_shift(const Tensor& other) const;
   Tensor bitwise_right_shift(Scalar other) const;
+  // In place: self gets the result in its own dtype (a comparison's true as 1), and must hold the
+  // broadcast shape. Comparisons and logical ops take any dtype; bitwise ops and shifts integral and bool.
+  Tensor& eq_(const Tensor& other);
+  Tensor& eq_(Scalar other);
+  Tensor& ne_(const Tensor& other);
+  Tensor& ne_(Scalar other);
+  Tensor& lt_(const Tensor& other);
+  Tensor& lt_(Scalar other);
+  Tensor& le_(const Tensor& other);
+  Tensor& le_(Scalar other);
+  Tensor& gt_(const Tensor& other);
+  Tensor& gt_(Scalar other);
+  Tensor& ge_(const Tensor& other);
+  Tensor& ge_(Scalar other);
+  Tensor& logical_and_(const Tensor& other);
+  Tensor& logical_or_(const Tensor& other);
+  Tensor& logical_xor_(const Tensor& other);
+  Tensor& logical_not_();
+  Tensor& bitwise_and_(const Tensor& other);
+  Tensor& bitwise_and_(Scalar other);
+  Tensor& bitwise_or_(const Tensor& other);
+  Tensor& bitwise_or_(Scalar other);
+  Tensor& bitwise_xor_(const Tensor& other);
+  Tensor& bitwise_xor_(Scalar other);
+  Tensor& bitwise_not_();
+  Tensor& bitwise_left_shift_(const Tensor& other);
+  Tensor& bitwise_left_shift_(Scalar other);
+  Tensor& bitwise_right_shift_(const Tensor& other);
+  Tensor& bitwise_right_shift_(Scalar other);
 
   Tensor neg() const;
   Tensor abs() const;
@@ -521,6 +550,16 @@ class Tensor {
   Tensor& operator*=(Scalar other) { return mul_(other); }
   Tensor& operator/=(const Tensor& other) { return div_(other); }
   Tensor& operator/=(Scalar other) { return div_(other); }
+  Tensor& operator&=(const Tensor& other) { return bitwise_and_(other); }
+  Tensor& operator&=(Scalar other) { return bitwise_and_(other); }
+  Tensor& operator|=(const Tensor& other) { return bitwise_or_(other); }
+  Tensor& operator|=(Scalar other) { return bitwise_or_(other); }
+  Tensor& operator^=(const Tensor& other) { return bitwise_xor_(other); }
+  Tensor& operator^=(Scalar other) { return bitwise_xor_(other); }
+  Tensor& operator<<=(const Tensor& other) { return bitwise_left_shift_(other); }
+  Tensor& operator<<=(Scalar other) { return bitwise_left_shift_(other); }
+  Tensor& operator>>=(const Tensor& other) { return bitwise_right_shift_(other); }
+  Tensor& operator>>=(Scalar other) { return bitwise_right_shift_(other); }
 
  private:
   std::shared_ptr<TensorImpl> impl_;

@@ -76,6 +76,47 @@ TEST_P(ElementwiseTest, ErrorsUsePyTorchMessages) {
   }
 }
 
+// The compound assignments write through the in-place forms: LibTorch has &=, |= and ^= for tensors,
+// and the shifts as __ilshift__ and __irshift__. A floating operand of an integral self is refused for
+// the cast, with PyTorch's message, before anything is written.
+TEST_P(ElementwiseTest, CompoundBitwiseAndShiftAssignmentsMatchLibTorch) {
+  at::Generator gen = at::detail::createCPUGenerator(17);
+  const Pair a = pair_from(at::randint(-50, 50, {4, 5}, gen, at::kInt), device);
+  const Pair b = pair_from(at::randint(0, 8, {5}, gen, at::kInt), device);
+  Tensor e = a.ember.clone();
+  at::Tensor t = a.torch.clone();
+  e <<= b.ember;
+  t.__ilshift__(b.torch);
+  expect_tensor_eq(e, t);
+  e >>= 2;
+  t.__irshift__(2);
+  expect_tensor_eq(e, t);
+  e &= b.ember;
+  t &= b.torch;
+  e |= 12;
+  t.bitwise_or_(12);
+  e ^= b.ember;
+  t ^= b.torch;
+  e <<= 1;
+  t.__ilshift__(1);
+  e >>= b.ember;
+  t.__irshift__(b.torch);
+  expect_tensor_eq(e, t);
+
+  const at::Tensor kept = to_torch(e);
+  const Tensor floats = from_torch(at::ones({5}), device);
+  for (const std::function<void()>& write :
+       std::vector<std::function<void()>>{[&] { e &= floats; }, [&] { e.bitwise_xor_(1.5); }}) {
+    try {
+      write();
+      FAIL() << "an integral self took a floating operand";
+    } catch (const Error& error) {
+      EXPECT_STREQ(error.what(), "result type Float can't be cast to the desired output type Int");
+    }
+  }
+  expect_tensor_eq(e, kept);
+}
+
 // Zero of the same sign where x is a float32 denormal: what a device that flushes denormals computes with.
 at::Tensor flushed(const at::Tensor& x) { return at::where(x.abs() < FLT_MIN, x * 0, x); }
 

@@ -463,5 +463,54 @@ EMBER_OP_ROWS(inplace_elementwise_rows) {
 #undef EMBER_INPLACE
 }
 
+// The in-place comparisons, logical and bitwise ops, on a copy of the first input (clone keeps a bool
+// input bool, where `* 1` would make it int64): self's dtype takes the result, and both libraries refuse
+// a floating bitwise op, or a result that self's dtype cannot hold. The comparisons record zero gradients
+// under PyTorch's node names; PyTorch 1.13 records no logical op in place, so those rows have no gradients.
+EMBER_OP_ROWS(inplace_comparison_rows) {
+#define EMBER_ON_COPY(call) [](const auto& x) { auto y = x[0].clone(); return y.call; }
+  const std::vector<DType> all = kAllTypes;
+  const std::vector<DType> bits = join({kIntegral, {DType::Bool}});
+  const auto pair = [&](std::string name, auto f) {
+    return op(std::move(name), 2, f).with_dtypes(all).with_mixed(kMixedPairs);
+  };
+  return {
+      pair("eq_", EMBER_ON_COPY(eq_(x[1]))),
+      pair("ne_", EMBER_ON_COPY(ne_(x[1]))),
+      pair("lt_", EMBER_ON_COPY(lt_(x[1]))),
+      pair("le_", EMBER_ON_COPY(le_(x[1]))),
+      pair("gt_", EMBER_ON_COPY(gt_(x[1]))),
+      pair("ge_", EMBER_ON_COPY(ge_(x[1]))),
+      // A bool self compared with 0.5 compares in float32; uint8 compares with -1 as 255.
+      op("lt_ scalar", EMBER_ON_COPY(lt_(0.5))).with_dtypes(all),
+      op("ge_ scalar", EMBER_ON_COPY(ge_(-1))).with_dtypes(all),
+      op("eq_ scalar", EMBER_ON_COPY(eq_(0))).with_dtypes(all),
+      pair("logical_and_", EMBER_ON_COPY(logical_and_(x[1]))),
+      pair("logical_or_", EMBER_ON_COPY(logical_or_(x[1]))),
+      pair("logical_xor_", EMBER_ON_COPY(logical_xor_(x[1]))),
+      op("logical_not_", EMBER_ON_COPY(logical_not_())).with_dtypes(all),
+      op("bitwise_and_", 2, EMBER_ON_COPY(bitwise_and_(x[1]))).with_dtypes(all).with_mixed(kMixedPairs),
+      // Through the compound assignments, which both libraries have for tensors.
+      op("bitwise_or_", 2, [](const auto& x) { auto y = x[0].clone(); return y |= x[1]; }).with_dtypes(bits),
+      op("bitwise_xor_", 2, [](const auto& x) { auto y = x[0].clone(); return y ^= x[1]; }).with_dtypes(bits),
+      op("bitwise_and_ scalar", EMBER_ON_COPY(bitwise_and_(6))).with_dtypes(all),
+      op("bitwise_or_ scalar", EMBER_ON_COPY(bitwise_or_(true))).with_dtypes(bits),
+      op("bitwise_xor_ scalar", EMBER_ON_COPY(bitwise_xor_(-3))).with_dtypes(bits),
+      op("bitwise_not_", EMBER_ON_COPY(bitwise_not_())).with_dtypes(all),
+      // Shift counts inside the type's width: beyond it C++ leaves the result undefined.
+      op("bitwise_left_shift_", 2, EMBER_ON_COPY(bitwise_left_shift_(x[1])))
+          .with_dtypes(join({kIntegral, {DType::Float32}}))
+          .in_ranges({{-50, 50}, {0, 7}}),
+      op("bitwise_right_shift_", 2, EMBER_ON_COPY(bitwise_right_shift_(x[1])))
+          .with_dtypes(kIntegral)
+          .in_ranges({{-50, 50}, {0, 7}}),
+      op("bitwise_left_shift_ scalar", EMBER_ON_COPY(bitwise_left_shift_(2))).with_dtypes(kIntegral),
+      op("bitwise_right_shift_ scalar", EMBER_ON_COPY(bitwise_right_shift_(1))).with_dtypes(kIntegral),
+      op("lt_ grad", 2, [](const auto& x) { auto y = x[0] * 1; return y.lt_(x[1]); }).grad(),
+      op("ge_ scalar grad", [](const auto& x) { auto y = x[0] * 1; return y.ge_(0.5); }).grad(),
+  };
+#undef EMBER_ON_COPY
+}
+
 }  // namespace
 }  // namespace ember::test
