@@ -45,11 +45,12 @@ Tensor& compare_(const char* node, BinaryOp op, BinaryKind kind, Tensor& self, c
     if (!record) return written;
     const std::vector<int64_t> other_sizes = other.tensor ? other.tensor->sizes().vec() : std::vector<int64_t>{};
     const DType other_dtype = other.tensor ? other.tensor->dtype() : old.dtype();
-    return record.finish(written, [other_sizes, other_dtype](autograd::FunctionNode& fn, const autograd::tensor_list& g) {
+    const auto zero_gradients = [other_sizes, other_dtype](autograd::FunctionNode& fn, const autograd::tensor_list& g) {
+      const TensorOptions other_options = TensorOptions().dtype(other_dtype);
       return autograd::tensor_list{fn.needs_input_grad(0) ? zeros_like(g[0]) : Tensor(),
-                                   fn.needs_input_grad(1) ? g[0].new_zeros(other_sizes, TensorOptions().dtype(other_dtype))
-                                                          : Tensor()};
-    });
+                                   fn.needs_input_grad(1) ? g[0].new_zeros(other_sizes, other_options) : Tensor()};
+    };
+    return record.finish(written, zero_gradients);
   };
   return detail::inplace(self, {other.tensor}, recorded, [&] { detail::binary_(op, kind, self, other); });
 }
@@ -110,7 +111,9 @@ Tensor& Tensor::logical_xor_(const Tensor& o) {
 // Where autograd must see the write, recorded as logical_and_ is, through `self == 0` (the same values);
 // otherwise the unary kernel writes in place.
 Tensor& Tensor::logical_not_() {
-  if (autograd::inplace_needs_record(*this, {})) return compare_("LogicalNotBackward0", BinaryOp::Eq, kComparison, *this, 0);
+  if (autograd::inplace_needs_record(*this, {})) {
+    return compare_("LogicalNotBackward0", BinaryOp::Eq, kComparison, *this, 0);
+  }
   return detail::unary_(UnaryOp::LogicalNot, UnaryKind::ToBool, *this);
 }
 

@@ -202,8 +202,8 @@ struct PassShape {
   int64_t chunks = 1;
 };
 
-// Groups have at most 2^max_group_log2 invocations: a whole workgroup (8), or for a column pass one
-// subgroup.
+// Groups have at most 2^max_group_log2 invocations: by default the whole workgroup of 256, for a column
+// pass one subgroup.
 PassShape pass_shape(int64_t reduced, int64_t max_chunks, uint32_t max_group_log2 = 8) {
   PassShape shape;
   shape.group_log2 = std::min<uint32_t>(max_group_log2, ceil_log2(ceil_div(reduced, kChain)));
@@ -230,7 +230,7 @@ struct ReduceJob {
   uint64_t param_bits;
   uint32_t state_size;
   bool texel_reads;  // float32 input and a shader with a *_texel variant (reduce_f32_subgroup_texel)
-  uint32_t shuffle_group_log2;  // the widest group that merges by shuffles alone: a subgroup, or 1 without
+  uint32_t shuffle_group_log2;  // log2 of the widest group that merges by shuffles alone (0 without them)
 };
 
 // A run of reduction indices: the part of the reduced dims that one piece of a split reduction reads,
