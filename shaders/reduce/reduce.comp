@@ -240,7 +240,7 @@ void store_result(uint output_index, State s, compute_t param) {
 }
 
 // main() under READS_COLUMNS: output blocks of four take the place of outputs, and every merge happens
-// once per output of the block, in the same order as main()'s one-element reads. The launcher gives an
+// once per output of the block (up to 64 elements per output, in main()'s order). The launcher gives an
 // output block no more invocations than one subgroup holds (one without SUBGROUP_MERGE), so they merge by
 // shuffles and the shader has no barrier: llvmpipe runs a shader that has one as a coroutine per
 // subgroup, switching at each barrier, and a sum over 8 × 18432 floats took 0.39-0.62 ms per call with
