@@ -290,14 +290,18 @@ std::pair<at::Tensor, at::Tensor> placed(const at::Tensor& values, int64_t lead,
   return {storage, view};
 }
 
-// 2×2 max pooling with stride 2 over float32 planes of an even height and width, the CNN's, takes
-// pool_pairs.comp on Vulkan (four elements per invocation, whole-word stores) where every operand starts
-// on a word, and pool.comp elsewhere: both against LibTorch, with ties, NaN and windows of -inf, rows
-// of pairs that cross plane rows (an odd output width), counts that are not whole words, and operands
-// that start off a word; the backward of an even output width writes both rows of two windows per
-// invocation. Nothing before an operand's view is written.
-TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
-  const PoolCase c{"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})};
+// 2×2 max and average pooling with stride 2 over float32 planes of an even height and width, the CNN's,
+// take pool_pairs.comp on Vulkan (four elements per invocation, whole-word stores) where every operand
+// starts on a word, and pool.comp elsewhere: both against LibTorch to the bit, with ties, NaN and windows
+// of -inf, rows of pairs that cross plane rows (an odd output width), counts that are not whole words, and
+// operands that start off a word; the backward of an even output width writes both rows of two windows
+// per invocation. Average pooling also with a divisor override. Nothing before an operand's view is
+// written.
+TEST_P(PoolKernelsTest, TwoByTwoOverEvenPlanesMatchesLibTorch) {
+  PoolCase divided{"avg 2x2 divided by 3", window_geometry(PoolOp::Avg, {2, 2}, {2, 2}, {0, 0})};
+  divided.geometry.divisor_override = 3;
+  const PoolCase cases[] = {{"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})},
+                            {"avg 2x2", window_geometry(PoolOp::Avg, {2, 2}, {2, 2}, {0, 0})}, divided};
   at::Generator gen = at::detail::createCPUGenerator(17);
   std::vector<at::Tensor> inputs = {at::randn({2, 3, 8, 6}, gen),
                                     at::randint(-1, 2, {2, 3, 8, 6}, gen).to(at::kFloat),  // ties in most windows
@@ -310,9 +314,12 @@ TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
   special.index_put_({0, 0, at::indexing::Slice(0, 2), at::indexing::Slice(2, 4)}, -INFINITY);
   special.index_put_({0, 1, 3, 5}, std::nan(""));
   inputs.push_back(special);
+  for (const PoolCase& c : cases)
   for (const at::Tensor& values : inputs) {
     for (int64_t lead : {0, 1, 2, 4}) {  // elements before each operand in its storage
-      SCOPED_TRACE(testing::Message() << "input " << values.sizes() << ", each operand after " << lead << " elements");
+      SCOPED_TRACE(testing::Message() << c.name << ", input " << values.sizes() << ", each operand after " << lead
+                                      << " elements");
+      const bool max = c.geometry.op == PoolOp::Max;
       std::vector<int64_t> out_sizes = values.sizes().vec();
       out_sizes[2] /= 2;
       out_sizes[3] /= 2;
@@ -321,20 +328,25 @@ TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
       const auto [indices_storage, indices_view] = placed(at::zeros(out_sizes, at::kLong), lead, -7);
       DeviceStorage in(*device, *stream, in_storage), out(*device, *stream, out_storage),
           indices(*device, *stream, indices_storage);
-      kernels().pool(*stream, {.geometry = c.geometry, .out = out.ref(out_view), .indices = indices.ref(indices_view),
-                               .in = in.ref(in_view)});
+      PoolArgs args{.geometry = c.geometry, .out = out.ref(out_view), .in = in.ref(in_view)};
+      if (max) args.indices = indices.ref(indices_view);
+      kernels().pool(*stream, args);
       const auto [expected, expected_indices] = torch_forward(c, values);
-      const at::Tensor actual_out = out.read(*stream, out_storage), actual_indices = indices.read(*stream, indices_storage);
+      const at::Tensor actual_out = out.read(*stream, out_storage);
       EXPECT_TRUE(at::allclose(actual_out.slice(0, lead).view(out_sizes), expected, 0, 0, true)) << actual_out;
-      EXPECT_TRUE(at::equal(actual_indices.slice(0, lead).view(out_sizes), expected_indices)) << actual_indices;
       EXPECT_TRUE(at::equal(actual_out.slice(0, 0, lead), out_storage.slice(0, 0, lead)));
-      EXPECT_TRUE(at::equal(actual_indices.slice(0, 0, lead), indices_storage.slice(0, 0, lead)));
+      if (max) {
+        const at::Tensor actual_indices = indices.read(*stream, indices_storage);
+        EXPECT_TRUE(at::equal(actual_indices.slice(0, lead).view(out_sizes), expected_indices)) << actual_indices;
+        EXPECT_TRUE(at::equal(actual_indices.slice(0, 0, lead), indices_storage.slice(0, 0, lead)));
+      }
 
       const at::Tensor grad = at::randn(out_sizes, gen);
       const auto [grad_in_storage, grad_in_view] = placed(at::zeros(values.sizes()), lead, -7);
       DeviceStorage grad_out(*device, *stream, grad), grad_in(*device, *stream, grad_in_storage);
-      kernels().pool_backward(*stream, {.geometry = c.geometry, .grad_in = grad_in.ref(grad_in_view),
-                                        .grad_out = grad_out.ref(grad), .indices = indices.ref(indices_view)});
+      PoolBackwardArgs backward{.geometry = c.geometry, .grad_in = grad_in.ref(grad_in_view), .grad_out = grad_out.ref(grad)};
+      if (max) backward.indices = indices.ref(indices_view);
+      kernels().pool_backward(*stream, backward);
       const at::Tensor actual_grad = grad_in.read(*stream, grad_in_storage);
       EXPECT_TRUE(at::equal(actual_grad.slice(0, lead).view(values.sizes()),
                             torch_backward(c, grad, values, expected_indices)))
@@ -344,9 +356,13 @@ TEST_P(PoolKernelsTest, TwoByTwoMaxOverEvenPlanesMatchesLibTorch) {
   }
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
-    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_f32"));
-    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_backward_f32"));
-    EXPECT_TRUE(vulkan_device->pipelines().made("pool_pairs_backward_rows_f32"));
+    for (const char* pipeline : {"pool_pairs_f32", "pool_pairs_backward_f32", "pool_pairs_backward_rows_f32"}) {
+      for (PoolOp op : {PoolOp::Max, PoolOp::Avg}) {
+        EXPECT_TRUE(vulkan_device->pipelines().made(pipeline, {static_cast<uint32_t>(DType::Float32),
+                                                               static_cast<uint32_t>(op)}))
+            << pipeline << " for op " << static_cast<int>(op);
+      }
+    }
   }
 }
 

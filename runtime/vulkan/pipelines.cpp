@@ -127,6 +127,11 @@ bool Pipelines::made(std::string_view shader) {
   return it != pipelines_.end() && it->first.first == shader;
 }
 
+bool Pipelines::made(std::string_view shader, const std::vector<uint32_t>& specialization) {
+  std::lock_guard lock(mutex_);
+  return pipelines_.contains(std::make_pair(std::string(shader), specialization));
+}
+
 const Pipeline& Pipelines::get(std::string_view shader_name,
                                const std::vector<uint32_t>& specialization) {
   std::lock_guard lock(mutex_);

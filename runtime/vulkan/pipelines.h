@@ -37,6 +37,8 @@ class Pipelines {
   // Whether a pipeline of `shader` has been made, with any constants: tests ask which variant a
   // launcher took.
   bool made(std::string_view shader);
+  // Whether the pipeline of `shader` with exactly these constants has been made.
+  bool made(std::string_view shader, const std::vector<uint32_t>& specialization);
   void save() const;
   const std::string& cache_path() const { return path_; }
   // True when the cache file on disk was accepted at start-up.

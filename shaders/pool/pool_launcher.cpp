@@ -1,6 +1,6 @@
 // Launcher of the pool kernels (pool.comp forward, pool_backward.comp backward): one dispatch over
 // every element of the output (forward) or of grad_in (backward), each invocation computing its element
-// whole. 2×2 max pooling with stride 2 of float32 planes laid out one after the other takes
+// whole. 2×2 max and average pooling with stride 2 of float32 planes laid out one after the other take
 // pool_pairs.comp instead, four elements per invocation.
 //
 // The planes (every dim but the last two) are merged where all operands allow and passed as at most
@@ -77,18 +77,19 @@ int32_t to_i32(int64_t value, const char* what) {
   return static_cast<int32_t>(value);
 }
 
-// Whether pool_pairs.comp can take this pooling, apart from where the operands start: 2×2 max pooling
-// with stride 2 of float32 planes of an even height and width, each plane's rows one after the other in
-// every operand (its pieces also need their planes one after the other).
+// Whether pool_pairs.comp can take this pooling, apart from where the operands start: 2×2 max (with
+// indices) or average pooling with stride 2 of float32 planes of an even height and width, each plane's
+// rows one after the other in every operand (its pieces also need their planes one after the other).
 bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef& out, const TensorRef* indices) {
-  if (g.op != PoolOp::Max || in.dtype != DType::Float32 || indices == nullptr) return false;
+  const bool max = g.op == PoolOp::Max && indices != nullptr, avg = g.op == PoolOp::Avg && indices == nullptr;
+  if (!(max || avg) || in.dtype != DType::Float32) return false;
   for (const PoolWindow& win : g.window) {
     if (win.kernel != 2 || win.stride != 2 || win.padding != 0 || win.dilation != 1) return false;
   }
   const int h = in.ndim - 2, w = in.ndim - 1;
   if (in.sizes[h] != 2 * out.sizes[h] || in.sizes[w] != 2 * out.sizes[w]) return false;
   for (const TensorRef* ref : {&in, &out, indices}) {
-    if (ref->strides[w] != 1 || ref->strides[h] != ref->sizes[w]) return false;
+    if (ref != nullptr && (ref->strides[w] != 1 || ref->strides[h] != ref->sizes[w])) return false;
   }
   return true;
 }
@@ -96,14 +97,14 @@ bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef&
 // Whether pool_pairs.comp can take a piece of a launch that pairs_geometry accepts: its planes one after
 // the other in every operand, whole uvec4 words of the written operands (a multiple of four outputs
 // forward, which also starts on a word), and texel views of what it reads. Bindings as launch() binds
-// them: 0 the written operand, 1 the indices, 2 the read operand.
+// them: 0 the written operand, 1 the indices (average pooling: the read operand), 2 the read operand.
 bool pairs_piece(const Box& piece, const PoolParams& params, const Binding* bindings, const Context& context,
-                 int64_t in_plane_size, int64_t out_plane_size, bool backward) {
+                 int64_t in_plane_size, int64_t out_plane_size, bool backward, bool has_indices) {
   const int64_t plane_sizes[kBoxOperands] = {in_plane_size, out_plane_size, out_plane_size};
   for (int d = 0; d < piece.ndim; ++d) {
     if (piece.sizes[d] == 1) continue;
     if (d != piece.ndim - 1) return false;
-    for (int i = 0; i < kBoxOperands; ++i) {
+    for (int i = 0; i < (has_indices ? kBoxOperands : 2); ++i) {
       if (piece.strides[i][d] != plane_sizes[i]) return false;
     }
   }
@@ -284,12 +285,14 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
         plane_strides[i][slot_d] = operands[i] ? to_u32(piece.strides[i][d], "a plane stride") : 0;
       }
     }
-    if (pairs_layout && pairs_piece(piece, params, bindings, context, in_plane_size, out_plane_size, backward)) {
+    if (pairs_layout && pairs_piece(piece, params, bindings, context, in_plane_size, out_plane_size, backward,
+                                    indices != nullptr)) {
       // The backward of an even output width writes both input rows of two outputs' windows per item.
       const bool window_rows = backward && out.sizes[w] % 2 == 0;
       if (pairs_pipeline == nullptr) {
         pairs_pipeline = &device_.pipelines().get(
-            window_rows ? "pool_pairs_backward_rows_f32" : backward ? "pool_pairs_backward_f32" : "pool_pairs_f32", {});
+            window_rows ? "pool_pairs_backward_rows_f32" : backward ? "pool_pairs_backward_f32" : "pool_pairs_f32",
+            {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(g.op)});
       }
       const Binding pair_bindings[3] = {bindings[0], bindings[1], bindings[2]};
       const int64_t items =
