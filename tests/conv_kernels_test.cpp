@@ -301,11 +301,11 @@ TEST_P(ConvKernelsTest, DepthwiseDirectKernel) {
 
 // The row kernels, which CPU drivers run for stride-1 float32 forwards and input gradients
 // (conv_rows.comp, and conv_rows_few.comp for fewer than 8 channels of out, as in most cases below): rows
-// of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide, 1-d, padding beyond
-// the kernel (the input gradient's padded copy then crops grad_output), outputs larger than the formula's;
-// more rows than one workgroup's block, sums over more channels than one launch takes (each later launch
-// adding to out, the bias once, relu last), and sources off the texel alignment. With fewer than 8
-// channels of out: 1 to 7 of them, words stored, a sum over 7200 taps, and a weight past the uniform
+// of out narrower than its block of 8 and not a multiple of it, kernels 1 to 9 wide and 1 to 5 tall, 1-d,
+// padding beyond the kernel (the input gradient's padded copy then crops grad_output), outputs larger than
+// the formula's; more rows than one workgroup's block, sums over more channels than one launch takes (each
+// later launch adding to out, the bias once, relu last), and sources off the texel alignment. With fewer
+// than 8 channels of out: 1 to 7 of them, words stored, a sum over 7200 taps, and a weight past the uniform
 // window that conv_rows_few.comp reads it through (the GEMM kernels take that one).
 TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   const std::vector<Geometry> rows = {
@@ -319,6 +319,9 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
       {{2, 1, 28, 28}, {5, 1, 3, 3}, {2, 5, 28, 28}, {1, 1}, {1, 1}, {1, 1}},
       {{3, 6, 5, 17}, {40, 6, 3, 3}, {3, 40, 5, 17}, {1, 1}, {1, 1}, {1, 1}},
       {{2, 32, 6, 9}, {64, 32, 3, 3}, {2, 64, 6, 9}, {1, 1}, {1, 1}, {1, 1}},
+      // A kernel 5 tall, past the rows conv_rows.comp sums at once (its KH), and 3 tall over one channel.
+      {{1, 3, 7, 9}, {9, 3, 5, 3}, {1, 9, 7, 9}, {1, 1}, {2, 1}, {1, 1}},
+      {{2, 1, 5, 11}, {9, 1, 3, 3}, {2, 9, 5, 11}, {1, 1}, {1, 1}, {1, 1}},
       // More channels than one invocation sums: the forward, then the input gradient, in two launches.
       {{1, 1900, 3, 3}, {8, 1900, 3, 3}, {1, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {{1, 8, 3, 3}, {1900, 8, 3, 3}, {1, 1900, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -348,7 +351,7 @@ TEST_P(ConvKernelsTest, RowKernelOnStrideOneFloat32) {
   for (int64_t lead : {1, 2, 3, 5}) check(rows[0], DType::Float32, true, "rows, lead " + std::to_string(lead), lead);
   // The first layer's input gradient from a source one texel in (read directly), and one element in (a
   // padded copy).
-  for (int64_t lead : {1, 4}) check(rows[13], DType::Float32, true, "few rows, lead " + std::to_string(lead), lead);
+  for (int64_t lead : {1, 4}) check(rows[15], DType::Float32, true, "few rows, lead " + std::to_string(lead), lead);
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr && device->info().kind == "CPU") {
     EXPECT_TRUE(vulkan_device->pipelines().made("conv_rows_f32"));
