@@ -8,6 +8,16 @@
 
 #include "typed_operands.glsl"
 
+// Defines T NAME(const T table[N], int i): entry i of a constant table where i differs between lanes, by
+// selects over every entry. llvmpipe reads a constant array at such an index from memory, lane by lane:
+// erf took 20 times its present time so, and atan 4.5 times (docs/PERFORMANCE.md).
+#define DEFINE_LANE_ENTRY(NAME, T, N)                                  \
+  T NAME(const T table[N], int i) {                                    \
+    T value = table[0];                                                \
+    for (int k = 1; k < N; ++k) value = i == k ? table[k] : value;     \
+    return value;                                                      \
+  }
+
 #if defined(COMPUTE_F64)
 #include "math_f64.glsl"
 #elif COMPUTE_IS_FLOAT

@@ -620,6 +620,8 @@ float m_tan(float x) {
 
 // ---- inverse trigonometric ----------------------------------------------------------------------
 
+DEFINE_LANE_ENTRY(mf_atan_entry, float, 9)  // atan(j/8) for j = 0 to 8
+
 // atan(b + b_lo) for 0 <= b <= 1: atan(j/8) + atan(t), |t| <= 1/16, Taylor series through t^9.
 void mf_atan_kernel(float b, float b_lo, out float hi, out float lo) {
   const int j = int(floor(b * 8.0 + 0.5));
@@ -637,8 +639,8 @@ void mf_atan_kernel(float b, float b_lo, out float hi, out float lo) {
   float poly = MC_ATAN_TAYLOR[3];
   for (int i = 2; i >= 0; --i) poly = poly * z + MC_ATAN_TAYLOR[i];
   float s, e;
-  mf_two_sum(MC_ATAN_J8_HI[j], t, s, e);
-  mf_fast_two_sum(s, e + (MC_ATAN_J8_LO[j] + (t * z * poly + t_lo * (1.0 - z))), hi, lo);
+  mf_two_sum(mf_atan_entry(MC_ATAN_J8_HI, j), t, s, e);
+  mf_fast_two_sum(s, e + (mf_atan_entry(MC_ATAN_J8_LO, j) + (t * z * poly + t_lo * (1.0 - z))), hi, lo);
 }
 void mf_pio2_minus(inout float hi, inout float lo) {
   float s, e;
@@ -738,6 +740,15 @@ float m_acos(float x) {
 
 // ---- error function -----------------------------------------------------------------------------
 
+// Entry i of one of erfc's intervals, and coefficient j of interval i's polynomial h (j the same in every
+// lane, i not).
+DEFINE_LANE_ENTRY(mf_erfc_entry, float, 4)
+float mf_erfc_h(int i, int j) {
+  float value = MC_ERFC_H[j];
+  for (int k = 1; k < 4; ++k) value = i == k ? MC_ERFC_H[8 * k + j] : value;
+  return value;
+}
+
 // erf(x) = x + x Q(x^2) for |x| < 0.84375: Q as hi + lo, since erfc = (1 - x) - x Q cancels to a
 // quarter of 1 - x near 0.84 and Q itself cancels to -0.09 from 0.13 - 0.26.
 float mf_erf_q(float x, out float lo) {
@@ -780,16 +791,16 @@ int mf_erfc_parts(float x, out float hi, out float lo) {
   float u;
   if (x < 2.34375) {
     i = x < 1.34375 ? 0 : 1;
-    u = (x - MC_ERFC_CENTER[i]) * MC_ERFC_INV_HALF_WIDTH[i];
+    u = (x - mf_erfc_entry(MC_ERFC_CENTER, i)) * mf_erfc_entry(MC_ERFC_INV_HALF_WIDTH, i);
   } else {
     i = x < 4.0 ? 2 : 3;
-    u = (1.0 / x - MC_ERFC_CENTER[i]) * MC_ERFC_INV_HALF_WIDTH[i];
+    u = (1.0 / x - mf_erfc_entry(MC_ERFC_CENTER, i)) * mf_erfc_entry(MC_ERFC_INV_HALF_WIDTH, i);
   }
-  float acc = MC_ERFC_H[i * 8 + 7];
-  for (int j = 6; j >= 0; --j) acc = acc * u + MC_ERFC_H[i * 8 + j];
+  float acc = mf_erfc_h(i, 7);
+  for (int j = 6; j >= 0; --j) acc = acc * u + mf_erfc_h(i, j);
   float h, h_lo, v, v_lo;
-  mf_two_sum(MC_ERFC_H0_HI[i], u * acc, h, h_lo);
-  h_lo += MC_ERFC_H0_LO[i];
+  mf_two_sum(mf_erfc_entry(MC_ERFC_H0_HI, i), u * acc, h, h_lo);
+  h_lo += mf_erfc_entry(MC_ERFC_H0_LO, i);
   mf_two_prod(y, h, v, v_lo);
   v_lo += y * h_lo + y_lo * h;
   mf_ff_div(v, v_lo, x, 0.0, hi, lo);

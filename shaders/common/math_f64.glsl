@@ -676,6 +676,8 @@ double m_tan(double x) {
 
 // ---- inverse trigonometric ----------------------------------------------------------------------
 
+DEFINE_LANE_ENTRY(md_atan_entry, double, 9)  // atan(j/8) for j = 0 to 8
+
 // atan(b + b_lo) for 0 <= b <= 1 as hi + lo: atan(c) + atan(t) with c = j/8 nearest b and
 // t = (b - c) / (1 + b c), |t| <= 1/16, Taylor series through t^15.
 void md_atan_kernel(double b, double b_lo, out double hi, out double lo) {
@@ -694,8 +696,8 @@ void md_atan_kernel(double b, double b_lo, out double hi, out double lo) {
   double poly = MC_ATAN_TAYLOR[6];
   for (int i = 5; i >= 0; --i) poly = poly * z + MC_ATAN_TAYLOR[i];
   double s, e;
-  md_two_sum(MC_ATAN_J8_HI[j], t, s, e);
-  md_fast_two_sum(s, e + (MC_ATAN_J8_LO[j] + (t * z * poly + t_lo * (1.0lf - z))), hi, lo);
+  md_two_sum(md_atan_entry(MC_ATAN_J8_HI, j), t, s, e);
+  md_fast_two_sum(s, e + (md_atan_entry(MC_ATAN_J8_LO, j) + (t * z * poly + t_lo * (1.0lf - z))), hi, lo);
 }
 // pi/2 - (hi + lo), for 0 <= hi <= pi/4 + a little.
 void md_pio2_minus(inout double hi, inout double lo) {
@@ -828,6 +830,14 @@ double md_erfc_small(double x) {
   md_two_sum(a, -p, s, e);
   return s + (e + (a_err - (pe + x * q_lo)));
 }
+// Entry i of one of erfc's intervals, and coefficient j of interval i's polynomial h (j the same in every
+// lane, i not).
+DEFINE_LANE_ENTRY(md_erfc_entry, double, 5)
+double md_erfc_h(int i, int j) {
+  double value = MC_ERFC_H[j];
+  for (int k = 1; k < 5; ++k) value = i == k ? MC_ERFC_H[15 * k + j] : value;
+  return value;
+}
 // erfc(x) = (hi + lo) 2^k for 0.84375 <= x <= 28: exp(-x^2) h(x) / x, with exp(-x^2) from x^2 in
 // double-double (x^2 alone would lose up to 10 bits) and h fitted per interval.
 int md_erfc_parts(double x, out double hi, out double lo) {
@@ -839,16 +849,17 @@ int md_erfc_parts(double x, out double hi, out double lo) {
   double u;
   if (x < 2.34375lf) {
     i = x < 1.34375lf ? 0 : 1;
-    u = (x - MC_ERFC_CENTER[i]) * MC_ERFC_INV_HALF_WIDTH[i];  // exact
+    u = (x - md_erfc_entry(MC_ERFC_CENTER, i)) * md_erfc_entry(MC_ERFC_INV_HALF_WIDTH, i);  // exact
   } else {
     i = x < 4.0lf ? 2 : (x < 8.0lf ? 3 : 4);
-    u = (1.0lf / x - MC_ERFC_CENTER[i]) * MC_ERFC_INV_HALF_WIDTH[i];  // h is flat in 1/x here
+    // h is flat in 1/x here
+    u = (1.0lf / x - md_erfc_entry(MC_ERFC_CENTER, i)) * md_erfc_entry(MC_ERFC_INV_HALF_WIDTH, i);
   }
-  double acc = MC_ERFC_H[i * 15 + 14];
-  for (int j = 13; j >= 0; --j) acc = acc * u + MC_ERFC_H[i * 15 + j];
+  double acc = md_erfc_h(i, 14);
+  for (int j = 13; j >= 0; --j) acc = acc * u + md_erfc_h(i, j);
   double h, h_lo, v, v_lo;
-  md_two_sum(MC_ERFC_H0_HI[i], u * acc, h, h_lo);
-  h_lo += MC_ERFC_H0_LO[i];
+  md_two_sum(md_erfc_entry(MC_ERFC_H0_HI, i), u * acc, h, h_lo);
+  h_lo += md_erfc_entry(MC_ERFC_H0_LO, i);
   md_two_prod(y, h, v, v_lo);
   v_lo += y * h_lo + y_lo * h;
   md_dd_div(v, v_lo, x, 0.0lf, hi, lo);
