@@ -188,8 +188,12 @@ TEST_P(NormKernelsTest, GroupNormForwardAndBackward) {
     int64_t groups;
   };
   // Rows of 1, 3, 12, 300 and 3000 elements; one or several channels per group; inner 1 (layer norm).
+  // Float32 rows of a multiple of four elements whose channels hold one element or a multiple of four
+  // take four elements a lane on Vulkan (norm_rows.comp's QUADS): rows of 300, 64 and 16 elements below,
+  // many rows of one lane each, and channels of 8 and 16 elements.
   const std::vector<Case> cases = {{{5, 3}, 3},      {{4, 3}, 1},         {{2, 6, 2}, 3}, {{3, 4, 3}, 1},
-                                   {{2, 300}, 1},    {{3, 4, 25, 30}, 2}, {{0, 4, 3}, 2}, {{1000, 6}, 2}};
+                                   {{2, 300}, 1},    {{3, 4, 25, 30}, 2}, {{0, 4, 3}, 2}, {{1000, 6}, 2},
+                                   {{1500, 64}, 1},  {{2, 4, 8}, 2},      {{3, 6, 4, 4}, 3}};
   for (const DType dtype : {DType::Float32, DType::Float16, DType::Float64}) {
     if (lacks(dtype)) continue;
     for (const Case& c : cases) {

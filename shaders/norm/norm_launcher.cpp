@@ -74,6 +74,7 @@ const KernelAbiRegistration kAbis{
     {"norm_channels_f32", 7, sizeof(ChannelParams)}, {"norm_channels_f64", 7, sizeof(ChannelParams)},
     {"norm_apply_f32", 8, sizeof(ApplyParams)},       {"norm_apply_f64", 8, sizeof(ApplyParams)},
     {"norm_rows_f32", 7, sizeof(RowParams)},          {"norm_rows_f64", 7, sizeof(RowParams)},
+    {"norm_rows_f32_quads", 7, sizeof(RowParams)},
 };
 
 uint32_t code(DType dtype) { return static_cast<uint32_t>(dtype); }
@@ -400,7 +401,11 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
   const int64_t sample = channels * shape.inner;
   const int64_t length = sample / pass.groups;
   const uint32_t param_dtype = pass.weight ? code(pass.weight->dtype) : pass.bias ? code(pass.bias->dtype) : 0;
-  const Pipeline& pipe = pipeline("norm_rows", dtype, {code(dtype), code(pass.mean->dtype), param_dtype, pass.mode});
+  const std::vector<uint32_t> constants{code(dtype), code(pass.mean->dtype), param_dtype, pass.mode};
+  // norm_rows.comp's QUADS where the rows and channels allow; each piece also needs its operands on words.
+  const bool quad_rows = dtype == DType::Float32 && length % 4 == 0 && (shape.inner == 1 || shape.inner % 4 == 0);
+  const Pipeline* quads = quad_rows ? &device_.pipelines().get("norm_rows_f32_quads", constants) : nullptr;
+  const Pipeline& pipe = pipeline("norm_rows", dtype, constants);
 
   RowParams params{};
   params.groups = u32(pass.groups);
@@ -444,7 +449,10 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
     if (!pass.weight) bindings[5].write = false;
     if (!pass.bias) bindings[6].write = false;
     params.rows = u32(rows);
-    vs.dispatch(pipe, bindings, &params, sizeof params,
+    const bool on_words = quads != nullptr && params.out_offset % 4 == 0 && params.in_offset % 4 == 0 &&
+                          params.dy_offset % 4 == 0 && can_read_as_texels(context, bindings[1]) &&
+                          can_read_as_texels(context, bindings[2]);
+    vs.dispatch(on_words ? *quads : pipe, bindings, &params, sizeof params,
                 u32(std::clamp<int64_t>(ceil_div(rows, rows_per_workgroup), 1, max_x)));
   }
 }

@@ -26,12 +26,25 @@ layout(constant_id = 3) const uint MODE = 0;
 #define FLAG_BIAS 2u
 #define FLAG_WRITE_STATS 4u
 
+// QUADS (norm_rows_f32_quads): float32 rows of a multiple of four elements that start on a 16-byte word in
+// in, dy and out, each channel of one element (layer norm) or of a multiple of four (the host checks).
+// Each lane takes four adjacent elements at a time, read as one texel of in (and dy, through texel views
+// at bindings 1 and 2) and written as one 16-byte word: llvmpipe loads and stores a storage buffer one
+// lane at a time, so the element-wise walk made five memory accesses per element forward (in twice,
+// weight, bias, out). A lane's elements are updated in the order of the element-wise walk; with one lane
+// per row, the results are the same to the bit.
 DECLARE_OPERAND(0, dst, writeonly)
 DEFINE_STORE(dst, IN_DT)
+#if defined(QUADS)
+layout(set = 0, binding = 1) uniform utextureBuffer in_texels;
+layout(set = 0, binding = 2) uniform utextureBuffer dy_texels;
+layout(set = 0, binding = 0) writeonly buffer DstWords { uvec4 dst_words[]; };
+#else
 DECLARE_OPERAND(1, src, readonly)
 DEFINE_LOAD(src, IN_DT)
 DECLARE_OPERAND(2, dy, readonly)
 DEFINE_LOAD(dy, IN_DT)
+#endif
 DECLARE_OPERAND(3, mean, )
 DEFINE_LOAD(mean, STAT_DT)
 DEFINE_STORE(mean, STAT_DT)
@@ -133,6 +146,29 @@ void main() {
     const uint step_j = lanes - step_channels * p.inner;
     const uint lane_channel = lane / p.inner;
     const uint lane_j = lane - lane_channel * p.inner;
+#if defined(QUADS)
+    for (uint i = 4u * lane; in_range && i < length; i += 4u * lanes) {
+      const vec4 x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
+      vec4 dy4 = vec4(0.0);
+      if (MODE == MODE_BACKWARD) dy4 = uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2)));
+      const uint channel = first_channel + (p.inner == 1u ? i : i / p.inner);
+      for (uint e = 0; e < 4u; ++e) {
+        const compute_t x = x4[e];
+        if (MODE == MODE_FORWARD) {
+          s.count += compute_t(1);
+          const compute_t delta = x - s.a;
+          s.a += delta / s.count;
+          s.b += delta * (x - s.a);
+        } else {
+          const uint c = channel + (p.inner == 1u ? e : 0u);
+          const compute_t wc = has_weight ? weight_load(p.weight_offset + c) : compute_t(1);
+          const compute_t g = dy4[e] * wc;
+          s.a += g;
+          s.b += g * (x - m) * r;
+        }
+      }
+    }
+#else
     if (in_range) {
       uint channel = lane_channel, j = lane_j;
       for (uint i = lane; i < length; i += lanes) {
@@ -156,6 +192,7 @@ void main() {
         }
       }
     }
+#endif
     const State total = group_merge(s, lane, lanes);
     if (!in_range) continue;
     if (MODE == MODE_FORWARD) {
@@ -166,6 +203,29 @@ void main() {
         rstd_store(p.rstd_offset + row, r);
       }
     }
+#if defined(QUADS)
+    for (uint i = 4u * lane; i < length; i += 4u * lanes) {
+      const vec4 x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
+      vec4 dy4 = vec4(0.0);
+      if (MODE == MODE_BACKWARD) dy4 = uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2)));
+      const uint channel = first_channel + (p.inner == 1u ? i : i / p.inner);
+      vec4 result;
+      for (uint e = 0; e < 4u; ++e) {
+        const uint c = channel + (p.inner == 1u ? e : 0u);
+        const compute_t x = x4[e];
+        const compute_t wc = has_weight ? weight_load(p.weight_offset + c) : compute_t(1);
+        if (MODE == MODE_FORWARD) {
+          const compute_t b = has_bias ? bias_load(p.bias_offset + c) : compute_t(0);
+          result[e] = (x - m) * (r * wc) + b;
+        } else {
+          const compute_t g = dy4[e] * wc;
+          const compute_t x_hat = (x - m) * r;
+          result[e] = r * (g - total.a / n - x_hat * (total.b / n));
+        }
+      }
+      dst_words[(p.out_offset + base + i) >> 2] = floatBitsToUint(result);
+    }
+#else
     uint channel_in_group = lane_channel, j = lane_j;
     for (uint i = lane; i < length; i += lanes) {
       const uint channel = first_channel + channel_in_group;
@@ -186,5 +246,6 @@ void main() {
         channel_in_group += 1u;
       }
     }
+#endif
   }
 }

@@ -6,5 +6,6 @@ list(APPEND EMBER_SHADER_VARIANTS
   "norm_apply_f32|norm_apply.comp|COMPUTE_F32=1"
   "norm_apply_f64|norm_apply.comp|COMPUTE_F64=1"
   "norm_rows_f32|norm_rows.comp|COMPUTE_F32=1"
+  "norm_rows_f32_quads|norm_rows.comp|COMPUTE_F32=1,QUADS=1"
   "norm_rows_f64|norm_rows.comp|COMPUTE_F64=1"
 )
