@@ -119,6 +119,41 @@ State group_merge(State s, uint lane, uint lanes) {
   return total;
 }
 
+// Adds element x of the row to a lane's state: forward to Welford's, backward (dy and the channel's weight
+// wc given) to Σg and Σg x̂.
+void add_element(inout State s, compute_t x, compute_t dy, compute_t wc, compute_t m, compute_t r) {
+  if (MODE == MODE_FORWARD) {
+    s.count += compute_t(1);
+    const compute_t delta = x - s.a;
+    s.a += delta / s.count;
+    s.b += delta * (x - s.a);
+  } else {
+    const compute_t g = dy * wc;
+    s.a += g;
+    s.b += g * (x - m) * r;
+  }
+}
+
+// Element x's result from the row's statistics (the total of every lane's state backward, over n
+// elements): normalized, scaled by wc and shifted by b forward; its input gradient backward.
+compute_t row_result(compute_t x, compute_t dy, compute_t wc, compute_t b, compute_t m, compute_t r, State total,
+                     compute_t n) {
+  if (MODE == MODE_FORWARD) return (x - m) * (r * wc) + b;
+  const compute_t x_hat = (x - m) * r;
+  return r * (dy * wc - total.a / n - x_hat * (total.b / n));
+}
+
+#if defined(QUADS)
+// Elements i to i + 3 of the row at `base`: in, and dy backward.
+void quad_at(uint base, uint i, out vec4 x4, out vec4 dy4) {
+  x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
+  dy4 = MODE == MODE_BACKWARD ? uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2))) : vec4(0.0);
+}
+// The channel of element i + e of a row whose first channel is `first`: each channel holds one element or
+// a multiple of four.
+uint quad_channel(uint first, uint i, uint e) { return first + (p.inner == 1u ? i + e : i / p.inner); }
+#endif
+
 void main() {
   const uint lanes = 1u << p.lanes_log2;
   const uint rows_per_workgroup = WORKGROUP_SIZE >> p.lanes_log2;
@@ -148,42 +183,22 @@ void main() {
     const uint lane_j = lane - lane_channel * p.inner;
 #if defined(QUADS)
     for (uint i = 4u * lane; in_range && i < length; i += 4u * lanes) {
-      const vec4 x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
-      vec4 dy4 = vec4(0.0);
-      if (MODE == MODE_BACKWARD) dy4 = uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2)));
-      const uint channel = first_channel + (p.inner == 1u ? i : i / p.inner);
+      vec4 x4, dy4;
+      quad_at(base, i, x4, dy4);
       for (uint e = 0; e < 4u; ++e) {
-        const compute_t x = x4[e];
-        if (MODE == MODE_FORWARD) {
-          s.count += compute_t(1);
-          const compute_t delta = x - s.a;
-          s.a += delta / s.count;
-          s.b += delta * (x - s.a);
-        } else {
-          const uint c = channel + (p.inner == 1u ? e : 0u);
-          const compute_t wc = has_weight ? weight_load(p.weight_offset + c) : compute_t(1);
-          const compute_t g = dy4[e] * wc;
-          s.a += g;
-          s.b += g * (x - m) * r;
-        }
+        const uint c = quad_channel(first_channel, i, e);
+        const compute_t wc = MODE == MODE_BACKWARD && has_weight ? weight_load(p.weight_offset + c) : compute_t(1);
+        add_element(s, x4[e], dy4[e], wc, m, r);
       }
     }
 #else
     if (in_range) {
       uint channel = lane_channel, j = lane_j;
       for (uint i = lane; i < length; i += lanes) {
-        const compute_t x = src_load(p.in_offset + base + i);
-        if (MODE == MODE_FORWARD) {
-          s.count += compute_t(1);
-          const compute_t delta = x - s.a;
-          s.a += delta / s.count;
-          s.b += delta * (x - s.a);
-        } else {
-          const compute_t wc = has_weight ? weight_load(p.weight_offset + first_channel + channel) : compute_t(1);
-          const compute_t g = dy_load(p.dy_offset + base + i) * wc;
-          s.a += g;
-          s.b += g * (x - m) * r;
-        }
+        const compute_t wc =
+            MODE == MODE_BACKWARD && has_weight ? weight_load(p.weight_offset + first_channel + channel) : compute_t(1);
+        const compute_t dy = MODE == MODE_BACKWARD ? dy_load(p.dy_offset + base + i) : compute_t(0);
+        add_element(s, src_load(p.in_offset + base + i), dy, wc, m, r);
         j += step_j;
         channel += step_channels;
         if (j >= p.inner) {
@@ -205,23 +220,14 @@ void main() {
     }
 #if defined(QUADS)
     for (uint i = 4u * lane; i < length; i += 4u * lanes) {
-      const vec4 x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
-      vec4 dy4 = vec4(0.0);
-      if (MODE == MODE_BACKWARD) dy4 = uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2)));
-      const uint channel = first_channel + (p.inner == 1u ? i : i / p.inner);
+      vec4 x4, dy4;
+      quad_at(base, i, x4, dy4);
       vec4 result;
       for (uint e = 0; e < 4u; ++e) {
-        const uint c = channel + (p.inner == 1u ? e : 0u);
-        const compute_t x = x4[e];
+        const uint c = quad_channel(first_channel, i, e);
         const compute_t wc = has_weight ? weight_load(p.weight_offset + c) : compute_t(1);
-        if (MODE == MODE_FORWARD) {
-          const compute_t b = has_bias ? bias_load(p.bias_offset + c) : compute_t(0);
-          result[e] = (x - m) * (r * wc) + b;
-        } else {
-          const compute_t g = dy4[e] * wc;
-          const compute_t x_hat = (x - m) * r;
-          result[e] = r * (g - total.a / n - x_hat * (total.b / n));
-        }
+        const compute_t b = MODE == MODE_FORWARD && has_bias ? bias_load(p.bias_offset + c) : compute_t(0);
+        result[e] = row_result(x4[e], dy4[e], wc, b, m, r, total, n);
       }
       dst_words[(p.out_offset + base + i) >> 2] = floatBitsToUint(result);
     }
@@ -229,16 +235,10 @@ void main() {
     uint channel_in_group = lane_channel, j = lane_j;
     for (uint i = lane; i < length; i += lanes) {
       const uint channel = first_channel + channel_in_group;
-      const compute_t x = src_load(p.in_offset + base + i);
       const compute_t wc = has_weight ? weight_load(p.weight_offset + channel) : compute_t(1);
-      if (MODE == MODE_FORWARD) {
-        const compute_t b = has_bias ? bias_load(p.bias_offset + channel) : compute_t(0);
-        dst_store(p.out_offset + base + i, (x - m) * (r * wc) + b);
-      } else {
-        const compute_t g = dy_load(p.dy_offset + base + i) * wc;
-        const compute_t x_hat = (x - m) * r;
-        dst_store(p.out_offset + base + i, r * (g - total.a / n - x_hat * (total.b / n)));
-      }
+      const compute_t b = MODE == MODE_FORWARD && has_bias ? bias_load(p.bias_offset + channel) : compute_t(0);
+      const compute_t dy = MODE == MODE_BACKWARD ? dy_load(p.dy_offset + base + i) : compute_t(0);
+      dst_store(p.out_offset + base + i, row_result(src_load(p.in_offset + base + i), dy, wc, b, m, r, total, n));
       j += step_j;
       channel_in_group += step_channels;
       if (j >= p.inner) {

@@ -81,8 +81,9 @@ int32_t to_i32(int64_t value, const char* what) {
 // indices) or average pooling with stride 2 of float32 planes of an even height and width, each plane's
 // rows one after the other in every operand (its pieces also need their planes one after the other).
 bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef& out, const TensorRef* indices) {
-  const bool max = g.op == PoolOp::Max && indices != nullptr, avg = g.op == PoolOp::Avg && indices == nullptr;
-  if (!(max || avg) || in.dtype != DType::Float32) return false;
+  const bool max_pool = g.op == PoolOp::Max && indices != nullptr;
+  const bool avg_pool = g.op == PoolOp::Avg && indices == nullptr;
+  if (!(max_pool || avg_pool) || in.dtype != DType::Float32) return false;
   for (const PoolWindow& win : g.window) {
     if (win.kernel != 2 || win.stride != 2 || win.padding != 0 || win.dilation != 1) return false;
   }
