@@ -239,6 +239,24 @@ void store_result(uint output_index, State s, compute_t param) {
   if ((p.shape & (1u << 25)) != 0u) indices[p.idx_offset + output_index] = uvec2(s.c - 1u, 0u);
 }
 
+// What main() and reduce_columns() read from the push constants and their invocation: the shape's fields,
+// the invocation's group of `group` lanes sharing outputs, the op's parameter, and this workgroup's chunk
+// [begin, end) of the reduction. Max and Min take no parameter: when the launcher splits a reduction into
+// pieces along its reduced dims, the parameter is the reduction index of the piece's first element
+// (index_base).
+#define PASS_PROLOGUE                                                                                \
+  const uint group_log2 = p.shape & 0xffu;                                                           \
+  const uint outer_dims = (p.shape >> 8) & 0xffu;                                                    \
+  const uint inner_dims = (p.shape >> 16) & 0xffu;                                                   \
+  const uint group = 1u << group_log2;                                                               \
+  const uint slot = invocation_slot();                                                               \
+  const uint lane = slot & (group - 1u);                                                             \
+  const compute_t param = scalar_from_bits(p.param);                                                 \
+  const uint index_base = OP == REDUCE_KERNEL_OP_MAX || OP == REDUCE_KERNEL_OP_MIN ? p.param.x : 0u; \
+  const uint chunk_index = gl_WorkGroupID.x;                                                         \
+  const uint begin = chunk_index * p.chunk;                                                          \
+  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
+
 // main() under READS_COLUMNS: output blocks of four take the place of outputs, and every merge happens
 // once per output of the block (up to 64 elements per output, in main()'s order). The launcher gives an
 // output block no more invocations than one subgroup holds (one without SUBGROUP_MERGE), so they merge by
@@ -246,19 +264,9 @@ void store_result(uint output_index, State s, compute_t param) {
 // subgroup, switching at each barrier, and a sum over 8 × 18432 floats took 0.39-0.62 ms per call with
 // group_merge here against 0.26-0.36 ms without (docs/PERFORMANCE.md, "Reductions over outer dims").
 void reduce_columns() {
-  const uint group_log2 = p.shape & 0xffu;
-  const uint outer_dims = (p.shape >> 8) & 0xffu;
-  const uint inner_dims = (p.shape >> 16) & 0xffu;
-  const uint group = 1u << group_log2;
-  const uint slot = invocation_slot();
-  const uint lane = slot & (group - 1u);
+  PASS_PROLOGUE
   const uint blocks_per_workgroup = WORKGROUP_SIZE >> group_log2;
   const uint blocks = p.outputs / uint(BLOCK_ELEMENTS);
-  const compute_t param = scalar_from_bits(p.param);
-  const uint index_base = OP == REDUCE_KERNEL_OP_MAX || OP == REDUCE_KERNEL_OP_MIN ? p.param.x : 0u;
-  const uint chunk_index = gl_WorkGroupID.x;
-  const uint begin = chunk_index * p.chunk;
-  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
 
   for (uint first = gl_WorkGroupID.y * blocks_per_workgroup; first < blocks;
        first += gl_NumWorkGroups.y * blocks_per_workgroup) {
@@ -295,21 +303,8 @@ void main() {
     reduce_columns();
     return;
   }
-  const uint group_log2 = p.shape & 0xffu;
-  const uint outer_dims = (p.shape >> 8) & 0xffu;
-  const uint inner_dims = (p.shape >> 16) & 0xffu;
-  const uint group = 1u << group_log2;
-  const uint slot = invocation_slot();
-  const uint lane = slot & (group - 1u);
+  PASS_PROLOGUE
   const uint outputs_per_workgroup = WORKGROUP_SIZE >> group_log2;
-  const compute_t param = scalar_from_bits(p.param);
-  // Max and Min take no parameter: when the launcher splits a reduction into pieces along its reduced
-  // dims, the parameter is the reduction index of the piece's first element.
-  const uint index_base = OP == REDUCE_KERNEL_OP_MAX || OP == REDUCE_KERNEL_OP_MIN ? p.param.x : 0u;
-
-  const uint chunk_index = gl_WorkGroupID.x;
-  const uint begin = chunk_index * p.chunk;
-  const uint end = begin + min(p.chunk, p.reduced - min(begin, p.reduced));
 
   for (uint first = gl_WorkGroupID.y * outputs_per_workgroup; first < p.outputs;
        first += gl_NumWorkGroups.y * outputs_per_workgroup) {
