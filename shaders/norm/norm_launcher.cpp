@@ -75,6 +75,7 @@ const KernelAbiRegistration kAbis{
     {"norm_apply_f32", 8, sizeof(ApplyParams)},       {"norm_apply_f64", 8, sizeof(ApplyParams)},
     {"norm_rows_f32", 7, sizeof(RowParams)},          {"norm_rows_f64", 7, sizeof(RowParams)},
     {"norm_rows_f32_quads", 7, sizeof(RowParams)},
+    {"norm_apply_f32_quads", 8, sizeof(ApplyParams)},
 };
 
 uint32_t code(DType dtype) { return static_cast<uint32_t>(dtype); }
@@ -342,7 +343,12 @@ void VulkanNorm::apply_pass(Stream& stream, const ApplyPass& pass) {
   const int64_t channels = shape.channels;
   const int64_t sample = channels * shape.inner;
   const uint32_t param_dtype = pass.weight ? code(pass.weight->dtype) : pass.bias ? code(pass.bias->dtype) : 0;
-  const Pipeline& pipe = pipeline("norm_apply", dtype, {code(dtype), code(pass.mean->dtype), param_dtype, pass.mode});
+  const std::vector<uint32_t> constants{code(dtype), code(pass.mean->dtype), param_dtype, pass.mode};
+  const Pipeline& pipe = pipeline("norm_apply", dtype, constants);
+  // norm_apply.comp's QUADS where channels hold a multiple of four elements; each piece also needs its
+  // operands on words.
+  const Pipeline* quads =
+      dtype == DType::Float32 && shape.inner % 4 == 0 ? &device_.pipelines().get("norm_apply_f32_quads", constants) : nullptr;
 
   ApplyParams params{};
   params.channels = u32(channels);
@@ -387,8 +393,12 @@ void VulkanNorm::apply_pass(Stream& stream, const ApplyPass& pass) {
     params.in_offset = in.first_element;
     params.dy_offset = dy.first_element;
     params.numel = u32(count);
-    vs.dispatch(pipe, bindings, &params, sizeof params,
-                std::min<uint32_t>(workgroups_for(context, count), u32(apply_workgroup_cap())));
+    const bool on_words = quads != nullptr && params.out_offset % 4 == 0 && params.in_offset % 4 == 0 &&
+                          params.dy_offset % 4 == 0 && can_read_as_texels(context, bindings[1]) &&
+                          can_read_as_texels(context, bindings[2]);
+    const int64_t items = on_words ? count / 4 : count;
+    vs.dispatch(on_words ? *quads : pipe, bindings, &params, sizeof params,
+                std::min<uint32_t>(workgroups_for(context, items), u32(apply_workgroup_cap())));
   }
 }
 
