@@ -344,7 +344,8 @@ TEST_P(PoolKernelsTest, TwoByTwoOverEvenPlanesMatchesLibTorch) {
       const at::Tensor grad = at::randn(out_sizes, gen);
       const auto [grad_in_storage, grad_in_view] = placed(at::zeros(values.sizes()), lead, -7);
       DeviceStorage grad_out(*device, *stream, grad), grad_in(*device, *stream, grad_in_storage);
-      PoolBackwardArgs backward{.geometry = c.geometry, .grad_in = grad_in.ref(grad_in_view), .grad_out = grad_out.ref(grad)};
+      PoolBackwardArgs backward{
+          .geometry = c.geometry, .grad_in = grad_in.ref(grad_in_view), .grad_out = grad_out.ref(grad)};
       if (max) backward.indices = indices.ref(indices_view);
       kernels().pool_backward(*stream, backward);
       const at::Tensor actual_grad = grad_in.read(*stream, grad_in_storage);

@@ -86,7 +86,8 @@ void main() {
         }
         [[unroll]] for (uint kw = 0; kw < KW; ++kw) {
           [[unroll]] for (uint q = 0; q < TM / 8u; ++q) {
-            a_parts[kh][kw][q] = a_value(a_channel + int(kh) * p.a_stride_h + lane_rows[q] + int(kw) * p.a_stride_w);
+            const int a_at = a_channel + int(kh) * p.a_stride_h + lane_rows[q] + int(kw) * p.a_stride_w;
+            a_parts[kh][kw][q] = a_value(a_at);
           }
         }
       }

@@ -347,8 +347,8 @@ void VulkanNorm::apply_pass(Stream& stream, const ApplyPass& pass) {
   const Pipeline& pipe = pipeline("norm_apply", dtype, constants);
   // norm_apply.comp's QUADS where channels hold a multiple of four elements; each piece also needs its
   // operands on words.
-  const Pipeline* quads =
-      dtype == DType::Float32 && shape.inner % 4 == 0 ? &device_.pipelines().get("norm_apply_f32_quads", constants) : nullptr;
+  const bool quad_channels = dtype == DType::Float32 && shape.inner % 4 == 0;
+  const Pipeline* quads = quad_channels ? &device_.pipelines().get("norm_apply_f32_quads", constants) : nullptr;
 
   ApplyParams params{};
   params.channels = u32(channels);
