@@ -81,6 +81,14 @@ const KernelAbiRegistration kAbis{
 uint32_t code(DType dtype) { return static_cast<uint32_t>(dtype); }
 uint32_t u32(int64_t value) { return static_cast<uint32_t>(value); }
 
+// Whether a piece can take a QUADS pipeline (norm_apply.comp, norm_rows.comp): out, in and dy start on
+// 16-byte words of their windows, and in and dy (bindings 1 and 2) can be read as texels.
+template <class Params>
+bool on_words(const Context& context, const Params& params, const Binding* bindings) {
+  return params.out_offset % 4 == 0 && params.in_offset % 4 == 0 && params.dy_offset % 4 == 0 &&
+         can_read_as_texels(context, bindings[1]) && can_read_as_texels(context, bindings[2]);
+}
+
 // A host value in the compute type's bits (float32, or float64 for float64 inputs).
 void compute_bits(double value, bool f64, uint32_t (&out)[2]) {
   if (f64) {
@@ -393,11 +401,9 @@ void VulkanNorm::apply_pass(Stream& stream, const ApplyPass& pass) {
     params.in_offset = in.first_element;
     params.dy_offset = dy.first_element;
     params.numel = u32(count);
-    const bool on_words = quads != nullptr && params.out_offset % 4 == 0 && params.in_offset % 4 == 0 &&
-                          params.dy_offset % 4 == 0 && can_read_as_texels(context, bindings[1]) &&
-                          can_read_as_texels(context, bindings[2]);
-    const int64_t items = on_words ? count / 4 : count;
-    vs.dispatch(on_words ? *quads : pipe, bindings, &params, sizeof params,
+    const bool quad_piece = quads != nullptr && on_words(context, params, bindings);
+    const int64_t items = quad_piece ? count / 4 : count;
+    vs.dispatch(quad_piece ? *quads : pipe, bindings, &params, sizeof params,
                 std::min<uint32_t>(workgroups_for(context, items), u32(apply_workgroup_cap())));
   }
 }
@@ -459,10 +465,8 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
     if (!pass.weight) bindings[5].write = false;
     if (!pass.bias) bindings[6].write = false;
     params.rows = u32(rows);
-    const bool on_words = quads != nullptr && params.out_offset % 4 == 0 && params.in_offset % 4 == 0 &&
-                          params.dy_offset % 4 == 0 && can_read_as_texels(context, bindings[1]) &&
-                          can_read_as_texels(context, bindings[2]);
-    vs.dispatch(on_words ? *quads : pipe, bindings, &params, sizeof params,
+    const bool quad_piece = quads != nullptr && on_words(context, params, bindings);
+    vs.dispatch(quad_piece ? *quads : pipe, bindings, &params, sizeof params,
                 u32(std::clamp<int64_t>(ceil_div(rows, rows_per_workgroup), 1, max_x)));
   }
 }
