@@ -158,6 +158,52 @@ TEST_P(ContiguousPlanTest, EmptyOneElementAndStridedLaunches) {
   EXPECT_FALSE(vulkan::is_contiguous(plan_launch({&square, &broadcast})));
 }
 
+// LAYOUT_ROWS (strided launches whose rows step by one element or none): which pieces fit_rows takes.
+TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
+  const vulkan::Context& context = static_cast<vulkan::VulkanDevice&>(*device).context();
+  const auto rows = [&](std::initializer_list<const TensorRef*> operands) {
+    return vulkan::fits_rows(context, plan_launch(operands));
+  };
+  const TensorRef out = TensorRef::contiguous(*storage_, DType::Float32, {64, 1000}, 0);
+  const TensorRef in = TensorRef::contiguous(*storage_, DType::Float32, {64, 1000}, 256000);
+  TensorRef per_row = TensorRef::contiguous(*storage_, DType::Float32, {64, 1000}, 512000);
+  per_row.strides = {1, 0};  // [64, 1] expanded
+  TensorRef per_column = per_row;
+  per_column.strides = {0, 1};  // [1000] expanded
+  EXPECT_TRUE(rows({&out, &in, &per_row}));
+  EXPECT_TRUE(rows({&out, &per_column, &in}));
+  TensorRef padded_rows = in;  // a [64, 1000] slice of [64, 1004] and of [64, 1002]
+  padded_rows.strides = {1004, 1};
+  EXPECT_TRUE(rows({&out, &padded_rows}));
+  padded_rows.strides = {1002, 1};
+  EXPECT_FALSE(rows({&out, &padded_rows}));
+  TensorRef off_block = per_row;
+  off_block.byte_offset += 4;  // its broadcast values may start anywhere
+  EXPECT_TRUE(rows({&out, &in, &off_block}));
+  off_block = in;
+  off_block.byte_offset += 4;
+  EXPECT_FALSE(rows({&out, &in, &off_block}));
+  TensorRef every_other = in;
+  every_other.strides = {2000, 2};
+  EXPECT_FALSE(rows({&out, &every_other}));
+  TensorRef written_broadcast = out;
+  written_broadcast.strides = {1, 0};
+  EXPECT_FALSE(rows({&written_broadcast, &per_row}));
+  const TensorRef ragged_out = TensorRef::contiguous(*storage_, DType::Float32, {64, 1002}, 0);
+  TensorRef ragged_row = ragged_out;
+  ragged_row.byte_offset = 512000;
+  ragged_row.strides = {1, 0};
+  EXPECT_FALSE(rows({&ragged_out, &ragged_row}));
+  // Three dims (a channel bias over [8, 16, 4, 4]) fit; four that do not merge do not.
+  const TensorRef images = TensorRef::contiguous(*storage_, DType::Float32, {8, 16, 4, 4}, 0);
+  TensorRef channels = TensorRef::contiguous(*storage_, DType::Float32, {8, 16, 4, 4}, 512000);
+  channels.strides = {0, 1, 0, 0};
+  EXPECT_TRUE(rows({&images, &images, &channels}));
+  TensorRef crossed = channels;
+  crossed.strides = {1, 0, 0, 1};
+  EXPECT_FALSE(rows({&images, &images, &crossed}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ContiguousPlanTest, testing::Values("vulkan", "cuda"), backend_test_name);
 
 // ---- ops through the fast paths, against LibTorch ----
@@ -229,6 +275,62 @@ TEST_P(ElementwiseFastPathTest, Float32OpsAtEveryEdge) {
   if (vulkan_device != nullptr && device->info().driver.find("llvmpipe") != std::string::npos) {
     for (const char* shader : {"unary_f32_texel", "binary_f32_texel", "ternary_f32_texel"}) {
       EXPECT_TRUE(vulkan_device->pipelines().made(shader)) << shader;
+    }
+  }
+}
+
+// Broadcasts and views whose rows start on blocks take LAYOUT_ROWS on Vulkan, float32 with and without
+// texel reads, and other dtypes through storage words; each against LibTorch, NaN and infinities
+// included, and written views leave the elements around them.
+TEST_P(ElementwiseFastPathTest, BroadcastsAndRowStridedViews) {
+  uint64_t seed = 500;
+  const auto values = [&](at::IntArrayRef sizes, DType dtype) {
+    return storage_values(c10::multiply_integers(sizes), dtype, seed++).reshape(sizes);
+  };
+  for (const char* texel_reads : {"1", "0"}) {
+    ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+    SCOPED_TRACE(std::string("EMBER_TEXEL_READS=") + texel_reads);
+    const at::Tensor x = values({33, 1004}, DType::Float32), row = values({33, 1}, DType::Float32);
+    const at::Tensor column = values({1000}, DType::Float32), wide = values({33, 1008}, DType::Float32);
+    const at::Tensor tx = x.narrow(1, 0, 1000), tw = wide.narrow(1, 8, 1000);  // rows of 1004 and 1008
+    const Tensor ex = from_torch(x, device).narrow(1, 0, 1000), erow = from_torch(row, device);
+    const Tensor ecolumn = from_torch(column, device), ew = from_torch(wide, device).narrow(1, 8, 1000);
+    EXPECT_TENSOR_EQ(ex.sub(erow), tx.sub(row));
+    EXPECT_TENSOR_EQ(erow.sub(ex), row.sub(tx));
+    EXPECT_TENSOR_EQ(ex.mul(ecolumn), tx.mul(column));
+    EXPECT_TENSOR_EQ(ex.div(ew), tx.div(tw));
+    EXPECT_TENSOR_EQ(ex.exp(), tx.exp());
+    EXPECT_TENSOR_EQ(ex.addcmul(erow, ecolumn, 0.5), tx.addcmul(row, column, 0.5));
+    EXPECT_TENSOR_EQ(ember::where(ex.gt(erow), ecolumn, ew), at::where(tx.gt(row), column, tw));
+    // A channel's value over [8, 12, 5, 4] images, and a row's over a batch of matrices.
+    const at::Tensor images = values({8, 12, 5, 4}, DType::Float32), channel = values({1, 12, 1, 1}, DType::Float32);
+    const at::Tensor mats = values({6, 7, 12}, DType::Float32), per_mat_row = values({6, 7, 1}, DType::Float32);
+    EXPECT_TENSOR_EQ(from_torch(images, device).add(from_torch(channel, device), 2), images.add(channel, 2));
+    EXPECT_TENSOR_EQ(from_torch(mats, device).maximum(from_torch(per_mat_row, device)), mats.maximum(per_mat_row));
+    // In place, into a view whose rows are padded: the padding stays.
+    Tensor target = from_torch(x, device);
+    target.narrow(1, 0, 1000).mul_(erow);
+    at::Tensor expected = x.clone();
+    expected.narrow(1, 0, 1000).mul_(row);
+    EXPECT_TENSOR_EQ(target, expected);
+  }
+  for (DType dtype : {DType::Float64, DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Int32,
+                      DType::Int64, DType::Bool}) {
+    if (!device->supports(dtype)) continue;
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    const at::Tensor x = values({9, 36}, dtype).narrow(1, 4, 32), row = values({9, 1}, dtype);
+    const Tensor ex = from_torch(x.contiguous(), device), erow = from_torch(row, device);
+    const Tensor padded = from_torch(values({9, 40}, dtype), device);
+    EXPECT_TENSOR_EQ(ex.add(erow), x.add(row));
+    EXPECT_TENSOR_EQ(ex.mul(erow), x.mul(row));
+    EXPECT_TENSOR_EQ(padded.narrow(1, 4, 32).eq(erow), to_torch(padded).narrow(1, 4, 32).eq(row));
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr) {
+    const uint32_t f32 = static_cast<uint32_t>(DType::Float32), rows = static_cast<uint32_t>(Layout::Rows);
+    const uint32_t sub = static_cast<uint32_t>(BinaryOp::Sub);
+    for (const char* shader : {"binary_f32", "binary_f32_texel"}) {
+      EXPECT_TRUE(vulkan_device->pipelines().made(shader, {sub, f32, f32, f32, 0, 0, rows})) << shader;
     }
   }
 }

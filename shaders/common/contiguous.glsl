@@ -12,6 +12,7 @@
 #define EMBER_CONTIGUOUS_GLSL
 
 #include "blocks.glsl"
+#include "divide.glsl"
 #include "launch_item.glsl"
 
 // The layouts a shader's LAYOUT specialization constant selects, each its own pipeline: llvmpipe runs
@@ -22,32 +23,42 @@
 //   LAYOUT_ELEMENTS: contiguous operands, element i of the launch at p.offsets[k] + i of each window.
 //   LAYOUT_BLOCKS: contiguous operands whose windows start at their first element on 16 bytes; p.numel is
 //     a multiple of four and item j is the block of elements 4j .. 4j+3, moved as whole words.
+//   LAYOUT_ROWS: three dims (ROW_DIMS; the host pads fewer with outer dims of one), the innermost a
+//     multiple of four elements along which every operand steps by one element (its rows then start on
+//     blocks: whole words) or by none (a broadcast value per row), strided.glsl's strides between rows;
+//     item j is the block of elements 4j .. 4j+3, fewer than 2^24 of them. Broadcasts such as
+//     x - x.amax(1, true) or a bias over channels take it: LAYOUT_STRIDED loads and stores them one
+//     element at a time.
 // The host (contiguous_launch.h) covers a contiguous launch with blocks and sends what is left to
 // LAYOUT_ELEMENTS.
 #define LAYOUT_STRIDED 0
 #define LAYOUT_ELEMENTS 1
 #define LAYOUT_BLOCKS 2
+#define LAYOUT_ROWS 3
+#define LAYOUT_WHOLE_BLOCKS(LAYOUT) ((LAYOUT) == LAYOUT_BLOCKS || (LAYOUT) == LAYOUT_ROWS)
 
-// TEXEL_READS (the elementwise shaders' *_f32_texel variants): the float32 inputs of LAYOUT_BLOCKS
-// launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
+// TEXEL_READS (the elementwise shaders' *_f32_texel variants): the float32 inputs' blocks of
+// LAYOUT_BLOCKS and LAYOUT_ROWS launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
 // bindings. llvmpipe fetches a texel for all lanes of a vector at once, where it loads a storage buffer
 // lane by lane: a contiguous float32 add ran at 16-18 GB/s so, against 8.3-8.9 (docs/PERFORMANCE.md).
 // LOAD_BLOCK(NAME, item) reads a block either way.
 #if defined(TEXEL_READS)
 #define DECLARE_BLOCK_TEXELS(BINDING, NAME) layout(set = 0, binding = BINDING) uniform utextureBuffer NAME##_texels;
 #define LOAD_BLOCK(NAME, item) compute4_t(uintBitsToFloat(texelFetch(NAME##_texels, int(item))))
+#define TEXEL_BLOCKS true
 #else
 #define DECLARE_BLOCK_TEXELS(BINDING, NAME)
 #define LOAD_BLOCK(NAME, item) NAME##_load4(item)
+#define TEXEL_BLOCKS false
 #endif
 
 // Items of a launch of p.numel elements, and elements per item (at most four: a compute4_t holds them).
 #define LAYOUT_ITEMS(LAYOUT)                                        \
-  ((LAYOUT) == LAYOUT_BLOCKS    ? p.numel / BLOCK_ELEMENTS         \
+  (LAYOUT_WHOLE_BLOCKS(LAYOUT)  ? p.numel / BLOCK_ELEMENTS         \
    : (LAYOUT) == LAYOUT_STRIDED ? (p.numel + RUN_ELEMENTS - 1u) / RUN_ELEMENTS \
                                 : p.numel)
 #define LAYOUT_ITEM_ELEMENTS(LAYOUT) \
-  ((LAYOUT) == LAYOUT_BLOCKS ? BLOCK_ELEMENTS : (LAYOUT) == LAYOUT_STRIDED ? RUN_ELEMENTS : 1)
+  (LAYOUT_WHOLE_BLOCKS(LAYOUT) ? BLOCK_ELEMENTS : (LAYOUT) == LAYOUT_STRIDED ? RUN_ELEMENTS : 1)
 
 
 // Element offsets of every operand for the elements of `item` in a LAYOUT_ELEMENTS or LAYOUT_STRIDED
@@ -63,6 +74,41 @@ void item_offsets(int layout_code, uint item, out uint offsets[RUN_ELEMENTS][NUM
 // Whether element k of `item` lies in the launch.
 bool item_has_element(int layout_code, uint item, int k) {
   return item * uint(LAYOUT_ITEM_ELEMENTS(layout_code)) + uint(k) < p.numel;
+}
+
+#define ROW_DIMS 3
+
+// LAYOUT_ROWS: every operand's element offset for the first element of `item` (its block's first
+// element, or the row's broadcast value). The dims are constants: llvmpipe reads push constants at an
+// index known only at run time one lane at a time.
+void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
+  const uint row_blocks = p.sizes[2] / BLOCK_ELEMENTS;
+  const uint row = divide_small(item, row_blocks);
+  const uint column = (item - row * row_blocks) * BLOCK_ELEMENTS;
+  const uint outer = divide_small(row, p.sizes[1]);
+  const uint middle = row - outer * p.sizes[1];
+  for (int op = 0; op < NUM_OPERANDS; ++op) {
+    at[op] = p.offsets[op] + outer * p.strides[op * MAX_DIMS] + middle * p.strides[op * MAX_DIMS + 1] +
+             column * p.strides[op * MAX_DIMS + 2];
+  }
+}
+
+// LAYOUT_ROWS: `value` = the four elements of operand OPERAND (NAME) from `at` (row_item_offsets). A
+// statement rather than an expression, so that llvmpipe branches on the uniform stride instead of
+// loading both ways and selecting. A broadcast value comes from its block too where blocks are texels:
+// llvmpipe fetches a texel for all lanes at once, and loads a storage buffer element lane by lane.
+#define LOAD_ROW_ITEM(NAME, OPERAND, at, value)                        \
+  if (p.strides[(OPERAND) * MAX_DIMS + 2] != 0u) {                     \
+    value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                   \
+  } else if (TEXEL_BLOCKS) {                                           \
+    value = compute4_t(element_of(LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS), (at) % BLOCK_ELEMENTS)); \
+  } else {                                                             \
+    value = compute4_t(NAME##_load(at));                               \
+  }
+
+// Element k of `block`, by selects: an index that differs between lanes would send llvmpipe to memory.
+compute_t element_of(compute4_t block, uint k) {
+  return k == 0u ? block.x : k == 1u ? block.y : k == 2u ? block.z : block.w;
 }
 
 #endif

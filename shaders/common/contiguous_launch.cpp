@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "runtime/allocator.h"
+#include "runtime/vulkan/vulkan_stream.h"
 
 namespace ember::vulkan {
 
@@ -58,6 +59,26 @@ bool is_contiguous(const LaunchShape& shape) {
   if (shape.ndim > 1) return false;
   for (int i = 0; shape.ndim == 1 && i < shape.noperands; ++i) {
     if (shape.operands[i].strides[0] != 1) return false;
+  }
+  return true;
+}
+
+bool fits_rows(const Context& context, const LaunchShape& piece) {
+  if (piece.ndim < 1 || piece.ndim > kRowDims || piece.numel() == 0 ||
+      piece.numel() / kBlockElements >= (int64_t{1} << 24)) {
+    return false;
+  }
+  const int inner = piece.ndim - 1;
+  if (piece.sizes[inner] % kBlockElements != 0) return false;
+  for (int i = 0; i < piece.noperands; ++i) {
+    const LaunchOperand& operand = piece.operands[i];
+    if (operand.strides[inner] == 0 && i > 0) continue;  // a broadcast input: one value per row
+    if (operand.strides[inner] != 1) return false;
+    for (int d = 0; d < inner; ++d) {
+      if (operand.strides[d] % kBlockElements != 0) return false;
+    }
+    const Window window = operand_window(context, piece, i, i == 0);
+    if (window.binding.offset % kTexelBytes != 0 || window.first_element % kBlockElements != 0) return false;
   }
   return true;
 }

@@ -13,7 +13,7 @@
 namespace ember::vulkan {
 
 // The LAYOUT specialization constant of contiguous.glsl.
-enum class Layout : uint32_t { Strided = 0, Elements = 1, Blocks = 2 };
+enum class Layout : uint32_t { Strided = 0, Elements = 1, Blocks = 2, Rows = 3 };
 
 // What a device allows contiguous launches.
 struct ContiguousLimits {
@@ -34,6 +34,33 @@ Groups groups_for_items(const ContiguousLimits& limits, int64_t items);
 // Whether every operand of `shape` (from plan_launch) steps through memory one element at a time, so
 // that the launch can take a contiguous layout.
 bool is_contiguous(const LaunchShape& shape);
+
+// Dims of a LAYOUT_ROWS launch (contiguous.glsl's ROW_DIMS).
+inline constexpr int kRowDims = 3;
+
+// Whether a piece of a strided launch (for_each_window's) can take LAYOUT_ROWS: at most kRowDims dims and
+// fewer than 2^24 blocks of four elements, its innermost dim a multiple of four elements along which out
+// steps by one element and every input by one or none, and each operand that steps starts every row on a
+// block (its window's first element and its other strides multiples of four, its window on 16 bytes).
+bool fits_rows(const Context& context, const LaunchShape& piece);
+
+// Fills StridedParams for a piece that fits_rows: fill_params's windows, dims and strides, the dims moved
+// to the last kRowDims slots behind outer dims of one.
+template <int N, class Extra, int MaxDims>
+void fill_rows_params(const Context& context, const LaunchShape& piece, StridedParams<N, Extra, MaxDims>& params,
+                      std::span<Binding> bindings, std::span<const bool> writes) {
+  static_assert(MaxDims >= kRowDims);
+  fill_params(context, piece, params, bindings, writes);
+  const int shift = kRowDims - piece.ndim;
+  params.ndim = kRowDims;
+  // From the innermost down, so that each slot is read before it is overwritten.
+  for (int d = kRowDims - 1; d >= 0; --d) {
+    params.sizes[d] = d >= shift ? params.sizes[d - shift] : 1;
+    for (int i = 0; i < N; ++i) {
+      params.strides[i * MaxDims + d] = d >= shift ? params.strides[i * MaxDims + d - shift] : 0;
+    }
+  }
+}
 
 // Calls `dispatch` for dispatches that cover the contiguous `shape` once, in order. Each piece has one
 // dim of stride 1 in every operand and fits one binding window; `groups` has one invocation per element

@@ -39,10 +39,15 @@ void main() {
   const uint item = launch_item();
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][3];
+    uint at[3];
     compute4_t a = compute4_t(scalar), b = compute4_t(scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
       if (!A_IS_SCALAR) a = LOAD_BLOCK(a_data, item);
       if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
+    } else if (LAYOUT == LAYOUT_ROWS) {
+      row_item_offsets(item, at);
+      if (!A_IS_SCALAR) { LOAD_ROW_ITEM(a_data, 1, at[1], a) }
+      if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, 2, at[2], b) }
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
@@ -57,6 +62,8 @@ void main() {
     for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) r[k] = binary_op(OP, a[k], b[k], param);
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, r);
+    } else if (LAYOUT == LAYOUT_ROWS) {
+      out_data_store4(at[0] / BLOCK_ELEMENTS, r);
     } else {
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
         if (item_has_element(LAYOUT, item, k)) out_data_store(offsets[k][0], r[k]);

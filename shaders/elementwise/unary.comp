@@ -30,9 +30,13 @@ void main() {
   const uint item = launch_item();
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][2];
+    uint at[2];
     compute4_t x = compute4_t(0);
     if (LAYOUT == LAYOUT_BLOCKS) {
       x = LOAD_BLOCK(in_data, item);
+    } else if (LAYOUT == LAYOUT_ROWS) {
+      row_item_offsets(item, at);
+      LOAD_ROW_ITEM(in_data, 1, at[1], x)
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
@@ -45,6 +49,8 @@ void main() {
     for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) y[k] = unary_op(OP, x[k], p0, p1, p2);
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, y);
+    } else if (LAYOUT == LAYOUT_ROWS) {
+      out_data_store4(at[0] / BLOCK_ELEMENTS, y);
     } else {
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
         if (item_has_element(LAYOUT, item, k)) out_data_store(offsets[k][0], y[k]);

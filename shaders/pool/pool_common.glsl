@@ -9,6 +9,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "typed_operands.glsl"
 #include "pool_ops.glsl"
+#include "divide.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -51,17 +52,6 @@ struct Position {
   int row;
   int col;
 };
-
-// a / b for b > 0. Integer division has no SIMD instruction on x86, so lavapipe divides one lane at a
-// time; below 2^24 a float division (exact operands, then one correction step) does it in vector lanes.
-uint divide(uint a, uint b) {
-  if (a >= (1u << 24)) return a / b;
-  uint q = uint(float(a) / float(b));
-  const int r = int(a) - int(q * b);
-  if (r < 0) --q;
-  else if (r >= int(b)) ++q;
-  return q;
-}
 
 Position position_of(uint i, uint rows, uint cols) {
   Position at;
