@@ -98,9 +98,12 @@ bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef&
 // Whether pool_pairs.comp can take a piece of a launch that pairs_geometry accepts: its planes one after
 // the other in every operand, whole uvec4 words of the written operands (a multiple of four outputs
 // forward, which also starts on a word), and texel views of what it reads. Bindings as launch() binds
-// them: 0 the written operand, 1 the indices (average pooling: the read operand), 2 the read operand.
+// them: 0 the written operand, 1 the indices (average pooling: the read operand), 2 the read operand; and
+// fewer than 2^24 input elements (its divisions).
 bool pairs_piece(const Box& piece, const PoolParams& params, const Binding* bindings, const Context& context,
                  int64_t in_plane_size, int64_t out_plane_size, bool backward, bool has_indices) {
+  // Every position it divides lies below the piece's input elements, which divide_small needs below 2^24.
+  if (piece.count() * in_plane_size >= (int64_t{1} << 24)) return false;
   const int64_t plane_sizes[kBoxOperands] = {in_plane_size, out_plane_size, out_plane_size};
   for (int d = 0; d < piece.ndim; ++d) {
     if (piece.sizes[d] == 1) continue;

@@ -36,9 +36,9 @@ void main() {
   const uint item = launch_item();
   if (item >= items) return;
   const uint j = 2u * item;
-  const uint row = divide(j, p.out_w);  // of the launch
+  const uint row = divide_small(j, p.out_w);  // of the launch
   const uint col = j - row * p.out_w;
-  const uint oh = row - divide(row, p.out_h) * p.out_h;  // of its plane
+  const uint oh = row - divide_small(row, p.out_h) * p.out_h;  // of its plane
   const uint corner = 2u * oh * p.in_w + 2u * col;       // output j's window in its plane
   const float grad0 = float_from_texels(grad_out_texels, p.out_offset + j);
   const float grad1 = float_from_texels(grad_out_texels, p.out_offset + j + 1u);
@@ -70,9 +70,9 @@ void main() {
   // Pair q of the launch lies in input row q / out_w (an input row holds out_w pairs), which is row
   // h of its plane, at pair column pc.
   const uint q = 2u * item;
-  uint row = divide(q, p.out_w);
+  uint row = divide_small(q, p.out_w);
   uint pc = q - row * p.out_w;
-  uint h = row - divide(row, p.in_h) * p.in_h;
+  uint h = row - divide_small(row, p.in_h) * p.in_h;
   uint bits[4];
   for (int k = 0; k < 2; ++k) {
     const uint j = (row >> 1) * p.out_w + pc;
@@ -106,9 +106,9 @@ void main() {
   const uint item = launch_item();
   if (item >= items) return;
   const uint first = 4u * item;
-  uint row = divide(first, p.out_w);  // of the launch
+  uint row = divide_small(first, p.out_w);  // of the launch
   uint col = first - row * p.out_w;
-  uint oh = row - divide(row, p.out_h) * p.out_h;  // of its plane
+  uint oh = row - divide_small(row, p.out_h) * p.out_h;  // of its plane
   vec4 best;
   uvec4 where;
   for (int k = 0; k < 4; ++k) {
