@@ -97,8 +97,8 @@ void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
 // statement rather than an expression, so that llvmpipe branches on the uniform stride instead of
 // loading both ways and selecting. A broadcast value comes from its block too where blocks are texels:
 // llvmpipe fetches a texel for all lanes at once, and loads a storage buffer element lane by lane.
-#define LOAD_ROW_ITEM(NAME, OPERAND, at, value)                        \
-  if (p.strides[(OPERAND) * MAX_DIMS + 2] != 0u) {                     \
+#define LOAD_ROW_ITEM(NAME, STEPS, at, value)                        \
+  if (STEPS) {                     \
     value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                   \
   } else if (TEXEL_BLOCKS) {                                           \
     value = compute4_t(element_of(LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS), (at) % BLOCK_ELEMENTS)); \

@@ -37,17 +37,21 @@ void main() {
   const compute_t param = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const uint item = launch_item();
+  uint at[3];
+  bool steps[3];
+  if (LAYOUT == LAYOUT_ROWS) {
+    row_item_offsets(item, at);
+    for (int op = 0; op < 3; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+  }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][3];
-    uint at[3];
     compute4_t a = compute4_t(scalar), b = compute4_t(scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
       if (!A_IS_SCALAR) a = LOAD_BLOCK(a_data, item);
       if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
     } else if (LAYOUT == LAYOUT_ROWS) {
-      row_item_offsets(item, at);
-      if (!A_IS_SCALAR) { LOAD_ROW_ITEM(a_data, 1, at[1], a) }
-      if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, 2, at[2], b) }
+      if (!A_IS_SCALAR) { LOAD_ROW_ITEM(a_data, steps[1], at[1], a) }
+      if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, steps[2], at[2], b) }
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

@@ -43,19 +43,23 @@ void main() {
   const compute_t b_scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t c_scalar = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
+  uint at[4];
+  bool steps[4];
+  if (LAYOUT == LAYOUT_ROWS) {
+    row_item_offsets(item, at);
+    for (int op = 0; op < 4; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+  }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][4];
-    uint at[4];
     compute4_t a = compute4_t(0), b = compute4_t(b_scalar), c = compute4_t(c_scalar);
     if (LAYOUT == LAYOUT_BLOCKS) {
       a = LOAD_BLOCK(a_data, item);
       if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
       if (!C_IS_SCALAR) c = LOAD_BLOCK(c_data, item);
     } else if (LAYOUT == LAYOUT_ROWS) {
-      row_item_offsets(item, at);
-      LOAD_ROW_ITEM(a_data, 1, at[1], a)
-      if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, 2, at[2], b) }
-      if (!C_IS_SCALAR) { LOAD_ROW_ITEM(c_data, 3, at[3], c) }
+      LOAD_ROW_ITEM(a_data, steps[1], at[1], a)
+      if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, steps[2], at[2], b) }
+      if (!C_IS_SCALAR) { LOAD_ROW_ITEM(c_data, steps[3], at[3], c) }
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

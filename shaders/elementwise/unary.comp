@@ -28,15 +28,19 @@ void main() {
   const compute_t p1 = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t p2 = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
+  uint at[2];
+  bool steps[2];
+  if (LAYOUT == LAYOUT_ROWS) {
+    row_item_offsets(item, at);
+    for (int op = 0; op < 2; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+  }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][2];
-    uint at[2];
     compute4_t x = compute4_t(0);
     if (LAYOUT == LAYOUT_BLOCKS) {
       x = LOAD_BLOCK(in_data, item);
     } else if (LAYOUT == LAYOUT_ROWS) {
-      row_item_offsets(item, at);
-      LOAD_ROW_ITEM(in_data, 1, at[1], x)
+      LOAD_ROW_ITEM(in_data, steps[1], at[1], x)
     } else {
       item_offsets(LAYOUT, item, offsets);
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
