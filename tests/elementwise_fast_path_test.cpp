@@ -158,7 +158,7 @@ TEST_P(ContiguousPlanTest, EmptyOneElementAndStridedLaunches) {
   EXPECT_FALSE(vulkan::is_contiguous(plan_launch({&square, &broadcast})));
 }
 
-// LAYOUT_ROWS (strided launches whose rows step by one element or none): which pieces fit_rows takes.
+// LAYOUT_ROWS (strided launches whose output's rows step by one element): which pieces fits_rows takes.
 TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   const vulkan::Context& context = static_cast<vulkan::VulkanDevice&>(*device).context();
   const auto rows = [&](std::initializer_list<const TensorRef*> operands) {
@@ -183,9 +183,15 @@ TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   off_block = in;
   off_block.byte_offset += 4;
   EXPECT_FALSE(rows({&out, &in, &off_block}));
-  TensorRef every_other = in;
+  TensorRef every_other = in;  // an input that steps by other than one loads element by element
   every_other.strides = {2000, 2};
-  EXPECT_FALSE(rows({&out, &every_other}));
+  EXPECT_TRUE(rows({&out, &every_other}));
+  TensorRef transposed = in;
+  transposed.strides = {1, 64};
+  EXPECT_TRUE(rows({&out, &transposed, &per_row}));
+  TensorRef written_every_other = out;
+  written_every_other.strides = {2000, 2};
+  EXPECT_FALSE(rows({&written_every_other, &in}));
   TensorRef written_broadcast = out;
   written_broadcast.strides = {1, 0};
   EXPECT_FALSE(rows({&written_broadcast, &per_row}));
@@ -279,9 +285,9 @@ TEST_P(ElementwiseFastPathTest, Float32OpsAtEveryEdge) {
   }
 }
 
-// Broadcasts and views whose rows start on blocks take LAYOUT_ROWS on Vulkan, float32 with and without
-// texel reads, and other dtypes through storage words; each against LibTorch, NaN and infinities
-// included, and written views leave the elements around them.
+// Broadcasts, transposed inputs and views whose rows start on blocks take LAYOUT_ROWS on Vulkan, float32
+// with and without texel reads, and other dtypes through storage words; each against LibTorch, NaN and
+// infinities included, and written views leave the elements around them.
 TEST_P(ElementwiseFastPathTest, BroadcastsAndRowStridedViews) {
   uint64_t seed = 500;
   const auto values = [&](at::IntArrayRef sizes, DType dtype) {
@@ -302,6 +308,12 @@ TEST_P(ElementwiseFastPathTest, BroadcastsAndRowStridedViews) {
     EXPECT_TENSOR_EQ(ex.exp(), tx.exp());
     EXPECT_TENSOR_EQ(ex.addcmul(erow, ecolumn, 0.5), tx.addcmul(row, column, 0.5));
     EXPECT_TENSOR_EQ(ember::where(ex.gt(erow), ecolumn, ew), at::where(tx.gt(row), column, tw));
+    // Transposed inputs, whose rows step by 33 elements.
+    const at::Tensor columns = values({1000, 33}, DType::Float32);
+    const Tensor ecolumns = from_torch(columns, device);
+    EXPECT_TENSOR_EQ(ex.add(ecolumns.t(), 3), tx.add(columns.t(), 3));
+    EXPECT_TENSOR_EQ(ecolumns.t().exp(), columns.t().exp());
+    EXPECT_TENSOR_EQ(ecolumns.t().addcmul(erow, ex), columns.t().addcmul(row, tx));
     // A channel's value over [8, 12, 5, 4] images, and a row's over a batch of matrices.
     const at::Tensor images = values({8, 12, 5, 4}, DType::Float32), channel = values({1, 12, 1, 1}, DType::Float32);
     const at::Tensor mats = values({6, 7, 12}, DType::Float32), per_mat_row = values({6, 7, 1}, DType::Float32);

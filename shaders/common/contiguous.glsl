@@ -24,11 +24,12 @@
 //   LAYOUT_BLOCKS: contiguous operands whose windows start at their first element on 16 bytes; p.numel is
 //     a multiple of four and item j is the block of elements 4j .. 4j+3, moved as whole words.
 //   LAYOUT_ROWS: three dims (ROW_DIMS; the host pads fewer with outer dims of one), the innermost a
-//     multiple of four elements along which every operand steps by one element (its rows then start on
-//     blocks: whole words) or by none (a broadcast value per row), strided.glsl's strides between rows;
-//     item j is the block of elements 4j .. 4j+3, fewer than 2^24 of them. Broadcasts such as
-//     x - x.amax(1, true) or a bias over channels take it: LAYOUT_STRIDED loads and stores them one
-//     element at a time.
+//     multiple of four elements along which out steps by one element and its rows start on blocks
+//     (whole words); each input steps by one element the same way, by none (a broadcast value per row)
+//     or by any other stride (four loads), with strided.glsl's strides between rows; item j is the block
+//     of elements 4j .. 4j+3, fewer than 2^24 of them. Broadcasts such as x - x.amax(1, true), a bias
+//     over channels and transposed inputs take it: LAYOUT_STRIDED loads and stores them one element at a
+//     time, and divides one lane at a time.
 // The host (contiguous_launch.h) covers a contiguous launch with blocks and sends what is left to
 // LAYOUT_ELEMENTS.
 #define LAYOUT_STRIDED 0
@@ -93,17 +94,22 @@ void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
   }
 }
 
-// LAYOUT_ROWS: `value` = the four elements of operand OPERAND (NAME) from `at` (row_item_offsets). A
-// statement rather than an expression, so that llvmpipe branches on the uniform stride instead of
-// loading both ways and selecting. A broadcast value comes from its block too where blocks are texels:
-// llvmpipe fetches a texel for all lanes at once, and loads a storage buffer element lane by lane.
-#define LOAD_ROW_ITEM(NAME, STEPS, at, value)                        \
-  if (STEPS) {                     \
-    value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                   \
-  } else if (TEXEL_BLOCKS) {                                           \
-    value = compute4_t(element_of(LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS), (at) % BLOCK_ELEMENTS)); \
-  } else {                                                             \
-    value = compute4_t(NAME##_load(at));                               \
+// LAYOUT_ROWS: `value` = the four elements of an operand (NAME) from `at` (row_item_offsets), which
+// steps by STEP elements along its rows: 1, a block; 0, the row's broadcast value; else four loads. A
+// statement rather than an expression, so that llvmpipe branches on the uniform step instead of loading
+// every way and selecting. A broadcast value comes from its block too where blocks are texels: llvmpipe
+// fetches a texel for all lanes at once, and loads a storage buffer element lane by lane.
+#define LOAD_ROW_ITEM(NAME, STEP, at, value)                                                         \
+  if ((STEP) == 1u) {                                                                                \
+    value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                                                 \
+  } else if ((STEP) == 0u) {                                                                         \
+    if (TEXEL_BLOCKS) {                                                                              \
+      value = compute4_t(element_of(LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS), (at) % BLOCK_ELEMENTS)); \
+    } else {                                                                                         \
+      value = compute4_t(NAME##_load(at));                                                           \
+    }                                                                                                \
+  } else {                                                                                           \
+    for (uint k = 0; k < BLOCK_ELEMENTS; ++k) value[k] = NAME##_load((at) + k * (STEP));             \
   }
 
 // Element k of `block`, by selects: an index that differs between lanes would send llvmpipe to memory.

@@ -72,7 +72,9 @@ bool fits_rows(const Context& context, const LaunchShape& piece) {
   if (piece.sizes[inner] % kBlockElements != 0) return false;
   for (int i = 0; i < piece.noperands; ++i) {
     const LaunchOperand& operand = piece.operands[i];
-    if (operand.strides[inner] == 0 && i > 0) continue;  // a broadcast input: one value per row
+    // An input that does not step by one element (a broadcast or a transposed one) loads its elements
+    // one by one, from anywhere.
+    if (i > 0 && operand.strides[inner] != 1) continue;
     if (operand.strides[inner] != 1) return false;
     for (int d = 0; d < inner; ++d) {
       if (operand.strides[d] % kBlockElements != 0) return false;

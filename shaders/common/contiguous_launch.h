@@ -40,8 +40,9 @@ inline constexpr int kRowDims = 3;
 
 // Whether a piece of a strided launch (for_each_window's) can take LAYOUT_ROWS: at most kRowDims dims and
 // fewer than 2^24 blocks of four elements, its innermost dim a multiple of four elements along which out
-// steps by one element and every input by one or none, and each operand that steps starts every row on a
-// block (its window's first element and its other strides multiples of four, its window on 16 bytes).
+// steps by one element, and each operand that steps by one starts every row on a block (its window's
+// first element and its other strides multiples of four, its window on 16 bytes). Inputs with other
+// steps along the rows (0 for a broadcast, a transposed input's) load element by element.
 bool fits_rows(const Context& context, const LaunchShape& piece);
 
 // Fills StridedParams for a piece that fits_rows: fill_params's windows, dims and strides, the dims moved

@@ -16,14 +16,20 @@
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
-layout(push_constant) uniform Params {
+struct Params {
   uint numel;
   uint ndim;
   uint offsets[NUM_OPERANDS];
   uint sizes[MAX_DIMS];
   uint strides[NUM_OPERANDS * MAX_DIMS];
   EXTRA_PARAMS
-} p;
+};
+layout(push_constant) uniform PushConstants { Params params; } push;
+// push.params, which every including shader's main() copies first (COPY_PUSH_CONSTANTS): llvmpipe loads
+// a push constant with one scalar load only while every invocation is active, and with an eight-lane
+// gather after a branch or inside a loop (its JIT code, read with gdb, 2026-12-05).
+Params p;
+#define COPY_PUSH_CONSTANTS() p = push.params
 
 // Element offsets of every operand for linear (row-major) index `index`.
 void operand_offsets(uint index, out uint offsets[NUM_OPERANDS]) {

@@ -34,14 +34,15 @@ DECLARE_BLOCK_TEXELS(3, a_data)
 DECLARE_BLOCK_TEXELS(4, b_data)
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t param = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const uint item = launch_item();
   uint at[3];
-  bool steps[3];
+  uint steps[3];
   if (LAYOUT == LAYOUT_ROWS) {
     row_item_offsets(item, at);
-    for (int op = 0; op < 3; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+    for (int op = 0; op < 3; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][3];

@@ -14,6 +14,7 @@ DECLARE_OPERAND(0, out_data, writeonly)
 DEFINE_STORE(out_data, DT_OUT)
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t start = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t step = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t end = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));

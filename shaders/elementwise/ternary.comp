@@ -39,15 +39,16 @@ DEFINE_LOAD4(c_data, DT_C)
 DEFINE_STORE4(out_data, DT_OUT)
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t value = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t b_scalar = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t c_scalar = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
   uint at[4];
-  bool steps[4];
+  uint steps[4];
   if (LAYOUT == LAYOUT_ROWS) {
     row_item_offsets(item, at);
-    for (int op = 0; op < 4; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+    for (int op = 0; op < 4; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][4];

@@ -24,15 +24,16 @@ DEFINE_LOAD4(in_data, DT_IN)
 DEFINE_STORE4(out_data, DT_OUT)
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t p0 = scalar_from_bits(uvec2(p.scalars[0], p.scalars[1]));
   const compute_t p1 = scalar_from_bits(uvec2(p.scalars[2], p.scalars[3]));
   const compute_t p2 = scalar_from_bits(uvec2(p.scalars[4], p.scalars[5]));
   const uint item = launch_item();
   uint at[2];
-  bool steps[2];
+  uint steps[2];
   if (LAYOUT == LAYOUT_ROWS) {
     row_item_offsets(item, at);
-    for (int op = 0; op < 2; ++op) steps[op] = p.strides[op * MAX_DIMS + 2] != 0u;
+    for (int op = 0; op < 2; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][2];

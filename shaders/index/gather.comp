@@ -19,6 +19,7 @@ layout(set = 0, binding = 1) readonly buffer Index { int64_t index_data[]; };
 layout(set = 0, binding = 2) readonly buffer In { ELEMENT in_data[]; };
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const int64_t size = int64_t(p.in_dim_size);
   FOR_EACH_ELEMENT(i) {
     uint offsets[3];

@@ -31,6 +31,7 @@ bool is_nonzero(ELEMENT value) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   FOR_EACH_ELEMENT(i) {
     uint offsets[1];
     operand_offsets(i, offsets);

@@ -141,6 +141,7 @@ void combine_atomically(uint e, compute_t value) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const int64_t size = int64_t(p.out_dim_size);
   const compute_t alpha = scalar_from_bits(uvec2(p.alpha_lo, p.alpha_hi));
   FOR_EACH_ELEMENT(i) {

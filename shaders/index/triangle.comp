@@ -13,6 +13,7 @@ layout(set = 0, binding = 0) writeonly buffer Out { ELEMENT out_data[]; };
 layout(set = 0, binding = 1) readonly buffer In { ELEMENT in_data[]; };
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   FOR_EACH_ELEMENT(i) {
     uint offsets[2];
     operand_offsets(i, offsets);

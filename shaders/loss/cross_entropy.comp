@@ -45,7 +45,7 @@ DEFINE_LOAD(gout, IN_DT)
 layout(set = 0, binding = 6) buffer Partials { compute_t partials[]; };
 layout(set = 0, binding = 7) buffer Status { uint status[]; };
 
-layout(push_constant) uniform Params {
+struct Params {
   uint out_offset;
   uint in_offset;
   uint target_offset;
@@ -62,7 +62,11 @@ layout(push_constant) uniform Params {
   uint padding;
   uvec2 ignore_index;  // int64 bits
   uvec2 smoothing;     // compute_t bits
-} p;
+};
+layout(push_constant) uniform PushConstants { Params params; } push;
+// push.params, copied at the top of main(): llvmpipe loads a push constant with one scalar load only
+// while every invocation is active, and with an eight-lane gather after a branch or inside a loop.
+Params p;
 
 shared compute_t shared_a[WORKGROUP_SIZE];
 shared compute_t shared_b[WORKGROUP_SIZE];
@@ -122,6 +126,7 @@ void forward_final() {
 }
 
 void main() {
+  p = push.params;
   if (MODE == MODE_FINAL) {
     forward_final();
     return;

@@ -10,6 +10,7 @@ layout(set = 0, binding = 1) readonly buffer In { ELEMENT in_data[]; };
 // Runs of RUN_ELEMENTS elements per invocation and step (strided.glsl's run_offsets: one division chain
 // per run); the host launches an invocation per run. The step never wraps past 2^32.
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint step = gl_NumWorkGroups.x * WORKGROUP_SIZE * RUN_ELEMENTS;
   for (uint first = gl_GlobalInvocationID.x * RUN_ELEMENTS; first < p.numel;
        first = p.numel - first > step ? first + step : p.numel) {

@@ -8,6 +8,7 @@
 layout(set = 0, binding = 0) writeonly buffer Out { ELEMENT out_data[]; };
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const ELEMENT value = ELEMENT_FROM_BITS(p.value_lo, p.value_hi);
   FOR_EACH_ELEMENT(i) {
     uint offsets[1];

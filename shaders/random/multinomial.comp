@@ -21,6 +21,7 @@ DECLARE_OPERAND(1, cdf, readonly)
 DEFINE_LOAD(cdf, CDF_DT)
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   FOR_EACH_ELEMENT(i) {
     uint offsets[2];
     operand_offsets(i, offsets);

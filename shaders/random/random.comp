@@ -50,6 +50,7 @@ compute_t standard_normal(uvec4 block) {
 #endif
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t low = scalar_from_bits(uvec2(p.low_lo, p.low_hi));
   const compute_t high = scalar_from_bits(uvec2(p.high_lo, p.high_hi));
   FOR_EACH_ELEMENT(i) {

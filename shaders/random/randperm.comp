@@ -34,6 +34,7 @@ uint feistel(uint x) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   FOR_EACH_ELEMENT(i) {
     uint offsets[1];
     operand_offsets(i, offsets);
