@@ -158,11 +158,14 @@ TEST_P(ContiguousPlanTest, EmptyOneElementAndStridedLaunches) {
   EXPECT_FALSE(vulkan::is_contiguous(plan_launch({&square, &broadcast})));
 }
 
-// LAYOUT_ROWS (strided launches whose output's rows step by one element): which pieces fits_rows takes.
+// The rows layouts (strided launches whose output's rows step by one element): which pieces take which.
 TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   const vulkan::Context& context = static_cast<vulkan::VulkanDevice&>(*device).context();
+  const auto layout = [&](std::initializer_list<const TensorRef*> operands) {
+    return vulkan::rows_layout(context, plan_launch(operands));
+  };
   const auto rows = [&](std::initializer_list<const TensorRef*> operands) {
-    return vulkan::fits_rows(context, plan_launch(operands));
+    return layout(operands) == Layout::Rows;
   };
   const TensorRef out = TensorRef::contiguous(*storage_, DType::Float32, {64, 1000}, 0);
   const TensorRef in = TensorRef::contiguous(*storage_, DType::Float32, {64, 1000}, 256000);
@@ -183,15 +186,15 @@ TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   off_block = in;
   off_block.byte_offset += 4;
   EXPECT_FALSE(rows({&out, &in, &off_block}));
-  TensorRef every_other = in;  // an input that steps by other than one loads element by element
+  TensorRef every_other = in;  // inputs that step by other than one load element by element
   every_other.strides = {2000, 2};
-  EXPECT_TRUE(rows({&out, &every_other}));
+  EXPECT_EQ(layout({&out, &every_other}), Layout::RowsGather);
   TensorRef transposed = in;
   transposed.strides = {1, 64};
-  EXPECT_TRUE(rows({&out, &transposed, &per_row}));
+  EXPECT_EQ(layout({&out, &transposed, &per_row}), Layout::RowsGather);
   TensorRef written_every_other = out;
   written_every_other.strides = {2000, 2};
-  EXPECT_FALSE(rows({&written_every_other, &in}));
+  EXPECT_EQ(layout({&written_every_other, &in}), std::nullopt);
   TensorRef written_broadcast = out;
   written_broadcast.strides = {1, 0};
   EXPECT_FALSE(rows({&written_broadcast, &per_row}));

@@ -25,21 +25,26 @@
 //     a multiple of four and item j is the block of elements 4j .. 4j+3, moved as whole words.
 //   LAYOUT_ROWS: three dims (ROW_DIMS; the host pads fewer with outer dims of one), the innermost a
 //     multiple of four elements along which out steps by one element and its rows start on blocks
-//     (whole words); each input steps by one element the same way, by none (a broadcast value per row)
-//     or by any other stride (four loads), with strided.glsl's strides between rows; item j is the block
-//     of elements 4j .. 4j+3, fewer than 2^24 of them. Broadcasts such as x - x.amax(1, true), a bias
-//     over channels and transposed inputs take it: LAYOUT_STRIDED loads and stores them one element at a
-//     time, and divides one lane at a time.
+//     (whole words); each input steps by one element the same way or by none (a broadcast value per
+//     row), with strided.glsl's strides between rows; item j is the block of elements 4j .. 4j+3, fewer
+//     than 2^24 of them. Broadcasts such as x - x.amax(1, true) or a bias over channels take it:
+//     LAYOUT_STRIDED loads and stores them one element at a time, and divides one lane at a time.
+//   LAYOUT_ROWS_GATHER: LAYOUT_ROWS where an input steps by other strides too (a transposed one), whose
+//     four elements it loads one by one. A layout of its own: llvmpipe runs a branch that no lane takes
+//     under an empty mask rather than jumping over it, and its loads made broadcasts 40% slower.
 // The host (contiguous_launch.h) covers a contiguous launch with blocks and sends what is left to
 // LAYOUT_ELEMENTS.
 #define LAYOUT_STRIDED 0
 #define LAYOUT_ELEMENTS 1
 #define LAYOUT_BLOCKS 2
 #define LAYOUT_ROWS 3
-#define LAYOUT_WHOLE_BLOCKS(LAYOUT) ((LAYOUT) == LAYOUT_BLOCKS || (LAYOUT) == LAYOUT_ROWS)
+#define LAYOUT_ROWS_GATHER 4
+// Single comparisons: glslc's optimizer failed on a specialization-constant select of an || of two.
+#define LAYOUT_IS_ROWS(LAYOUT) ((LAYOUT) >= LAYOUT_ROWS)
+#define LAYOUT_WHOLE_BLOCKS(LAYOUT) ((LAYOUT) >= LAYOUT_BLOCKS)
 
 // TEXEL_READS (the elementwise shaders' *_f32_texel variants): the float32 inputs' blocks of
-// LAYOUT_BLOCKS and LAYOUT_ROWS launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
+// LAYOUT_BLOCKS and the rows layouts' launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
 // bindings. llvmpipe fetches a texel for all lanes of a vector at once, where it loads a storage buffer
 // lane by lane: a contiguous float32 add ran at 16-18 GB/s so, against 8.3-8.9 (docs/PERFORMANCE.md).
 // LOAD_BLOCK(NAME, item) reads a block either way.
@@ -79,7 +84,7 @@ bool item_has_element(int layout_code, uint item, int k) {
 
 #define ROW_DIMS 3
 
-// LAYOUT_ROWS: every operand's element offset for the first element of `item` (its block's first
+// The rows layouts: every operand's element offset for the first element of `item` (its block's first
 // element, or the row's broadcast value). The dims are constants: llvmpipe reads push constants at an
 // index known only at run time one lane at a time.
 void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
@@ -94,11 +99,12 @@ void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
   }
 }
 
-// LAYOUT_ROWS: `value` = the four elements of an operand (NAME) from `at` (row_item_offsets), which
-// steps by STEP elements along its rows: 1, a block; 0, the row's broadcast value; else four loads. A
-// statement rather than an expression, so that llvmpipe branches on the uniform step instead of loading
-// every way and selecting. A broadcast value comes from its block too where blocks are texels: llvmpipe
-// fetches a texel for all lanes at once, and loads a storage buffer element lane by lane.
+// The rows layouts: `value` = the four elements of an operand (NAME) from `at` (row_item_offsets), which
+// steps by STEP elements along its rows: 1, a block; 0, the row's broadcast value; else (only in
+// LAYOUT_ROWS_GATHER) four loads. A statement rather than an expression, so that llvmpipe branches on
+// the step instead of loading every way and selecting. A broadcast value comes from its block too where
+// blocks are texels: llvmpipe fetches a texel for all lanes at once, and loads a storage buffer element
+// lane by lane. The including shader's layout is its specialization constant LAYOUT.
 #define LOAD_ROW_ITEM(NAME, STEP, at, value)                                                         \
   if ((STEP) == 1u) {                                                                                \
     value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                                                 \
@@ -108,7 +114,7 @@ void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
     } else {                                                                                         \
       value = compute4_t(NAME##_load(at));                                                           \
     }                                                                                                \
-  } else {                                                                                           \
+  } else if (LAYOUT == LAYOUT_ROWS_GATHER) {                                                         \
     for (uint k = 0; k < BLOCK_ELEMENTS; ++k) value[k] = NAME##_load((at) + k * (STEP));             \
   }
 

@@ -63,26 +63,29 @@ bool is_contiguous(const LaunchShape& shape) {
   return true;
 }
 
-bool fits_rows(const Context& context, const LaunchShape& piece) {
+std::optional<Layout> rows_layout(const Context& context, const LaunchShape& piece) {
   if (piece.ndim < 1 || piece.ndim > kRowDims || piece.numel() == 0 ||
       piece.numel() / kBlockElements >= (int64_t{1} << 24)) {
-    return false;
+    return std::nullopt;
   }
   const int inner = piece.ndim - 1;
-  if (piece.sizes[inner] % kBlockElements != 0) return false;
+  if (piece.sizes[inner] % kBlockElements != 0) return std::nullopt;
+  Layout layout = Layout::Rows;
   for (int i = 0; i < piece.noperands; ++i) {
     const LaunchOperand& operand = piece.operands[i];
-    // An input that does not step by one element (a broadcast or a transposed one) loads its elements
-    // one by one, from anywhere.
-    if (i > 0 && operand.strides[inner] != 1) continue;
-    if (operand.strides[inner] != 1) return false;
+    const int64_t step = operand.strides[inner];
+    if (i > 0 && step != 1) {
+      if (step != 0) layout = Layout::RowsGather;
+      continue;
+    }
+    if (step != 1) return std::nullopt;
     for (int d = 0; d < inner; ++d) {
-      if (operand.strides[d] % kBlockElements != 0) return false;
+      if (operand.strides[d] % kBlockElements != 0) return std::nullopt;
     }
     const Window window = operand_window(context, piece, i, i == 0);
-    if (window.binding.offset % kTexelBytes != 0 || window.first_element % kBlockElements != 0) return false;
+    if (window.binding.offset % kTexelBytes != 0 || window.first_element % kBlockElements != 0) return std::nullopt;
   }
-  return true;
+  return layout;
 }
 
 void for_each_contiguous_dispatch(

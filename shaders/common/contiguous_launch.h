@@ -5,6 +5,7 @@
 // (one element per invocation, no index arithmetic) for the rest.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 
 #include "runtime/launch_plan.h"
@@ -13,7 +14,7 @@
 namespace ember::vulkan {
 
 // The LAYOUT specialization constant of contiguous.glsl.
-enum class Layout : uint32_t { Strided = 0, Elements = 1, Blocks = 2, Rows = 3 };
+enum class Layout : uint32_t { Strided = 0, Elements = 1, Blocks = 2, Rows = 3, RowsGather = 4 };
 
 // What a device allows contiguous launches.
 struct ContiguousLimits {
@@ -38,14 +39,15 @@ bool is_contiguous(const LaunchShape& shape);
 // Dims of a LAYOUT_ROWS launch (contiguous.glsl's ROW_DIMS).
 inline constexpr int kRowDims = 3;
 
-// Whether a piece of a strided launch (for_each_window's) can take LAYOUT_ROWS: at most kRowDims dims and
-// fewer than 2^24 blocks of four elements, its innermost dim a multiple of four elements along which out
-// steps by one element, and each operand that steps by one starts every row on a block (its window's
-// first element and its other strides multiples of four, its window on 16 bytes). Inputs with other
-// steps along the rows (0 for a broadcast, a transposed input's) load element by element.
-bool fits_rows(const Context& context, const LaunchShape& piece);
+// The rows layout a piece of a strided launch (for_each_window's) can take, if any. Both need at most
+// kRowDims dims and fewer than 2^24 blocks of four elements, the innermost dim a multiple of four
+// elements along which out steps by one element, and each operand that steps by one to start every row
+// on a block (its window's first element and its other strides multiples of four, its window on 16
+// bytes). Rows: every input steps by one or none (a broadcast); RowsGather: some input steps otherwise
+// (a transposed one), and loads its elements one by one.
+std::optional<Layout> rows_layout(const Context& context, const LaunchShape& piece);
 
-// Fills StridedParams for a piece that fits_rows: fill_params's windows, dims and strides, the dims moved
+// Fills StridedParams for a piece that takes a rows_layout: fill_params's windows, dims and strides, the dims moved
 // to the last kRowDims slots behind outer dims of one.
 template <int N, class Extra, int MaxDims>
 void fill_rows_params(const Context& context, const LaunchShape& piece, StridedParams<N, Extra, MaxDims>& params,

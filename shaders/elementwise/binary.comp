@@ -40,7 +40,7 @@ void main() {
   const uint item = launch_item();
   uint at[3];
   uint steps[3];
-  if (LAYOUT == LAYOUT_ROWS) {
+  if (LAYOUT_IS_ROWS(LAYOUT)) {
     row_item_offsets(item, at);
     for (int op = 0; op < 3; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
@@ -50,7 +50,7 @@ void main() {
     if (LAYOUT == LAYOUT_BLOCKS) {
       if (!A_IS_SCALAR) a = LOAD_BLOCK(a_data, item);
       if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       if (!A_IS_SCALAR) { LOAD_ROW_ITEM(a_data, steps[1], at[1], a) }
       if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, steps[2], at[2], b) }
     } else {
@@ -67,7 +67,7 @@ void main() {
     for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) r[k] = binary_op(OP, a[k], b[k], param);
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, r);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       out_data_store4(at[0] / BLOCK_ELEMENTS, r);
     } else {
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

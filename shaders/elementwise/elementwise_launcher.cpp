@@ -81,9 +81,9 @@ void launch_strided(VulkanDevice& device, Stream& stream, const Pipeline& pipeli
 }
 
 // Runs an elementwise shader over out and its inputs: launches whose operands are all contiguous take
-// the layouts of contiguous.glsl, the others LAYOUT_ROWS where fits_rows allows and the strided one
+// the layouts of contiguous.glsl, the others a rows layout where rows_layout allows and the strided one
 // elsewhere, piece by piece. `pipeline` gives the shader's pipeline for a layout, and with `texels` its
-// *_texel variant, which reads the inputs' blocks of LAYOUT_BLOCKS and LAYOUT_ROWS launches through texel
+// *_texel variant, which reads the inputs' blocks of LAYOUT_BLOCKS and the rows layouts through texel
 // views bound after the storage bindings: `texel_reads` says whether the shader has one for these
 // operands. `extra` fills the op's own push constants.
 template <class Params, class Extra>
@@ -103,13 +103,13 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
     writes[0] = true;
     if (layout == Layout::Strided) {
       fill_params(context, piece, params, bindings, writes);
-    } else if (layout == Layout::Rows) {
+    } else if (layout == Layout::Rows || layout == Layout::RowsGather) {
       fill_rows_params(context, piece, params, bindings, writes);
     } else {
       fill_contiguous_params(limits, piece, params, std::span<Binding>(bindings, N), writes);
     }
     extra(params, piece);
-    bool texels = texel_reads && (layout == Layout::Blocks || layout == Layout::Rows);
+    bool texels = texel_reads && layout != Layout::Strided && layout != Layout::Elements;
     for (int i = 1; i < N && texels; ++i) {
       bindings[N + i - 1] = Binding{bindings[i].allocation, bindings[i].offset, bindings[i].range, false};
       texels = can_read_as_texels(context, bindings[N + i - 1]);
@@ -122,8 +122,8 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
     return;
   }
   for_each_window(shape, Params::kDims, max_window_bytes(context), [&](const LaunchShape& piece) {
-    if (fits_rows(context, piece)) {
-      dispatch(Layout::Rows, piece, groups_for_items(limits, piece.numel() / kBlockElements));
+    if (const std::optional<Layout> rows = rows_layout(context, piece)) {
+      dispatch(*rows, piece, groups_for_items(limits, piece.numel() / kBlockElements));
       return;
     }
     // A run of kRunElements elements per invocation (contiguous.glsl's LAYOUT_STRIDED).

@@ -46,7 +46,7 @@ void main() {
   const uint item = launch_item();
   uint at[4];
   uint steps[4];
-  if (LAYOUT == LAYOUT_ROWS) {
+  if (LAYOUT_IS_ROWS(LAYOUT)) {
     row_item_offsets(item, at);
     for (int op = 0; op < 4; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
@@ -57,7 +57,7 @@ void main() {
       a = LOAD_BLOCK(a_data, item);
       if (!B_IS_SCALAR) b = LOAD_BLOCK(b_data, item);
       if (!C_IS_SCALAR) c = LOAD_BLOCK(c_data, item);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       LOAD_ROW_ITEM(a_data, steps[1], at[1], a)
       if (!B_IS_SCALAR) { LOAD_ROW_ITEM(b_data, steps[2], at[2], b) }
       if (!C_IS_SCALAR) { LOAD_ROW_ITEM(c_data, steps[3], at[3], c) }
@@ -76,7 +76,7 @@ void main() {
     for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) r[k] = ternary_op(OP, a[k], b[k], c[k], value);
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, r);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       out_data_store4(at[0] / BLOCK_ELEMENTS, r);
     } else {
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {

@@ -31,7 +31,7 @@ void main() {
   const uint item = launch_item();
   uint at[2];
   uint steps[2];
-  if (LAYOUT == LAYOUT_ROWS) {
+  if (LAYOUT_IS_ROWS(LAYOUT)) {
     row_item_offsets(item, at);
     for (int op = 0; op < 2; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
   }
@@ -40,7 +40,7 @@ void main() {
     compute4_t x = compute4_t(0);
     if (LAYOUT == LAYOUT_BLOCKS) {
       x = LOAD_BLOCK(in_data, item);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       LOAD_ROW_ITEM(in_data, steps[1], at[1], x)
     } else {
       item_offsets(LAYOUT, item, offsets);
@@ -54,7 +54,7 @@ void main() {
     for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) y[k] = unary_op(OP, x[k], p0, p1, p2);
     if (LAYOUT == LAYOUT_BLOCKS) {
       out_data_store4(item, y);
-    } else if (LAYOUT == LAYOUT_ROWS) {
+    } else if (LAYOUT_IS_ROWS(LAYOUT)) {
       out_data_store4(at[0] / BLOCK_ELEMENTS, y);
     } else {
       for (int k = 0; k < LAYOUT_ITEM_ELEMENTS(LAYOUT); ++k) {
