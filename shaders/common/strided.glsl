@@ -10,6 +10,8 @@
 #endif
 #define WORKGROUP_SIZE 256
 
+#include "push_constants.glsl"
+
 #ifndef EXTRA_PARAMS
 #define EXTRA_PARAMS
 #endif
@@ -24,12 +26,8 @@ struct Params {
   uint strides[NUM_OPERANDS * MAX_DIMS];
   EXTRA_PARAMS
 };
-layout(push_constant) uniform PushConstants { Params params; } push;
-// push.params, which every including shader's main() copies first (COPY_PUSH_CONSTANTS): llvmpipe loads
-// a push constant with one scalar load only while every invocation is active, and with an eight-lane
-// gather after a branch or inside a loop (its JIT code, read with gdb, 2026-12-05).
-Params p;
-#define COPY_PUSH_CONSTANTS() p = push.params
+// Every including shader's main() starts with COPY_PUSH_CONSTANTS() (push_constants.glsl).
+DECLARE_PUSH_CONSTANTS(Params)
 
 // Element offsets of every operand for linear (row-major) index `index`.
 void operand_offsets(uint index, out uint offsets[NUM_OPERANDS]) {

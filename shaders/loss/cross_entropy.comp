@@ -11,6 +11,7 @@
 //   MODE_FINAL     one workgroup adds the partials and stores the result and the total weight.
 //   MODE_BACKWARD  each row's gradient from the forward's logsumexp (and total weight for Mean).
 #include "math.glsl"
+#include "push_constants.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -63,10 +64,7 @@ struct Params {
   uvec2 ignore_index;  // int64 bits
   uvec2 smoothing;     // compute_t bits
 };
-layout(push_constant) uniform PushConstants { Params params; } push;
-// push.params, copied at the top of main(): llvmpipe loads a push constant with one scalar load only
-// while every invocation is active, and with an eight-lane gather after a branch or inside a loop.
-Params p;
+DECLARE_PUSH_CONSTANTS(Params)
 
 shared compute_t shared_a[WORKGROUP_SIZE];
 shared compute_t shared_b[WORKGROUP_SIZE];
@@ -126,7 +124,7 @@ void forward_final() {
 }
 
 void main() {
-  p = push.params;
+  COPY_PUSH_CONSTANTS();
   if (MODE == MODE_FINAL) {
     forward_final();
     return;

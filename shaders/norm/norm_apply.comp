@@ -8,6 +8,7 @@
 // bias 0 where absent. Each invocation walks elements a grid apart, keeping its channel up to date
 // without dividing per element.
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -54,7 +55,7 @@ DECLARE_OPERAND(6, bias, readonly)
 DEFINE_LOAD(bias, PARAM_DT)
 layout(set = 0, binding = 7) readonly buffer Sums { compute_t sums[]; };
 
-layout(push_constant) uniform Params {
+struct Params {
   uint out_offset;
   uint in_offset;
   uint dy_offset;
@@ -69,7 +70,8 @@ layout(push_constant) uniform Params {
   uint flags;
   uvec2 eps;    // compute_t bits
   uvec2 count;  // compute_t bits: elements per channel over the whole batch
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 // Channel c's values for its elements: mean, invstd, weight, bias, and backward in training the two sums.
 struct Channel {
@@ -100,6 +102,7 @@ compute_t element_result(compute_t x, compute_t dy, Channel ch, compute_t count)
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const compute_t eps = scalar_from_bits(p.eps);
   const compute_t count = scalar_from_bits(p.count);
   uint t = gl_GlobalInvocationID.x * ELEMENTS_PER_STEP;

@@ -21,6 +21,7 @@
 //                     scratch at sums_offset + 2c (the apply kernel's grad_in reads them)
 //   MODE_AFFINE_GRAD  grad_weight and grad_bias
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -62,7 +63,7 @@ DEFINE_LOAD(param_b, PARAM_DT)
 DEFINE_STORE(param_b, PARAM_DT)
 layout(set = 0, binding = 6) buffer States { compute_t states[]; };  // 3 values a state
 
-layout(push_constant) uniform Params {
+struct Params {
   uint in_offset;  // first element of each operand in its window
   uint dy_offset;
   uint stat_a_offset;
@@ -81,7 +82,8 @@ layout(push_constant) uniform Params {
   uint flags;
   uvec2 eps;          // compute_t bits
   uvec2 momentum;
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 // a, b and count: MODE_STATS (mean, M2, count); otherwise two sums (count unused).
 struct State {
@@ -239,6 +241,7 @@ State load_state(uint slot) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint workgroup = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   if (STAGE == STAGE_COLUMNS) {
     const uint tiles = (p.channels + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;

@@ -10,6 +10,7 @@
 // The channel of an element, (group * group_channels + position / inner), moves along with the lane's
 // position without dividing per element.
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -56,7 +57,7 @@ DEFINE_LOAD(weight, PARAM_DT)
 DECLARE_OPERAND(6, bias, readonly)
 DEFINE_LOAD(bias, PARAM_DT)
 
-layout(push_constant) uniform Params {
+struct Params {
   uint out_offset;
   uint in_offset;
   uint dy_offset;
@@ -72,7 +73,8 @@ layout(push_constant) uniform Params {
   uint flags;
   uint padding;
   uvec2 eps;  // compute_t bits
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 shared compute_t shared_a[WORKGROUP_SIZE];
 shared compute_t shared_b[WORKGROUP_SIZE];
@@ -155,6 +157,7 @@ uint quad_channel(uint first, uint i, uint e) { return first + (p.inner == 1u ? 
 #endif
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint lanes = 1u << p.lanes_log2;
   const uint rows_per_workgroup = WORKGROUP_SIZE >> p.lanes_log2;
   const uint lane = gl_LocalInvocationID.x & (lanes - 1u);

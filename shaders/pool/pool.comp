@@ -128,6 +128,7 @@ void pool_output(Position at) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w;
   for (uint first = gl_GlobalInvocationID.x * POSITION_RUN; first < count;
        first += gl_NumWorkGroups.x * WORKGROUP_SIZE * POSITION_RUN) {

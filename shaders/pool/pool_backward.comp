@@ -129,6 +129,7 @@ void gather_element(Position at) {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   if (BLOCKED != 0u) {
     blocked_main();
     return;

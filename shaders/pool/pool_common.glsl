@@ -8,6 +8,7 @@
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 #include "pool_ops.glsl"
 #include "divide.glsl"
 
@@ -21,7 +22,7 @@ layout(constant_id = 1) const uint OP = POOL_OP_MAX;
 #define IS_ADAPTIVE (OP == POOL_OP_ADAPTIVE_MAX || OP == POOL_OP_ADAPTIVE_AVG)
 
 // "in" and "out" are the forward's input and output (grad_in and grad_out in backward).
-layout(push_constant) uniform Params {
+struct Params {
   uint in_offset;  // first element of each operand in its window
   uint out_offset;
   uint indices_offset;
@@ -42,7 +43,8 @@ layout(push_constant) uniform Params {
   int dilation[2];
   uint count_include_pad;
   int divisor_override;  // 0: none
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 // The element a launch position names in its plane: the planes' coordinates and (row, col) in a
 // plane of rows x cols.

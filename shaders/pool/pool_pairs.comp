@@ -32,6 +32,7 @@ float pairs_divisor() { return p.divisor_override != 0 ? float(p.divisor_overrid
 // words. Each output's gradient and index are then fetched once, where the kernel below (any even input
 // width) fetches them once per input row.
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w / 2u;
   // Past the last item, the last one again, stored by none (see IN_LAUNCH).
   const uint item = min(launch_item(), items - 1u);
@@ -72,6 +73,7 @@ void main() {
 
 // grad_in's elements 4 item .. 4 item + 3: two pairs of columns, each in one output's window.
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint out_w = p.out_w, in_h = p.in_h, in_w = p.in_w;
   const uint out_offset = p.out_offset, indices_offset = p.indices_offset;
   const float divisor = pairs_divisor();
@@ -115,6 +117,7 @@ void main() {
 
 // Outputs 4 item .. 4 item + 3, and max pooling's indices.
 void main() {
+  COPY_PUSH_CONSTANTS();
   const uint out_h = p.out_h, out_w = p.out_w, in_w = p.in_w, in_offset = p.in_offset;
   const float divisor = pairs_divisor();
   const uint items = p.plane_sizes[0] * p.plane_sizes[1] * out_h * out_w / 4u;

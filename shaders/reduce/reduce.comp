@@ -19,6 +19,7 @@
 #extension GL_KHR_shader_subgroup_shuffle : enable
 #endif
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 #include "blocks.glsl"
 
 #define WORKGROUP_SIZE 256
@@ -70,7 +71,7 @@ compute4_t read_block(uint block) { return src_load4(block); }
 layout(set = 0, binding = 3) readonly buffer StatesIn { uint states_in[]; };
 layout(set = 0, binding = 4) writeonly buffer StatesOut { uint states_out[]; };
 
-layout(push_constant) uniform Params {
+struct Params {
   uvec2 param;      // in compute_t's bits: correction, p, or the element count of Mean; Max, Min: see main()
   uint in_offset;   // first element (or state) of the input in its window
   uint out_offset;  // first result in the output window (or first state in the scratch)
@@ -83,7 +84,8 @@ layout(push_constant) uniform Params {
   uint shape;
   uint sizes[MAX_DIMS];    // outer dims, then inner dims
   uint strides[MAX_DIMS];  // of the input, in elements (states)
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 // Element offset of coordinate `index` over dims [first, first + count), row-major.
 uint dims_offset(uint index, uint first, uint count) {
@@ -299,6 +301,7 @@ void reduce_columns() {
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   if (READS_COLUMNS) {
     reduce_columns();
     return;

@@ -9,6 +9,7 @@
 // pass totals each chunk, in order, into a scratch buffer; the next has each chunk's workgroup combine
 // the totals before it and scan its chunk from there.
 #include "typed_operands.glsl"
+#include "push_constants.glsl"
 #include "math.glsl"
 
 #define WORKGROUP_SIZE 256
@@ -31,7 +32,7 @@ DECLARE_OPERAND(2, src, readonly)
 DEFINE_LOAD(src, IN_DT)
 layout(set = 0, binding = 3) buffer Totals { uint totals[]; };
 
-layout(push_constant) uniform Params {
+struct Params {
   uint in_offset;  // first element of each operand in its window
   uint out_offset;
   uint idx_offset;
@@ -46,7 +47,8 @@ layout(push_constant) uniform Params {
   uint in_strides[MAX_DIMS];
   uint out_strides[MAX_DIMS];
   uint idx_strides[MAX_DIMS];
-} p;
+};
+DECLARE_PUSH_CONSTANTS(Params)
 
 // A partial result: the value, and for CumMax/CumMin the index + 1 of the element it came from
 // (0: none yet).
@@ -213,6 +215,7 @@ void scan_range(Row row, uint begin, uint end, Item carry, uint lane, uint group
 }
 
 void main() {
+  COPY_PUSH_CONSTANTS();
   if (STAGE == 0u) {
     const uint group_log2 = p.shape & 0xffu;
     const uint group = 1u << group_log2;
