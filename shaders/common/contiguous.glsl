@@ -44,9 +44,10 @@
 #define LAYOUT_WHOLE_BLOCKS(LAYOUT) ((LAYOUT) >= LAYOUT_BLOCKS)
 
 // TEXEL_READS (the elementwise shaders' *_f32_texel variants): the float32 inputs' blocks of
-// LAYOUT_BLOCKS and the rows layouts' launches come from uvec4 texel views of their windows, one block per texel, bound after the storage
-// bindings. llvmpipe fetches a texel for all lanes of a vector at once, where it loads a storage buffer
-// lane by lane: a contiguous float32 add ran at 16-18 GB/s so, against 8.3-8.9 (docs/PERFORMANCE.md).
+// LAYOUT_BLOCKS and the rows layouts come from uvec4 texel views of their windows, one block per texel,
+// bound after the storage bindings. llvmpipe fetches a texel for all lanes of a vector at once, where it
+// loads a storage buffer lane by lane: a contiguous float32 add ran at 16-18 GB/s so, against 8.3-8.9
+// (docs/PERFORMANCE.md).
 // LOAD_BLOCK(NAME, item) reads a block either way.
 #if defined(TEXEL_READS)
 #define DECLARE_BLOCK_TEXELS(BINDING, NAME) layout(set = 0, binding = BINDING) uniform utextureBuffer NAME##_texels;
@@ -85,26 +86,26 @@ bool item_has_element(int layout_code, uint item, int k) {
 #define ROW_DIMS 3
 
 // The rows layouts: every operand's element offset for the first element of `item` (its block's first
-// element, or the row's broadcast value). The dims are constants: llvmpipe reads push constants at an
-// index known only at run time one lane at a time.
-void row_item_offsets(uint item, out uint at[NUM_OPERANDS]) {
+// element, or the row's broadcast value), and its step along the rows. The dims are constants: llvmpipe
+// reads an array at an index known only at run time one lane at a time.
+void row_item(uint item, out uint at[NUM_OPERANDS], out uint steps[NUM_OPERANDS]) {
   const uint row_blocks = p.sizes[2] / BLOCK_ELEMENTS;
   const uint row = divide_small(item, row_blocks);
   const uint column = (item - row * row_blocks) * BLOCK_ELEMENTS;
   const uint outer = divide_small(row, p.sizes[1]);
   const uint middle = row - outer * p.sizes[1];
   for (int op = 0; op < NUM_OPERANDS; ++op) {
+    steps[op] = p.strides[op * MAX_DIMS + 2];
     at[op] = p.offsets[op] + outer * p.strides[op * MAX_DIMS] + middle * p.strides[op * MAX_DIMS + 1] +
-             column * p.strides[op * MAX_DIMS + 2];
+             column * steps[op];
   }
 }
 
-// The rows layouts: `value` = the four elements of an operand (NAME) from `at` (row_item_offsets), which
+// The rows layouts: `value` = the four elements of an operand (NAME) from `at` (row_item), which
 // steps by STEP elements along its rows: 1, a block; 0, the row's broadcast value; else (only in
-// LAYOUT_ROWS_GATHER) four loads. A statement rather than an expression, so that llvmpipe branches on
-// the step instead of loading every way and selecting. A broadcast value comes from its block too where
-// blocks are texels: llvmpipe fetches a texel for all lanes at once, and loads a storage buffer element
-// lane by lane. The including shader's layout is its specialization constant LAYOUT.
+// LAYOUT_ROWS_GATHER, the including shader's specialization constant LAYOUT) four loads. A broadcast
+// value comes from its block too where blocks are texels: llvmpipe fetches a texel for all lanes at
+// once, and loads a storage buffer element lane by lane.
 #define LOAD_ROW_ITEM(NAME, STEP, at, value)                                                         \
   if ((STEP) == 1u) {                                                                                \
     value = LOAD_BLOCK(NAME, (at) / BLOCK_ELEMENTS);                                                 \

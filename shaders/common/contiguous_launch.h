@@ -47,8 +47,8 @@ inline constexpr int kRowDims = 3;
 // (a transposed one), and loads its elements one by one.
 std::optional<Layout> rows_layout(const Context& context, const LaunchShape& piece);
 
-// Fills StridedParams for a piece that takes a rows_layout: fill_params's windows, dims and strides, the dims moved
-// to the last kRowDims slots behind outer dims of one.
+// Fills StridedParams for a piece that takes a rows_layout: fill_params's windows, dims and strides, the
+// dims moved to the last kRowDims slots behind outer dims of one.
 template <int N, class Extra, int MaxDims>
 void fill_rows_params(const Context& context, const LaunchShape& piece, StridedParams<N, Extra, MaxDims>& params,
                       std::span<Binding> bindings, std::span<const bool> writes) {

@@ -46,10 +46,7 @@ void main() {
   const uint item = launch_item();
   uint at[4];
   uint steps[4];
-  if (LAYOUT_IS_ROWS(LAYOUT)) {
-    row_item_offsets(item, at);
-    for (int op = 0; op < 4; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
-  }
+  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(item, at, steps);
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][4];
     compute4_t a = compute4_t(0), b = compute4_t(b_scalar), c = compute4_t(c_scalar);

@@ -31,10 +31,7 @@ void main() {
   const uint item = launch_item();
   uint at[2];
   uint steps[2];
-  if (LAYOUT_IS_ROWS(LAYOUT)) {
-    row_item_offsets(item, at);
-    for (int op = 0; op < 2; ++op) steps[op] = p.strides[op * MAX_DIMS + 2];
-  }
+  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(item, at, steps);
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][2];
     compute4_t x = compute4_t(0);

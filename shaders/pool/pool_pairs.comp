@@ -34,38 +34,30 @@ float pairs_divisor() { return p.divisor_override != 0 ? float(p.divisor_overrid
 void main() {
   COPY_PUSH_CONSTANTS();
   const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w / 2u;
-  // Past the last item, the last one again, stored by none (see IN_LAUNCH).
-  const uint item = min(launch_item(), items - 1u);
-  const bool in_launch = launch_item() < items;
+  const uint item = launch_item();
+  if (item >= items) return;
   const uint j = 2u * item;
   const uint row = divide_small(j, p.out_w);  // of the launch
   const uint col = j - row * p.out_w;
   const uint oh = row - divide_small(row, p.out_h) * p.out_h;  // of its plane
-  const uint corner = 2u * oh * p.in_w + 2u * col;             // output j's window in its plane
-  const uint row_words = p.in_w >> 2;
+  const uint corner = 2u * oh * p.in_w + 2u * col;       // output j's window in its plane
   const float grad0 = float_from_texels(grad_out_texels, p.out_offset + j);
   const float grad1 = float_from_texels(grad_out_texels, p.out_offset + j + 1u);
   // The top row's four elements start at element 2 j + 2 row out_w of the launch (input rows hold 2 out_w).
   const uint top = (p.in_offset >> 2) + (j + row * p.out_w) / 2u;
-  uvec4 words[2];
   if (OP == POOL_OP_AVG) {
-    const float divisor = pairs_divisor();
-    const uint s0 = floatBitsToUint(grad0 / divisor), s1 = floatBitsToUint(grad1 / divisor);
-    words[0] = words[1] = uvec4(s0, s0, s1, s1);
-  } else {
-    const uint g0 = floatBitsToUint(grad0), g1 = floatBitsToUint(grad1);
-    // int64 indices: texel element 2e holds index e's low word.
-    const uvec2 i0 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j));
-    const uvec2 i1 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j + 1u));
-    for (uint r = 0; r < 2u; ++r) {
-      const uint at = corner + r * p.in_w;
-      words[r] = uvec4(i0 == uvec2(at, 0u) ? g0 : 0u, i0 == uvec2(at + 1u, 0u) ? g0 : 0u,
-                       i1 == uvec2(at + 2u, 0u) ? g1 : 0u, i1 == uvec2(at + 3u, 0u) ? g1 : 0u);
-    }
+    const uint s0 = floatBitsToUint(grad0 / pairs_divisor()), s1 = floatBitsToUint(grad1 / pairs_divisor());
+    for (uint r = 0; r < 2u; ++r) written_v128[top + r * (p.in_w >> 2)] = uvec4(s0, s0, s1, s1);
+    return;
   }
-  if (in_launch) {
-    written_v128[top] = words[0];
-    written_v128[top + row_words] = words[1];
+  const uint g0 = floatBitsToUint(grad0), g1 = floatBitsToUint(grad1);
+  // int64 indices: texel element 2e holds index e's low word.
+  const uvec2 i0 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j));
+  const uvec2 i1 = pair_from_texels(indices_texels, 2u * (p.indices_offset + j + 1u));
+  for (uint r = 0; r < 2u; ++r) {
+    const uint at = corner + r * p.in_w;
+    written_v128[top + r * (p.in_w >> 2)] = uvec4(i0 == uvec2(at, 0u) ? g0 : 0u, i0 == uvec2(at + 1u, 0u) ? g0 : 0u,
+                                                  i1 == uvec2(at + 2u, 0u) ? g1 : 0u, i1 == uvec2(at + 3u, 0u) ? g1 : 0u);
   }
 }
 
@@ -74,41 +66,36 @@ void main() {
 // grad_in's elements 4 item .. 4 item + 3: two pairs of columns, each in one output's window.
 void main() {
   COPY_PUSH_CONSTANTS();
-  const uint out_w = p.out_w, in_h = p.in_h, in_w = p.in_w;
-  const uint out_offset = p.out_offset, indices_offset = p.indices_offset;
-  const float divisor = pairs_divisor();
-  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * in_h * in_w / 4u;
-  // Past the last item, the last one again, stored by none.
-  const uint item = min(launch_item(), items - 1u);
-  const bool in_launch = launch_item() < items;
-  const uint written = (p.in_offset >> 2) + item;
+  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.in_h * p.in_w / 4u;
+  const uint item = launch_item();
+  if (item >= items) return;
   // Pair q of the launch lies in input row q / out_w (an input row holds out_w pairs), which is row
   // h of its plane, at pair column pc.
   const uint q = 2u * item;
-  uint row = divide_small(q, out_w);
-  uint pc = q - row * out_w;
-  uint h = row - divide_small(row, in_h) * in_h;
+  uint row = divide_small(q, p.out_w);
+  uint pc = q - row * p.out_w;
+  uint h = row - divide_small(row, p.in_h) * p.in_h;
   uint bits[4];
   for (int k = 0; k < 2; ++k) {
-    const uint j = (row >> 1) * out_w + pc;
-    const float grad = float_from_texels(grad_out_texels, out_offset + j);
+    const uint j = (row >> 1) * p.out_w + pc;
+    const float grad = float_from_texels(grad_out_texels, p.out_offset + j);
     if (OP == POOL_OP_AVG) {
-      bits[2 * k] = bits[2 * k + 1] = floatBitsToUint(grad / divisor);
+      bits[2 * k] = bits[2 * k + 1] = floatBitsToUint(grad / pairs_divisor());
     } else {
       const uint g = floatBitsToUint(grad);
-      const uint e = indices_offset + j;  // an int64 index: texel element 2e holds its low word
+      const uint e = p.indices_offset + j;  // an int64 index: texel element 2e holds its low word
       const uvec2 index = pair_from_texels(indices_texels, 2u * e);
-      const uint first = h * in_w + 2u * pc;
+      const uint first = h * p.in_w + 2u * pc;
       bits[2 * k] = index == uvec2(first, 0u) ? g : 0u;
       bits[2 * k + 1] = index == uvec2(first + 1u, 0u) ? g : 0u;
     }
-    if (++pc == out_w) {
+    if (++pc == p.out_w) {
       pc = 0u;
       ++row;
-      if (++h == in_h) h = 0u;
+      if (++h == p.in_h) h = 0u;
     }
   }
-  if (in_launch) written_v128[written] = uvec4(bits[0], bits[1], bits[2], bits[3]);
+  written_v128[(p.in_offset >> 2) + item] = uvec4(bits[0], bits[1], bits[2], bits[3]);
 }
 
 #else
@@ -118,36 +105,31 @@ void main() {
 // Outputs 4 item .. 4 item + 3, and max pooling's indices.
 void main() {
   COPY_PUSH_CONSTANTS();
-  const uint out_h = p.out_h, out_w = p.out_w, in_w = p.in_w, in_offset = p.in_offset;
-  const float divisor = pairs_divisor();
-  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * out_h * out_w / 4u;
-  // Past the last item, the last one again, stored by none.
-  const uint item = min(launch_item(), items - 1u);
-  const bool in_launch = launch_item() < items;
-  const uint written = (p.out_offset >> 2) + item;
-  const uint index_words = (p.indices_offset >> 1) + 2u * item;
+  const uint items = p.plane_sizes[0] * p.plane_sizes[1] * p.out_h * p.out_w / 4u;
+  const uint item = launch_item();
+  if (item >= items) return;
   const uint first = 4u * item;
-  uint row = divide_small(first, out_w);  // of the launch
-  uint col = first - row * out_w;
-  uint oh = row - divide_small(row, out_h) * out_h;  // of its plane
+  uint row = divide_small(first, p.out_w);  // of the launch
+  uint col = first - row * p.out_w;
+  uint oh = row - divide_small(row, p.out_h) * p.out_h;  // of its plane
   vec4 best;
   uvec4 where;
   for (int k = 0; k < 4; ++k) {
-    const uint e = in_offset + 2u * (first + uint(k) + row * out_w);
+    const uint e = p.in_offset + 2u * (first + uint(k) + row * p.out_w);
     const uvec2 top = pair_from_texels(in_texels, e);
-    const uvec2 bottom = pair_from_texels(in_texels, e + in_w);
+    const uvec2 bottom = pair_from_texels(in_texels, e + p.in_w);
     const float window[4] = {uintBitsToFloat(top.x), uintBitsToFloat(top.y), uintBitsToFloat(bottom.x),
                              uintBitsToFloat(bottom.y)};
     if (OP == POOL_OP_AVG) {
       // In PyTorch's order: from zero, row by row.
       float sum = 0.0;
       for (int i = 0; i < 4; ++i) sum += window[i];
-      best[k] = sum / divisor;
+      best[k] = sum / pairs_divisor();
     } else {
       // PyTorch's CPU rule, as pool.comp's max_window: the first largest, a NaN over any number and a
       // later NaN over an earlier one.
-      const uint corner = 2u * oh * in_w + 2u * col;
-      const uint offsets[4] = {0u, 1u, in_w, in_w + 1u};
+      const uint corner = 2u * oh * p.in_w + 2u * col;
+      const uint offsets[4] = {0u, 1u, p.in_w, p.in_w + 1u};
       best[k] = NEGATIVE_INFINITY;
       where[k] = corner;
       for (int i = 0; i < 4; ++i) {
@@ -157,15 +139,15 @@ void main() {
         }
       }
     }
-    if (++col == out_w) {
+    if (++col == p.out_w) {
       col = 0u;
       ++row;
-      if (++oh == out_h) oh = 0u;
+      if (++oh == p.out_h) oh = 0u;
     }
   }
-  if (!in_launch) return;
-  written_v128[written] = floatBitsToUint(best);
+  written_v128[(p.out_offset >> 2) + item] = floatBitsToUint(best);
   if (OP == POOL_OP_AVG) return;
+  const uint index_words = (p.indices_offset >> 1) + 2u * item;
   indices_v128[index_words] = uvec4(where.x, 0u, where.y, 0u);
   indices_v128[index_words + 1u] = uvec4(where.z, 0u, where.w, 0u);
 }
