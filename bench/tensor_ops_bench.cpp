@@ -1,5 +1,6 @@
 // Tensor ops as a fraction of the device copy roofline: elementwise ops on contiguous and strided
-// (transposed) inputs, and reductions over all dims and over the inner or outer dim. Each op's bytes are
+// (transposed) inputs and with a broadcast operand, softmax over rows, and reductions over all dims and
+// over the inner or outer dim. Each op's bytes are
 // what it must move at least: every input read once and the output written once.
 #include <benchmark/benchmark.h>
 
@@ -58,6 +59,24 @@ void BM_TensorSumAll(benchmark::State& state) {
   state.SetLabel(state.range(0) ? "transposed" : "contiguous");
 }
 
+// A 2048 x 2048 operand and a broadcast one: a value per row ([2048, 1], as x - x.amax(1, true)), per
+// column ([2048], a bias), or per channel of [32, 64, 32, 64] images ([1, 64, 1, 1]).
+void BM_TensorBroadcast(benchmark::State& state) {
+  const auto options = ember::TensorOptions().device(bench_device());
+  const int64_t kind = state.range(0);
+  const ember::Tensor a = kind == 2 ? ember::rand({32, 64, 32, 64}, options) : square(false);
+  const ember::Tensor b = kind == 0   ? ember::rand({kSide, 1}, options)
+                          : kind == 1 ? ember::rand({kSide}, options)
+                                      : ember::rand({1, 64, 1, 1}, options);
+  run(state, 2 * a.nbytes() + b.nbytes(), [&] { benchmark::DoNotOptimize(a - b); });
+  state.SetLabel(kind == 0 ? "per row" : kind == 1 ? "per column" : "per channel");
+}
+
+void BM_TensorLogSoftmax(benchmark::State& state) {
+  const ember::Tensor a = square(false);
+  run(state, 2 * a.nbytes(), [&] { benchmark::DoNotOptimize(a.log_softmax(1)); });
+}
+
 void BM_TensorSumDim(benchmark::State& state) {
   const ember::Tensor a = square(false);
   const int64_t dim = state.range(0);
@@ -71,6 +90,13 @@ void layouts(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_TensorAdd)->Apply(layouts);
 BENCHMARK(BM_TensorExp)->Apply(layouts);
+BENCHMARK(BM_TensorBroadcast)
+    ->ArgName("kind")
+    ->DenseRange(0, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5);
+BENCHMARK(BM_TensorLogSoftmax)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
 BENCHMARK(BM_TensorSumAll)->Apply(layouts);
 BENCHMARK(BM_TensorSumDim)->ArgName("dim")->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
 
