@@ -367,6 +367,43 @@ TEST_P(PoolKernelsTest, TwoByTwoOverEvenPlanesMatchesLibTorch) {
   }
 }
 
+// Launches of 2^24 positions or more: planes split into launches below it (pool_pairs.comp's pieces
+// count input elements), and a single plane that large, which takes the pipelines that divide integers.
+TEST_P(PoolKernelsTest, LaunchesOfManyPositionsMatchLibTorch) {
+  const PoolCase pairs{"max 2x2", window_geometry(PoolOp::Max, {2, 2}, {2, 2}, {0, 0})};
+  const PoolCase overlapping{"avg 3x3 stride 1 padded", window_geometry(PoolOp::Avg, {3, 3}, {1, 1}, {1, 1})};
+  at::Generator gen = at::detail::createCPUGenerator(23);
+  // 16.9M input elements in eight planes; 16.8M in one.
+  const std::pair<PoolCase, std::vector<int64_t>> runs[] = {{pairs, {2, 4, 1454, 1454}}, {overlapping, {1, 1, 4100, 4100}}};
+  for (const auto& [c, sizes] : runs) {
+    SCOPED_TRACE(testing::Message() << c.name << " over " << at::IntArrayRef(sizes));
+    const at::Tensor values = at::randn(sizes, gen);
+    const auto [out, indices] = run_forward(*device, *stream, kernels(), c, values, values, false);
+    const auto [expected, expected_indices] = torch_forward(c, values);
+    // Compared in float32: expect_close's float64 copies of these sizes take seconds of page faults.
+    const Tolerance tol = tolerance_for(DType::Float32);
+    EXPECT_TRUE(at::allclose(out, expected, tol.rtol, tol.atol)) << "forward";
+    if (indices.defined()) {
+      EXPECT_TRUE(at::equal(indices, expected_indices));
+    }
+    const at::Tensor grad = at::randn(expected.sizes(), gen);
+    EXPECT_TRUE(at::allclose(run_backward(*device, *stream, kernels(), c, grad, indices, values.sizes()),
+                             torch_backward(c, grad, values, expected_indices), tol.rtol, tol.atol))
+        << "backward";
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device == nullptr) return;
+  // The single plane's average pooling: forward (3x3, not interior) and backward (windows overlap).
+  const uint32_t avg = static_cast<uint32_t>(PoolOp::Avg), f32 = static_cast<uint32_t>(DType::Float32);
+  const std::vector<uint32_t> forward = {f32, avg, 3, 3, 0, 1}, backward = {f32, avg, 0, 0, 0, 1};
+  auto made = [&](const std::string& shader, const std::vector<uint32_t>& constants) {
+    return vulkan_device->pipelines().made(shader, constants) ||
+           vulkan_device->pipelines().made(shader + "_texel", constants);
+  };
+  EXPECT_TRUE(made("pool_f32", forward));
+  EXPECT_TRUE(made("pool_backward_f32", backward));
+}
+
 TEST_P(PoolKernelsTest, EmptyOutputsAndGradients) {
   PoolGeometry adaptive;
   adaptive.op = PoolOp::AdaptiveAvg;

@@ -4,21 +4,13 @@
 #ifndef EMBER_DIVIDE_GLSL
 #define EMBER_DIVIDE_GLSL
 
-// a / b for b > 0 and a < 2^24: launches whose host keeps every dividend below that call it directly.
+// a / b for b > 0 and a < 2^24, which the launches that call it keep to.
 uint divide_small(uint a, uint b) {
   uint q = uint(float(a) / float(b));
   const int r = int(a) - int(q * b);
   if (r < 0) --q;
   else if (r >= int(b)) ++q;
   return q;
-}
-
-// a / b for b > 0. llvmpipe flattens the branch and pays the lane-by-lane division in every invocation
-// (its JIT code, read with gdb, 2026-12-05), so where the host can bound the dividends, divide_small
-// saves it.
-uint divide(uint a, uint b) {
-  if (a >= (1u << 24)) return a / b;
-  return divide_small(a, b);
 }
 
 #endif

@@ -48,8 +48,8 @@ ivec2 outputs_holding(int d, int x, uint in_size, uint out_size) {
   } else {
     // o * stride - padding + k * dilation = x for some k in [0, kernel).
     const int reach = x + p.padding[d] - (p.kernel[d] - 1) * p.dilation[d];
-    first = reach <= 0 ? 0 : int(divide(uint(reach + p.stride[d] - 1), uint(p.stride[d])));
-    last = int(divide(uint(x + p.padding[d]), uint(p.stride[d])));
+    first = reach <= 0 ? 0 : int(pool_divide(uint(reach + p.stride[d] - 1), uint(p.stride[d])));
+    last = int(pool_divide(uint(x + p.padding[d]), uint(p.stride[d])));
   }
   return ivec2(max(first, 0), min(last, int(out_size) - 1));
 }
@@ -91,8 +91,8 @@ void write_block(Position at) {
 // One run of blocks per invocation.
 void blocked_main() {
   // Blocks per dim: enough to hold the input and its leading padding.
-  const uint blocks_h = divide(p.in_h + uint(p.padding[0] + p.stride[0] - 1), uint(p.stride[0]));
-  const uint blocks_w = divide(p.in_w + uint(p.padding[1] + p.stride[1] - 1), uint(p.stride[1]));
+  const uint blocks_h = pool_divide(p.in_h + uint(p.padding[0] + p.stride[0] - 1), uint(p.stride[0]));
+  const uint blocks_w = pool_divide(p.in_w + uint(p.padding[1] + p.stride[1] - 1), uint(p.stride[1]));
   const uint count = p.plane_sizes[0] * p.plane_sizes[1] * blocks_h * blocks_w;
   for (uint first = gl_GlobalInvocationID.x * POSITION_RUN; first < count;
        first += gl_NumWorkGroups.x * WORKGROUP_SIZE * POSITION_RUN) {

@@ -17,6 +17,15 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(constant_id = 0) const uint DT = DT_F32;
 layout(constant_id = 1) const uint OP = POOL_OP_MAX;
+// Whether a launch's dividends may reach 2^24 (pool_launcher.cpp's kSmallDividends): only then does it
+// divide integers, which llvmpipe does lane by lane; below, divide_small does it in float lanes.
+// (Constant ids 2 to 4 are each shader's own.)
+layout(constant_id = 5) const uint LARGE_DIVIDENDS = 0;
+
+uint pool_divide(uint a, uint b) {
+  if (LARGE_DIVIDENDS != 0u) return a / b;
+  return divide_small(a, b);
+}
 
 #define IS_MAX (OP == POOL_OP_MAX || OP == POOL_OP_ADAPTIVE_MAX)
 #define IS_ADAPTIVE (OP == POOL_OP_ADAPTIVE_MAX || OP == POOL_OP_ADAPTIVE_AVG)
@@ -57,13 +66,13 @@ struct Position {
 
 Position position_of(uint i, uint rows, uint cols) {
   Position at;
-  uint q = divide(i, cols);
+  uint q = pool_divide(i, cols);
   at.col = int(i - q * cols);
   i = q;
-  q = divide(i, rows);
+  q = pool_divide(i, rows);
   at.row = int(i - q * rows);
   i = q;
-  q = divide(i, p.plane_sizes[1]);
+  q = pool_divide(i, p.plane_sizes[1]);
   at.plane1 = i - q * p.plane_sizes[1];
   at.plane0 = q;
   return at;

@@ -26,6 +26,11 @@ constexpr int kPlaneDims = 2;  // plane_sizes in pool_common.glsl
 constexpr int64_t kMaxFixedKernel = 4;  // larger windows read their size from the push constants
 // Positions per invocation run (pool_common.glsl's POSITION_RUN).
 constexpr int64_t kPositionRun = 8;
+// The pool shaders divide in float lanes (divide_small), exact for dividends below 2^24: launches are split
+// so that their positions stay below it, and only a plane that large, or a backward's windows reaching
+// that far, take the pipelines that divide integers (LARGE_DIVIDENDS in pool_common.glsl), which llvmpipe
+// does one lane at a time.
+constexpr int64_t kSmallDividends = int64_t{1} << 24;
 
 struct PoolParams {
   uint32_t in_offset;
@@ -99,7 +104,7 @@ bool pairs_geometry(const PoolGeometry& g, const TensorRef& in, const TensorRef&
 // the other in every operand, whole uvec4 words of the written operands (a multiple of four outputs
 // forward, which also starts on a word), and texel views of what it reads. Bindings as launch() binds
 // them: 0 the written operand, 1 the indices (average pooling: the read operand), 2 the read operand; and
-// fewer than 2^24 input elements (its divisions).
+// fewer than 2^24 input elements (its divisions), which launch() keeps to but for a single larger plane.
 bool pairs_piece(const Box& piece, const PoolParams& params, const Binding* bindings, const Context& context,
                  int64_t in_plane_size, int64_t out_plane_size, bool backward, bool has_indices) {
   // Every position it divides lies below the piece's input elements, which divide_small needs below 2^24.
@@ -219,12 +224,22 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
   const int64_t per_plane = blocked    ? blocks[0] * blocks[1]
                             : backward ? in.sizes[h] * in.sizes[w]
                                        : out.sizes[h] * out.sizes[w];
+  // The largest dividend of the backward's window arithmetic (outputs_holding, blocked_main).
+  int64_t window_dividend = 0;
+  for (int d = 0; d < 2 && backward && !is_adaptive_pool(g.op); ++d) {
+    window_dividend = std::max(window_dividend, in.sizes[h + d] + g.window[d].padding + g.window[d].stride);
+  }
+  const bool pairs_layout = pairs_geometry(g, in, out, indices);
+  const int64_t in_plane_size = in.sizes[h] * in.sizes[w], out_plane_size = out.sizes[h] * out.sizes[w];
+  // pool_pairs.comp divides positions of input elements.
+  const int64_t dividends_per_plane = pairs_layout ? std::max(per_plane, in_plane_size) : per_plane;
   const Context& context = device_.context();
   const uint64_t window = max_window_bytes(context);
   auto reach = [&](const Box& piece, int i) { return piece.reach(i) - piece.base[i] - 1 + extents[i]; };
   auto fits = [&](const Box& piece) {
     // Below 2^31, so that the shaders' runs of positions never step past 2^32.
     if (piece.count() * per_plane > std::numeric_limits<int32_t>::max()) return false;
+    if (piece.count() > 1 && piece.count() * dividends_per_plane >= kSmallDividends) return false;
     for (int i = 0; i < kBoxOperands; ++i) {
       if (operands[i] && static_cast<uint64_t>(reach(piece, i)) * element_size(operands[i]->dtype) > window) {
         return false;
@@ -256,11 +271,9 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     specialization.push_back(interior ? 1 : 0);
   }
   // Each looked up at the first launch that takes it: on lavapipe a pipeline compiles at its creation.
-  const Pipeline* pipeline = nullptr;
-  const Pipeline* texel_pipeline = nullptr;
+  // Generic ones by [texel reads][large dividends].
+  const Pipeline* generic_pipelines[2][2] = {};
   const Pipeline* pairs_pipeline = nullptr;
-  const bool pairs_layout = pairs_geometry(g, in, out, indices);
-  const int64_t in_plane_size = in.sizes[h] * in.sizes[w], out_plane_size = out.sizes[h] * out.sizes[w];
   split_box(planes, kPlaneDims, fits, [&](const Box& piece) {
     PoolParams params = base;
     Binding bindings[4];
@@ -311,8 +324,13 @@ void VulkanPool::launch(Stream& stream, const PoolGeometry& g, const TensorRef& 
     bindings[3] = bindings[2];
     const bool texels = in.dtype == DType::Float32 && can_read_as_texels(context, bindings[3]) &&
                         (!backward || can_read_as_texels(context, bindings[1]));
-    const Pipeline*& chosen = texels ? texel_pipeline : pipeline;
-    if (chosen == nullptr) chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, specialization);
+    const bool large = piece.count() * per_plane >= kSmallDividends || window_dividend >= kSmallDividends;
+    const Pipeline*& chosen = generic_pipelines[texels][large];
+    if (chosen == nullptr) {
+      std::vector<uint32_t> constants = specialization;
+      constants.push_back(large ? 1 : 0);
+      chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, constants);
+    }
     vs.dispatch(*chosen, std::span<const Binding>(bindings, texels ? 4 : 3),
                 &params, sizeof params, workgroups_for(context, ceil_div(piece.count() * per_plane, kPositionRun)));
   }, backward ? "pool backward" : "pool");
