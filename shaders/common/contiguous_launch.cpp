@@ -119,17 +119,7 @@ void for_each_contiguous_dispatch(
 }
 
 Window contiguous_window(const ContiguousLimits& limits, const LaunchShape& piece, int i, bool write) {
-  const LaunchOperand& operand = piece.operands[i];
-  const uint64_t alignment = limits.window_alignment;
-  const uint64_t start = operand.allocation->offset() + operand.byte_offset;
-  const uint64_t aligned = start / alignment * alignment;
-  // As in operand_window: chunks start on 512-byte boundaries and their sizes are multiples of 512, so
-  // the aligned start and the range rounded up to whole 32-bit words stay inside the chunk.
-  const uint64_t range = (start - aligned + piece.extent_bytes(i) + 3) / 4 * 4;
-  Window window;
-  window.binding = {operand.allocation, aligned, range, write};
-  window.first_element = static_cast<uint32_t>((start - aligned) / operand.element_size);
-  return window;
+  return aligned_window(piece, i, write, limits.window_alignment);
 }
 
 }  // namespace ember::vulkan

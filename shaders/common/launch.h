@@ -35,6 +35,10 @@ struct Window {
   uint32_t first_element;  // offset of the operand's first element inside the window
 };
 
+// The binding window of operand `i` of `piece`, starting at the last multiple of `alignment` at or before
+// the operand's first element.
+Window aligned_window(const LaunchShape& piece, int i, bool write, uint64_t alignment);
+
 // The binding window of operand `i` of `piece`, aligned as the device requires.
 Window operand_window(const Context& context, const LaunchShape& piece, int i, bool write);
 
