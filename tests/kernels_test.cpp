@@ -5,6 +5,9 @@
 #include <random>
 
 #include "runtime/half.h"
+#include "runtime/kernels/elementwise.h"
+#include "runtime/vulkan/vulkan_device.h"
+#include "shaders/common/contiguous_launch.h"
 #include "test_support.h"
 
 namespace ember::test {
@@ -44,6 +47,9 @@ const std::vector<ViewCase> kViews = {
     {"broadcast_rows", {5, 300}, {0, 1}, 1, 301},
     {"seven_dims", {2, 3, 2, 3, 2, 3, 2}, {1, 2, 6, 12, 36, 72, 216}, 0, 432},
     {"odd_size", {257, 3}, {3, 1}, 0, 771},
+    // Rows of a multiple of four elements: the rows layouts take the 4-byte dtypes (Vulkan).
+    {"transposed_rows", {40, 36}, {1, 40}, 0, 40 * 36},
+    {"padded_rows", {6, 32}, {40, 1}, 4, 6 * 40},
 };
 
 std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
@@ -79,6 +85,15 @@ TEST_P(KernelsTest, StridedCopyToContiguousForEveryDtype) {
         ASSERT_EQ(std::memcmp(&result[i * size], &source[offsets[i] * size], size), 0)
             << "element " << i;
       }
+    }
+  }
+  // On Vulkan the two row cases went through the elementwise cast as int32, which keeps every bit.
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr) {
+    const uint32_t cast = static_cast<uint32_t>(UnaryOp::Cast), i32 = static_cast<uint32_t>(DType::Int32);
+    for (vulkan::Layout layout : {vulkan::Layout::Rows, vulkan::Layout::RowsGather}) {
+      EXPECT_TRUE(vulkan_device->pipelines().made("unary_i32", {cast, i32, i32, static_cast<uint32_t>(layout)}))
+          << "layout " << static_cast<int>(layout);
     }
   }
 }
