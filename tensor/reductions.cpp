@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/kernels/norm.h"
 #include "runtime/kernels/reduce.h"
 #include "autograd/record.h"
 #include "tensor/autocast.h"
@@ -352,6 +353,26 @@ DType softmax_compute(DType dtype) {
   return dtype == DType::Float16 || dtype == DType::BFloat16 ? DType::Float32 : dtype;
 }
 
+// Softmax (or log-softmax) of a floating, non-empty `in` along `dim`: along the last dim, the norm
+// family's row kernel (one launch; on lavapipe a third of the five the composition takes, in time);
+// along another, or over rows longer than it takes, composed from reductions.
+Tensor softmax_of(const Tensor& in, int64_t dim, bool log) {
+  const int64_t length = in.dim() == 0 ? 1 : in.size(dim);
+  if ((in.dim() == 0 || wrap_dim(dim, in.dim()) == in.dim() - 1) && length <= SoftmaxArgs::kMaxLength) {
+    const Tensor x = in.contiguous();
+    Tensor out = empty_like(x);
+    detail::kernels_for<NormKernels>(*x.device())
+        .softmax(*detail::stream_for(*x.device()),
+                 {.out = out.ref(), .in = x.ref(), .rows = x.numel() / length, .length = length, .log = log});
+    return out;
+  }
+  const Tensor x = in.to(softmax_compute(in.dtype()));
+  const Tensor shifted = x.sub(x.amax(IntArrayRef(dim), true));
+  if (log) return shifted.sub(shifted.exp().sum(IntArrayRef(dim), true).log()).to(in.dtype());
+  const Tensor shifted_exp = shifted.exp();
+  return shifted_exp.div(shifted_exp.sum(IntArrayRef(dim), true)).to(in.dtype());
+}
+
 // norm's gradient for each p (PyTorch's subgradients: 0 where the norm is 0, and for p = 0).
 Tensor norm_backward(const Tensor& g, const Tensor& x, const Tensor& out, double p, IntArrayRef kept,
                      IntArrayRef dims) {
@@ -650,14 +671,7 @@ Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
   }
   autograd::Record rec("SoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "softmax");
-  Tensor out;
-  if (in.numel() == 0) {
-    out = empty_like(in);
-  } else {
-    const Tensor x = in.to(softmax_compute(in.dtype()));
-    const Tensor shifted_exp = x.sub(x.amax(IntArrayRef(dim), true)).exp();
-    out = shifted_exp.div(shifted_exp.sum(IntArrayRef(dim), true)).to(in.dtype());
-  }
+  const Tensor out = in.numel() == 0 ? empty_like(in) : softmax_of(in, dim, false);
   if (!rec) return out;
   rec.save_output(out);
   return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {
@@ -673,14 +687,7 @@ Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const {
   }
   autograd::Record rec("LogSoftmaxBackward0", {this});
   const Tensor in = softmax_input(*this, dim, dtype, "log_softmax");
-  Tensor out;
-  if (in.numel() == 0) {
-    out = empty_like(in);
-  } else {
-    const Tensor x = in.to(softmax_compute(in.dtype()));
-    const Tensor shifted = x.sub(x.amax(IntArrayRef(dim), true));
-    out = shifted.sub(shifted.exp().sum(IntArrayRef(dim), true).log()).to(in.dtype());
-  }
+  const Tensor out = in.numel() == 0 ? empty_like(in) : softmax_of(in, dim, true);
   if (!rec) return out;
   rec.save_output(out);
   return rec.finish(out, [dim](autograd::FunctionNode& node, const autograd::tensor_list& g) {

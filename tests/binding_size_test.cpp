@@ -211,7 +211,8 @@ TEST_P(BindingSizeTest, PoolingResamplingAndTheirBackward) {
 
 TEST_P(BindingSizeTest, NormsOverRowsAndAlongRows) {
   // Batch norm with the 784 columns as channels: each channel's statistics span every row, reduced in
-  // pieces of rows whose states a last pass merges; its backward likewise. Layer norm along each row.
+  // pieces of rows whose states a last pass merges; its backward likewise. Layer norm and log-softmax
+  // along each row.
   namespace F = ember::nn::functional;
   namespace TF = torch::nn::functional;
   at::Generator gen = at::detail::createCPUGenerator(5);
@@ -235,6 +236,8 @@ TEST_P(BindingSizeTest, NormsOverRowsAndAlongRows) {
   EXPECT_TENSOR_EQ(xg.grad().index_select(0, rows_e), xt.grad().index_select(0, rows), 1e-3, 1e-4);
   const Tensor z = F::layer_norm(x_, F::LayerNormFuncOptions({kColumns}).weight(from_torch(w, device)));
   EXPECT_TENSOR_EQ(z.index_select(0, rows_e), TF::layer_norm(values_.index_select(0, rows), TF::LayerNormFuncOptions({kColumns}).weight(w)), 1e-4, 1e-4);
+  // Softmax along each row, in pieces of rows.
+  EXPECT_TENSOR_EQ(x_.log_softmax(1).index_select(0, rows_e), values_.index_select(0, rows).log_softmax(1), 1e-5, 1e-5);
 }
 
 TEST_P(BindingSizeTest, Dropout) {

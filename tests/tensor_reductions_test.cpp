@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/vulkan/vulkan_device.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -159,6 +160,48 @@ TEST_P(TensorReductionsTest, ZeroDimAndEmpty) {
   EXPECT_TENSOR_EQ(y.std({1}), e.std(D{1}, true));
   EXPECT_TENSOR_EQ(y.softmax(1), e.softmax(1));
   EXPECT_TENSOR_EQ(y.count_nonzero({0}), e.count_nonzero(D{0}));
+}
+
+// Softmax and log-softmax along the last dim take the norm family's row kernel: rows whose length is a
+// multiple of four (float32 reads them as texels on Vulkan) and not, one long row among few (many lanes a
+// row), rows of one element, 3-d and transposed inputs, the half types (float32 inside, rounded once),
+// and rows of infinities, NaN and huge values, which PyTorch answers with NaN or exact zeros.
+TEST_P(TensorReductionsTest, SoftmaxAlongRowsMatchesLibTorch) {
+  const std::vector<std::vector<int64_t>> shapes = {{37, 1000}, {5, 7}, {2, 3, 12}, {2, 3001}, {300, 1}};
+  for (DType dtype : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
+    if (!device->supports(dtype)) continue;
+    for (const std::vector<int64_t>& shape : shapes) {
+      SCOPED_TRACE(testing::Message() << dtype_name(dtype) << " " << at::IntArrayRef(shape));
+      const at::Tensor t = random_torch(shape, dtype, 31, -6, 6);
+      const at::Tensor wide = t.to(dtype == DType::Float64 ? at::kDouble : at::kFloat);
+      const Tensor x = from(t);
+      EXPECT_TENSOR_EQ(x.softmax(-1), wide.softmax(-1).to(t.scalar_type()));
+      EXPECT_TENSOR_EQ(x.log_softmax(-1), wide.log_softmax(-1).to(t.scalar_type()));
+      EXPECT_TENSOR_EQ(x.transpose(0, -1).softmax(-1), wide.transpose(0, -1).softmax(-1).to(t.scalar_type()));
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (int64_t length : {8, 7}) {
+    at::Tensor special = random_torch({6, length}, DType::Float32, 32, -3, 3);
+    special[0].fill_(-inf);
+    special[1][0].fill_(inf);
+    special[2][length - 1].fill_(nan);
+    special[3][0].fill_(1e30);
+    special[3][1].fill_(-1e30);
+    special[4][2].fill_(-inf);
+    for (at::ScalarType type : {at::kFloat, at::kDouble}) {
+      SCOPED_TRACE(testing::Message() << "special values, rows of " << length << ", " << type);
+      const at::Tensor t = special.to(type);
+      EXPECT_TENSOR_EQ(from(t).softmax(1), t.softmax(1));
+      EXPECT_TENSOR_EQ(from(t).log_softmax(1), t.log_softmax(1));
+    }
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr) {
+    const uint32_t f32 = static_cast<uint32_t>(DType::Float32), softmax_mode = 2;
+    EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f32_quads", {f32, f32, 0, softmax_mode}));
+    EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f32", {f32, f32, 0, softmax_mode}));
+  }
 }
 
 TEST_P(TensorReductionsTest, NaNPropagation) {

@@ -5,11 +5,13 @@
 //   bn_apply_kernel        batch norm's normalise+affine and grad_in, elementwise
 //   group_rows_kernel      one block per (sample, group) row: Welford statistics then the normalised
 //                          row, or the row's grad_in
+//   softmax_rows_kernel    one block per row: its maximum, Σ exp(x - max), then softmax or log-softmax
 // Arithmetic is in A: float for float32, float16 and bfloat16 operands, double for float64.
 #include <cstdint>
 #include <string>
 
 #include "kernels_cuda/common/cuda_family.h"
+#include "kernels_cuda/common/device_math.cuh"
 #include "kernels_cuda/common/strided_index.cuh"
 #include "kernels_cuda/common/typed_operands.cuh"
 #include "runtime/kernels/norm.h"
@@ -225,6 +227,48 @@ __global__ void __launch_bounds__(kThreadsPerBlock) group_rows_kernel(const RowL
   }
 }
 
+struct SoftmaxLaunch {
+  Operand out, in;
+  int64_t length;
+  bool log;
+};
+
+// The block's values folded by max (NaN winning, as maximum does) or by sum; every thread gets the total.
+template <class A, bool kMax>
+__device__ A block_fold(A value) {
+  __shared__ A shared[kThreadsPerBlock];
+  const int t = threadIdx.x;
+  shared[t] = value;
+  __syncthreads();
+  for (int width = kThreadsPerBlock / 2; width > 0; width >>= 1) {
+    if (t < width) shared[t] = kMax ? maximum(shared[t], shared[t + width]) : shared[t] + shared[t + width];
+    __syncthreads();
+  }
+  const A total = shared[0];
+  __syncthreads();
+  return total;
+}
+
+template <class A>
+__global__ void __launch_bounds__(kThreadsPerBlock) softmax_rows_kernel(const SoftmaxLaunch p) {
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * p.length;
+  A m = A(-INFINITY);
+  for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
+    m = maximum(m, load_as<A>(p.in.dtype, p.in.data, base + i));
+  }
+  m = block_fold<A, true>(m);
+  A sum = A(0);
+  for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
+    sum += m_exp(load_as<A>(p.in.dtype, p.in.data, base + i) - m);
+  }
+  sum = block_fold<A, false>(sum);
+  const A r = p.log ? m_log(sum) : A(1) / sum;
+  for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
+    const A x = load_as<A>(p.in.dtype, p.in.data, base + i);
+    store_as<A>(p.out.dtype, p.out.data, base + i, p.log ? x - m - r : m_exp(x - m) * r);
+  }
+}
+
 // Blocks are one per channel or row: a grid's x dimension holds 2^31 - 1 of them.
 unsigned int block_count(int64_t blocks) {
   if (blocks > 0x7fffffff) throw UnsupportedError("the cuda norm kernels take at most 2^31 - 1 channels or rows");
@@ -239,6 +283,7 @@ class CudaNorm final : public NormKernels {
   void batch_norm_backward(Stream& stream, const BatchNormBackwardArgs& args) override;
   void group_norm(Stream& stream, const GroupNormArgs& args) override;
   void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) override;
+  void softmax(Stream& stream, const SoftmaxArgs& args) override;
 
  private:
   void channel_reduce(Stream& stream, const ChannelLaunch& launch, DType in, std::initializer_list<Allocation*> touched);
@@ -435,6 +480,22 @@ void CudaNorm::group_norm_backward(Stream& stream, const GroupNormBackwardArgs& 
                    {args.in.allocation, args.grad_out.allocation, args.mean.allocation, args.rstd.allocation,
                     allocation_of(args.grad_weight), allocation_of(args.grad_bias)});
   }
+}
+
+void CudaNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
+  args.check();
+  if (args.rows == 0 || args.length == 0) return;
+  const SoftmaxLaunch launch{operand(args.out), operand(args.in), args.length, args.log};
+  CudaStream& cuda_stream = CudaStream::of(stream);
+  ScopedDevice device(cuda_stream.context());
+  const unsigned int blocks = block_count(args.rows);
+  if (args.in.dtype == DType::Float64) {
+    softmax_rows_kernel<double><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
+  } else {
+    softmax_rows_kernel<float><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
+  }
+  check_launch(cuda_stream, "the softmax kernel's launch");
+  cuda_stream.note_dispatch({args.out.allocation, args.in.allocation});
 }
 
 }  // namespace

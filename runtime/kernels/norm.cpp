@@ -141,4 +141,16 @@ void GroupNormBackwardArgs::check() const {
   if (grad_weight && grad_bias) check_same_dtype(*grad_weight, *grad_bias, op, "grad_weight and grad_bias");
 }
 
+void SoftmaxArgs::check() const {
+  const char* op = log ? "log_softmax" : "softmax";
+  if (rows < 0 || length < 0) throw Error(std::string(op) + ": negative sizes");
+  if (length > kMaxLength) {
+    throw Error(std::string(op) + ": rows of " + std::to_string(length) + " elements, more than the kernel's " +
+                std::to_string(kMaxLength));
+  }
+  check_operand(in, rows * length, in.dtype, op, "the input");
+  check_operand(out, rows * length, in.dtype, op, "out");
+  check_same_dtype(out, in, op, "out and in");
+}
+
 }  // namespace ember

@@ -1,6 +1,7 @@
 #pragma once
-// The norm kernel family: batch norm (statistics, the normalise-and-affine apply, backward) and group
-// norm (forward and backward; layer norm is group norm with one group and one element per channel).
+// The norm kernel family: batch norm (statistics, the normalise-and-affine apply, backward), group
+// norm (forward and backward; layer norm is group norm with one group and one element per channel), and
+// softmax and log-softmax along rows, which normalize by the row's sum of exponentials.
 //
 // Every tensor operand is contiguous. The input is seen as `outer` samples of `channels` channels of
 // `inner` elements each (NormShape): batch norm's statistics are per channel over the outer and inner
@@ -105,6 +106,22 @@ struct GroupNormBackwardArgs {
   void check() const;
 };
 
+// Softmax (or, with `log`, log-softmax) of each of `rows` contiguous rows of `length` elements, the row's
+// maximum subtracted first, as PyTorch's CPU kernels for the last dim: exp(x - max) / Σ exp(x - max), or
+// x - max - log Σ exp(x - max). A NaN in a row makes the whole row NaN. Float16 and bfloat16 compute in
+// float32 and round once.
+struct SoftmaxArgs {
+  // Rows longer than this compose from reductions (tensor/reductions.cpp): on lavapipe a row's lanes
+  // would walk more elements than its loop guard allows.
+  static constexpr int64_t kMaxLength = int64_t{1} << 22;
+  TensorRef out;  // contiguous, in's dtype
+  TensorRef in;   // contiguous, floating
+  int64_t rows = 0;
+  int64_t length = 0;
+  bool log = false;
+  void check() const;
+};
+
 class NormKernels : public KernelFamily {
  public:
   static constexpr std::string_view kName = "norm";
@@ -113,6 +130,7 @@ class NormKernels : public KernelFamily {
   virtual void batch_norm_backward(Stream& stream, const BatchNormBackwardArgs& args) = 0;
   virtual void group_norm(Stream& stream, const GroupNormArgs& args) = 0;
   virtual void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) = 0;
+  virtual void softmax(Stream& stream, const SoftmaxArgs& args) = 0;
 };
 
 }  // namespace ember

@@ -35,8 +35,12 @@ constexpr uint32_t kChannelFinalize = 1, kChannelRunning = 2, kChannelGradWeight
                    kChannelFromVar = 16;
 constexpr uint32_t kApplyForward = 0, kApplyBackward = 1;  // norm_apply.comp
 constexpr uint32_t kApplyWeight = 1, kApplyBias = 2, kApplyFromVar = 4, kApplyTraining = 8;
-constexpr uint32_t kRowsForward = 0, kRowsBackward = 1;  // norm_rows.comp
-constexpr uint32_t kRowsWeight = 1, kRowsBias = 2, kRowsWriteStats = 4;
+constexpr uint32_t kRowsForward = 0, kRowsBackward = 1, kRowsSoftmax = 2;  // norm_rows.comp
+constexpr uint32_t kRowsWeight = 1, kRowsBias = 2, kRowsWriteStats = 4, kRowsLog = 8;
+// Elements (or quads) of a row that one lane of norm_rows.comp walks per pass, at most: llvmpipe ends a
+// loop after 65535 iterations (ADDING_AN_OP.md), and softmax makes three passes. With 256 lanes a row it
+// bounds rows to SoftmaxArgs::kMaxLength.
+constexpr int64_t kMaxLaneSteps = 16384;
 constexpr uint32_t kWorkgroupSize = 256;
 // Elements a chunk of the channel pass takes at least, and the workgroups it aims for.
 constexpr int64_t kMinChunk = 4096;
@@ -135,6 +139,7 @@ class VulkanNorm final : public NormKernels {
   void batch_norm_backward(Stream& stream, const BatchNormBackwardArgs& args) override;
   void group_norm(Stream& stream, const GroupNormArgs& args) override;
   void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) override;
+  void softmax(Stream& stream, const SoftmaxArgs& args) override;
 
  private:
   // What a channel pass reduces and where its results go.
@@ -178,7 +183,7 @@ class VulkanNorm final : public NormKernels {
     const TensorRef* out = nullptr;
     const TensorRef* in = nullptr;
     const TensorRef* dy = nullptr;
-    const TensorRef* mean = nullptr;
+    const TensorRef* mean = nullptr;  // softmax: none
     const TensorRef* rstd = nullptr;
     const TensorRef* weight = nullptr;
     const TensorRef* bias = nullptr;
@@ -417,7 +422,8 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
   const int64_t sample = channels * shape.inner;
   const int64_t length = sample / pass.groups;
   const uint32_t param_dtype = pass.weight ? code(pass.weight->dtype) : pass.bias ? code(pass.bias->dtype) : 0;
-  const std::vector<uint32_t> constants{code(dtype), code(pass.mean->dtype), param_dtype, pass.mode};
+  const std::vector<uint32_t> constants{code(dtype), code(pass.mean ? pass.mean->dtype : dtype), param_dtype,
+                                        pass.mode};
   // norm_rows.comp's QUADS where the rows and channels allow; each piece also needs its operands on words.
   const bool quad_rows = dtype == DType::Float32 && length % 4 == 0 && (shape.inner == 1 || shape.inner % 4 == 0);
   const Pipeline* quads = quad_rows ? &device_.pipelines().get("norm_rows_f32_quads", constants) : nullptr;
@@ -428,7 +434,8 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
   params.group_channels = u32(channels / pass.groups);
   params.inner = u32(shape.inner);
   params.flags = pass.flags;
-  params.lanes_log2 = row_lanes_log2(context, shape.outer * pass.groups, length);
+  params.lanes_log2 = std::max(row_lanes_log2(context, shape.outer * pass.groups, length),
+                               std::min<uint32_t>(8, ceil_log2(static_cast<uint64_t>(ceil_div(length, kMaxLaneSteps)))));
   compute_bits(pass.eps, dtype == DType::Float64, params.eps);
   const int64_t rows_per_workgroup = kWorkgroupSize >> params.lanes_log2;
   const uint32_t max_x = context.properties.limits.maxComputeWorkGroupCount[0];
@@ -448,8 +455,8 @@ void VulkanNorm::row_pass(Stream& stream, const RowPass& pass) {
     const Window out = window_of(*pass.out, first, count, true);
     const Window in = window_of(*pass.in, first, count, false);
     const Window dy = pass.dy ? window_of(*pass.dy, first, count, false) : in;
-    const Window mean = window_of(*pass.mean, piece.first * pass.groups, rows, writes_stats);
-    const Window rstd = window_of(*pass.rstd, piece.first * pass.groups, rows, writes_stats);
+    const Window mean = pass.mean ? window_of(*pass.mean, piece.first * pass.groups, rows, writes_stats) : in;
+    const Window rstd = pass.rstd ? window_of(*pass.rstd, piece.first * pass.groups, rows, writes_stats) : in;
     bindings[0] = out.binding;
     bindings[1] = in.binding;
     bindings[2] = dy.binding;
@@ -600,6 +607,19 @@ void VulkanNorm::group_norm_backward(Stream& stream, const GroupNormBackwardArgs
     uint32_t sums_offset = 0;
     channel_pass(stream, pass, &sums_offset);
   }
+}
+
+void VulkanNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
+  args.check();
+  require_dtype(device_, args.in.dtype, args.log ? "log_softmax" : "softmax");
+  if (args.rows == 0 || args.length == 0) return;
+  RowPass pass;
+  pass.mode = kRowsSoftmax;
+  pass.out = &args.out;
+  pass.in = &args.in;
+  pass.shape = {args.rows, args.length, 1};
+  pass.flags = args.log ? kRowsLog : 0;
+  row_pass(stream, pass);
 }
 
 }  // namespace

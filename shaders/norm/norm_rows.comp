@@ -7,10 +7,13 @@
 //                  (FLAG_WRITE_STATS), then out = (in - mean) rstd weight[c] + bias[c]
 //   MODE_BACKWARD  from the forward's mean and rstd, with g = dy weight[c] and x̂ = (in - mean) rstd:
 //                  out = rstd (g - Σg / n - x̂ Σ g x̂ / n)
+//   MODE_SOFTMAX   (one group, one element per channel) a first pass for the row's maximum m, then
+//                  Σ exp(in - m); out = exp(in - m) / Σ, or in - m - log Σ with FLAG_LOG
 // The channel of an element, (group * group_channels + position / inner), moves along with the lane's
 // position without dividing per element.
 #include "typed_operands.glsl"
 #include "push_constants.glsl"
+#include "math.glsl"
 
 #define WORKGROUP_SIZE 256
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -22,10 +25,12 @@ layout(constant_id = 3) const uint MODE = 0;
 
 #define MODE_FORWARD 0u
 #define MODE_BACKWARD 1u
+#define MODE_SOFTMAX 2u
 
 #define FLAG_WEIGHT 1u
 #define FLAG_BIAS 2u
 #define FLAG_WRITE_STATS 4u
+#define FLAG_LOG 8u  // MODE_SOFTMAX: log-softmax
 
 // QUADS (norm_rows_f32_quads): float32 rows of a multiple of four elements that start on a 16-byte word in
 // in, dy and out, each channel of one element (layer norm) or of a multiple of four (the host checks).
@@ -80,7 +85,8 @@ shared compute_t shared_a[WORKGROUP_SIZE];
 shared compute_t shared_b[WORKGROUP_SIZE];
 shared compute_t shared_count[WORKGROUP_SIZE];
 
-// (a, b, count): Welford's (mean, M2, count) forward, (Σg, Σg x̂, unused) backward.
+// (a, b, count): Welford's (mean, M2, count) forward, (Σg, Σg x̂, unused) backward, (Σ exp(x - m), unused,
+// unused) softmax.
 struct State {
   compute_t a;
   compute_t b;
@@ -88,7 +94,7 @@ struct State {
 };
 
 State merge(State x, State y) {
-  if (MODE == MODE_BACKWARD) return State(x.a + y.a, x.b + y.b, compute_t(0));
+  if (MODE != MODE_FORWARD) return State(x.a + y.a, x.b + y.b, compute_t(0));
   const compute_t count = x.count + y.count;
   if (count == compute_t(0)) return x;
   const compute_t delta = y.a - x.a;
@@ -121,10 +127,28 @@ State group_merge(State s, uint lane, uint lanes) {
   return total;
 }
 
+// The largest of each group's values, merged as group_merge merges states. GLSL's max may drop a NaN, but
+// a NaN in the row still makes its sum of exponentials, and so the whole row, NaN, as in PyTorch.
+compute_t group_max(compute_t v, uint lane, uint lanes) {
+  if (lanes == 1u) return v;
+  const uint slot = gl_LocalInvocationID.x;
+  shared_a[slot] = v;
+  barrier();
+  for (uint width = lanes >> 1; width > 0u; width >>= 1) {
+    if (lane < width) shared_a[slot] = max(shared_a[slot], shared_a[slot + width]);
+    barrier();
+  }
+  const compute_t total = shared_a[slot - lane];
+  barrier();  // shared memory is reused by the next pass
+  return total;
+}
+
 // Adds element x of the row to a lane's state: forward to Welford's, backward (dy and the channel's weight
 // wc given) to Σg and Σg x̂.
 void add_element(inout State s, compute_t x, compute_t dy, compute_t wc, compute_t m, compute_t r) {
-  if (MODE == MODE_FORWARD) {
+  if (MODE == MODE_SOFTMAX) {
+    s.a += m_exp(x - m);
+  } else if (MODE == MODE_FORWARD) {
     s.count += compute_t(1);
     const compute_t delta = x - s.a;
     s.a += delta / s.count;
@@ -137,9 +161,11 @@ void add_element(inout State s, compute_t x, compute_t dy, compute_t wc, compute
 }
 
 // Element x's result from the row's statistics (the total of every lane's state backward, over n
-// elements): normalized, scaled by wc and shifted by b forward; its input gradient backward.
+// elements): normalized, scaled by wc and shifted by b forward; its input gradient backward; softmax from
+// the maximum m and r, 1 / Σ (log Σ for log-softmax).
 compute_t row_result(compute_t x, compute_t dy, compute_t wc, compute_t b, compute_t m, compute_t r, State total,
                      compute_t n) {
+  if (MODE == MODE_SOFTMAX) return (p.flags & FLAG_LOG) != 0u ? x - m - r : m_exp(x - m) * r;
   if (MODE == MODE_FORWARD) return (x - m) * (r * wc) + b;
   const compute_t x_hat = (x - m) * r;
   return r * (dy * wc - total.a / n - x_hat * (total.b / n));
@@ -184,6 +210,19 @@ void main() {
     const uint step_j = lanes - step_channels * p.inner;
     const uint lane_channel = lane / p.inner;
     const uint lane_j = lane - lane_channel * p.inner;
+    if (MODE == MODE_SOFTMAX) {
+      compute_t lane_max = -compute_t(uintBitsToFloat(0x7f800000u));
+#if defined(QUADS)
+      for (uint i = 4u * lane; in_range && i < length; i += 4u * lanes) {
+        vec4 x4, dy4;
+        quad_at(base, i, x4, dy4);
+        for (uint e = 0; e < 4u; ++e) lane_max = max(lane_max, x4[e]);
+      }
+#else
+      for (uint i = lane; in_range && i < length; i += lanes) lane_max = max(lane_max, src_load(p.in_offset + base + i));
+#endif
+      m = group_max(lane_max, lane, lanes);
+    }
 #if defined(QUADS)
     for (uint i = 4u * lane; in_range && i < length; i += 4u * lanes) {
       vec4 x4, dy4;
@@ -213,7 +252,9 @@ void main() {
 #endif
     const State total = group_merge(s, lane, lanes);
     if (!in_range) continue;
-    if (MODE == MODE_FORWARD) {
+    if (MODE == MODE_SOFTMAX) {
+      r = (p.flags & FLAG_LOG) != 0u ? m_log(total.a) : compute_t(1) / total.a;
+    } else if (MODE == MODE_FORWARD) {
       m = total.a;
       r = compute_t(1) / sqrt(total.b / n + scalar_from_bits(p.eps));
       if (lane == 0u && (p.flags & FLAG_WRITE_STATS) != 0u) {
