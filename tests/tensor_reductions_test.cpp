@@ -162,10 +162,11 @@ TEST_P(TensorReductionsTest, ZeroDimAndEmpty) {
   EXPECT_TENSOR_EQ(y.count_nonzero({0}), e.count_nonzero(D{0}));
 }
 
-// Softmax and log-softmax along the last dim take the norm family's row kernel: rows whose length is a
-// multiple of four (float32 reads them as texels on Vulkan) and not, one long row among few (many lanes a
-// row), rows of one element, 3-d and transposed inputs, the half types (float32 inside, rounded once),
-// and rows of infinities, NaN and huge values, which PyTorch answers with NaN or exact zeros.
+// Softmax and log-softmax along the last dim take the norm family's row kernel, forward and backward: rows
+// whose length is a multiple of four (float32 reads them as texels on Vulkan) and not, one long row among
+// few (many lanes a row), rows of one element, 3-d and transposed inputs, the half types (float32 inside,
+// rounded once), and rows of infinities, NaN and huge values, which PyTorch answers with NaN or exact
+// zeros.
 TEST_P(TensorReductionsTest, SoftmaxAlongRowsMatchesLibTorch) {
   const std::vector<std::vector<int64_t>> shapes = {{37, 1000}, {5, 7}, {2, 3, 12}, {2, 3001}, {300, 1}};
   for (DType dtype : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
@@ -178,6 +179,15 @@ TEST_P(TensorReductionsTest, SoftmaxAlongRowsMatchesLibTorch) {
       EXPECT_TENSOR_EQ(x.softmax(-1), wide.softmax(-1).to(t.scalar_type()));
       EXPECT_TENSOR_EQ(x.log_softmax(-1), wide.log_softmax(-1).to(t.scalar_type()));
       EXPECT_TENSOR_EQ(x.transpose(0, -1).softmax(-1), wide.transpose(0, -1).softmax(-1).to(t.scalar_type()));
+      if (dtype != DType::Float32 && dtype != DType::Float64) continue;  // LibTorch's CPU backward is float
+      for (bool log : {false, true}) {
+        const at::Tensor weights = random_torch(shape, dtype, 33, -2, 2);
+        const Tensor xg = from(t).requires_grad_(true);
+        (log ? xg.log_softmax(-1) : xg.softmax(-1)).mul(from(weights)).sum().backward();
+        const at::Tensor tg = t.clone().requires_grad_(true);
+        (log ? tg.log_softmax(-1) : tg.softmax(-1)).mul(weights).sum().backward();
+        EXPECT_TENSOR_EQ(xg.grad(), tg.grad());
+      }
     }
   }
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
@@ -198,9 +208,13 @@ TEST_P(TensorReductionsTest, SoftmaxAlongRowsMatchesLibTorch) {
   }
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr) {
-    const uint32_t f32 = static_cast<uint32_t>(DType::Float32), softmax_mode = 2;
+    const uint32_t f32 = static_cast<uint32_t>(DType::Float32), code_f64 = static_cast<uint32_t>(DType::Float64);
+    const uint32_t softmax_mode = 2;
     EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f32_quads", {f32, f32, 0, softmax_mode}));
     EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f32", {f32, f32, 0, softmax_mode}));
+    const uint32_t backward_mode = 3;
+    EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f32_quads", {f32, f32, 0, backward_mode}));
+    EXPECT_TRUE(vulkan_device->pipelines().made("norm_rows_f64", {code_f64, code_f64, 0, backward_mode}));
   }
 }
 

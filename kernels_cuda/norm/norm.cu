@@ -5,7 +5,8 @@
 //   bn_apply_kernel        batch norm's normalise+affine and grad_in, elementwise
 //   group_rows_kernel      one block per (sample, group) row: Welford statistics then the normalised
 //                          row, or the row's grad_in
-//   softmax_rows_kernel    one block per row: its maximum, Σ exp(x - max), then softmax or log-softmax
+//   softmax_rows_kernel    one block per row: its maximum, Σ exp(x - max), then softmax or log-softmax;
+//                          backward, Σ dy y (or Σ dy), then the row's grad_in
 // Arithmetic is in A: float for float32, float16 and bfloat16 operands, double for float64.
 #include <cstdint>
 #include <string>
@@ -228,9 +229,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock) group_rows_kernel(const RowL
 }
 
 struct SoftmaxLaunch {
-  Operand out, in;
+  Operand out, in, dy;  // backward: out grad_in, in the forward's output, dy grad_out
   int64_t length;
   bool log;
+  bool backward;
 };
 
 // The block's values folded by max (NaN winning, as maximum does) or by sum; every thread gets the total.
@@ -252,6 +254,19 @@ __device__ A block_fold(A value) {
 template <class A>
 __global__ void __launch_bounds__(kThreadsPerBlock) softmax_rows_kernel(const SoftmaxLaunch p) {
   const int64_t base = static_cast<int64_t>(blockIdx.x) * p.length;
+  if (p.backward) {
+    A sum = A(0);
+    for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
+      const A dy = load_as<A>(p.dy.dtype, p.dy.data, base + i);
+      sum += p.log ? dy : dy * load_as<A>(p.in.dtype, p.in.data, base + i);
+    }
+    sum = block_fold<A, false>(sum);
+    for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
+      const A y = load_as<A>(p.in.dtype, p.in.data, base + i), dy = load_as<A>(p.dy.dtype, p.dy.data, base + i);
+      store_as<A>(p.out.dtype, p.out.data, base + i, p.log ? dy - m_exp(y) * sum : y * (dy - sum));
+    }
+    return;
+  }
   A m = A(-INFINITY);
   for (int64_t i = threadIdx.x; i < p.length; i += kThreadsPerBlock) {
     m = maximum(m, load_as<A>(p.in.dtype, p.in.data, base + i));
@@ -284,8 +299,11 @@ class CudaNorm final : public NormKernels {
   void group_norm(Stream& stream, const GroupNormArgs& args) override;
   void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) override;
   void softmax(Stream& stream, const SoftmaxArgs& args) override;
+  void softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) override;
 
  private:
+  void softmax_rows(Stream& stream, const SoftmaxLaunch& launch, int64_t rows, DType dtype,
+                    std::initializer_list<Allocation*> touched);
   void channel_reduce(Stream& stream, const ChannelLaunch& launch, DType in, std::initializer_list<Allocation*> touched);
   void apply(Stream& stream, const ApplyLaunch& launch, DType in, std::initializer_list<Allocation*> touched);
   void rows(Stream& stream, const RowLaunch& launch, int64_t rows, DType in, std::initializer_list<Allocation*> touched);
@@ -482,20 +500,33 @@ void CudaNorm::group_norm_backward(Stream& stream, const GroupNormBackwardArgs& 
   }
 }
 
-void CudaNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
-  args.check();
-  if (args.rows == 0 || args.length == 0) return;
-  const SoftmaxLaunch launch{operand(args.out), operand(args.in), args.length, args.log};
+void CudaNorm::softmax_rows(Stream& stream, const SoftmaxLaunch& launch, int64_t rows, DType dtype,
+                            std::initializer_list<Allocation*> touched) {
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
-  const unsigned int blocks = block_count(args.rows);
-  if (args.in.dtype == DType::Float64) {
+  const unsigned int blocks = block_count(rows);
+  if (dtype == DType::Float64) {
     softmax_rows_kernel<double><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
   } else {
     softmax_rows_kernel<float><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
   }
   check_launch(cuda_stream, "the softmax kernel's launch");
-  cuda_stream.note_dispatch({args.out.allocation, args.in.allocation});
+  cuda_stream.note_dispatch(touched);
+}
+
+void CudaNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
+  args.check();
+  if (args.rows == 0 || args.length == 0) return;
+  softmax_rows(stream, {operand(args.out), operand(args.in), Operand{}, args.length, args.log, false}, args.rows,
+               args.in.dtype, {args.out.allocation, args.in.allocation});
+}
+
+void CudaNorm::softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) {
+  args.check();
+  if (args.rows == 0 || args.length == 0) return;
+  softmax_rows(stream,
+               {operand(args.grad_in), operand(args.out), operand(args.grad_out), args.length, args.log, true},
+               args.rows, args.out.dtype, {args.grad_in.allocation, args.out.allocation, args.grad_out.allocation});
 }
 
 }  // namespace

@@ -49,6 +49,14 @@ void check_input(const TensorRef& in, const NormShape& shape, const char* op) {
   check_operand(in, shape.numel(), in.dtype, op, "the input");
 }
 
+void check_softmax_rows(int64_t rows, int64_t length, const char* op) {
+  if (rows < 0 || length < 0) throw Error(std::string(op) + ": negative sizes");
+  if (length > SoftmaxArgs::kMaxLength) {
+    throw Error(std::string(op) + ": rows of " + std::to_string(length) + " elements, more than the kernel's " +
+                std::to_string(SoftmaxArgs::kMaxLength));
+  }
+}
+
 }  // namespace
 
 void BatchNormStatsArgs::check() const {
@@ -143,14 +151,20 @@ void GroupNormBackwardArgs::check() const {
 
 void SoftmaxArgs::check() const {
   const char* op = log ? "log_softmax" : "softmax";
-  if (rows < 0 || length < 0) throw Error(std::string(op) + ": negative sizes");
-  if (length > kMaxLength) {
-    throw Error(std::string(op) + ": rows of " + std::to_string(length) + " elements, more than the kernel's " +
-                std::to_string(kMaxLength));
-  }
+  check_softmax_rows(rows, length, op);
   check_operand(in, rows * length, in.dtype, op, "the input");
   check_operand(out, rows * length, in.dtype, op, "out");
   check_same_dtype(out, in, op, "out and in");
+}
+
+void SoftmaxBackwardArgs::check() const {
+  const char* op = log ? "log_softmax_backward" : "softmax_backward";
+  check_softmax_rows(rows, length, op);
+  check_operand(out, rows * length, out.dtype, op, "out");
+  check_operand(grad_out, rows * length, out.dtype, op, "grad_out");
+  check_operand(grad_in, rows * length, out.dtype, op, "grad_in");
+  check_same_dtype(grad_out, out, op, "grad_out and out");
+  check_same_dtype(grad_in, out, op, "grad_in and out");
 }
 
 }  // namespace ember

@@ -122,6 +122,18 @@ struct SoftmaxArgs {
   void check() const;
 };
 
+// Their gradients, from the forward's output y: grad_in = y (grad_out - Σ grad_out y), or with `log`
+// grad_out - exp(y) Σ grad_out, the sums over each row.
+struct SoftmaxBackwardArgs {
+  TensorRef grad_in;   // contiguous, out's dtype
+  TensorRef grad_out;  // contiguous, out's dtype
+  TensorRef out;       // contiguous, floating: the forward's result
+  int64_t rows = 0;
+  int64_t length = 0;
+  bool log = false;
+  void check() const;
+};
+
 class NormKernels : public KernelFamily {
  public:
   static constexpr std::string_view kName = "norm";
@@ -131,6 +143,7 @@ class NormKernels : public KernelFamily {
   virtual void group_norm(Stream& stream, const GroupNormArgs& args) = 0;
   virtual void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) = 0;
   virtual void softmax(Stream& stream, const SoftmaxArgs& args) = 0;
+  virtual void softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) = 0;
 };
 
 }  // namespace ember

@@ -35,7 +35,7 @@ constexpr uint32_t kChannelFinalize = 1, kChannelRunning = 2, kChannelGradWeight
                    kChannelFromVar = 16;
 constexpr uint32_t kApplyForward = 0, kApplyBackward = 1;  // norm_apply.comp
 constexpr uint32_t kApplyWeight = 1, kApplyBias = 2, kApplyFromVar = 4, kApplyTraining = 8;
-constexpr uint32_t kRowsForward = 0, kRowsBackward = 1, kRowsSoftmax = 2;  // norm_rows.comp
+constexpr uint32_t kRowsForward = 0, kRowsBackward = 1, kRowsSoftmax = 2, kRowsSoftmaxBackward = 3;  // norm_rows.comp
 constexpr uint32_t kRowsWeight = 1, kRowsBias = 2, kRowsWriteStats = 4, kRowsLog = 8;
 // Elements (or quads) of a row that one lane of norm_rows.comp walks per pass, at most: llvmpipe ends a
 // loop after 65535 iterations (ADDING_AN_OP.md), and softmax makes three passes. With 256 lanes a row it
@@ -140,6 +140,7 @@ class VulkanNorm final : public NormKernels {
   void group_norm(Stream& stream, const GroupNormArgs& args) override;
   void group_norm_backward(Stream& stream, const GroupNormBackwardArgs& args) override;
   void softmax(Stream& stream, const SoftmaxArgs& args) override;
+  void softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) override;
 
  private:
   // What a channel pass reduces and where its results go.
@@ -617,6 +618,20 @@ void VulkanNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
   pass.mode = kRowsSoftmax;
   pass.out = &args.out;
   pass.in = &args.in;
+  pass.shape = {args.rows, args.length, 1};
+  pass.flags = args.log ? kRowsLog : 0;
+  row_pass(stream, pass);
+}
+
+void VulkanNorm::softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) {
+  args.check();
+  require_dtype(device_, args.out.dtype, args.log ? "log_softmax_backward" : "softmax_backward");
+  if (args.rows == 0 || args.length == 0) return;
+  RowPass pass;
+  pass.mode = kRowsSoftmaxBackward;
+  pass.out = &args.grad_in;
+  pass.in = &args.out;
+  pass.dy = &args.grad_out;
   pass.shape = {args.rows, args.length, 1};
   pass.flags = args.log ? kRowsLog : 0;
   row_pass(stream, pass);

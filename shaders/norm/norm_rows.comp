@@ -9,6 +9,8 @@
 //                  out = rstd (g - Σg / n - x̂ Σ g x̂ / n)
 //   MODE_SOFTMAX   (one group, one element per channel) a first pass for the row's maximum m, then
 //                  Σ exp(in - m); out = exp(in - m) / Σ, or in - m - log Σ with FLAG_LOG
+//   MODE_SOFTMAX_BACKWARD  in = the forward's output y: out = y (dy - Σ dy y), or with FLAG_LOG
+//                  dy - exp(y) Σ dy
 // The channel of an element, (group * group_channels + position / inner), moves along with the lane's
 // position without dividing per element.
 #include "typed_operands.glsl"
@@ -26,11 +28,13 @@ layout(constant_id = 3) const uint MODE = 0;
 #define MODE_FORWARD 0u
 #define MODE_BACKWARD 1u
 #define MODE_SOFTMAX 2u
+#define MODE_SOFTMAX_BACKWARD 3u
+#define READS_DY (MODE == MODE_BACKWARD || MODE == MODE_SOFTMAX_BACKWARD)
 
 #define FLAG_WEIGHT 1u
 #define FLAG_BIAS 2u
 #define FLAG_WRITE_STATS 4u
-#define FLAG_LOG 8u  // MODE_SOFTMAX: log-softmax
+#define FLAG_LOG 8u  // MODE_SOFTMAX and MODE_SOFTMAX_BACKWARD: log-softmax
 
 // QUADS (norm_rows_f32_quads): float32 rows of a multiple of four elements that start on a 16-byte word in
 // in, dy and out, each channel of one element (layer norm) or of a multiple of four (the host checks).
@@ -86,7 +90,7 @@ shared compute_t shared_b[WORKGROUP_SIZE];
 shared compute_t shared_count[WORKGROUP_SIZE];
 
 // (a, b, count): Welford's (mean, M2, count) forward, (Σg, Σg x̂, unused) backward, (Σ exp(x - m), unused,
-// unused) softmax.
+// unused) softmax, (Σ dy y or Σ dy, unused, unused) its backward.
 struct State {
   compute_t a;
   compute_t b;
@@ -148,6 +152,8 @@ compute_t group_max(compute_t v, uint lane, uint lanes) {
 void add_element(inout State s, compute_t x, compute_t dy, compute_t wc, compute_t m, compute_t r) {
   if (MODE == MODE_SOFTMAX) {
     s.a += m_exp(x - m);
+  } else if (MODE == MODE_SOFTMAX_BACKWARD) {
+    s.a += (p.flags & FLAG_LOG) != 0u ? dy : dy * x;
   } else if (MODE == MODE_FORWARD) {
     s.count += compute_t(1);
     const compute_t delta = x - s.a;
@@ -166,6 +172,7 @@ void add_element(inout State s, compute_t x, compute_t dy, compute_t wc, compute
 compute_t row_result(compute_t x, compute_t dy, compute_t wc, compute_t b, compute_t m, compute_t r, State total,
                      compute_t n) {
   if (MODE == MODE_SOFTMAX) return (p.flags & FLAG_LOG) != 0u ? x - m - r : m_exp(x - m) * r;
+  if (MODE == MODE_SOFTMAX_BACKWARD) return (p.flags & FLAG_LOG) != 0u ? dy - m_exp(x) * total.a : x * (dy - total.a);
   if (MODE == MODE_FORWARD) return (x - m) * (r * wc) + b;
   const compute_t x_hat = (x - m) * r;
   return r * (dy * wc - total.a / n - x_hat * (total.b / n));
@@ -175,7 +182,7 @@ compute_t row_result(compute_t x, compute_t dy, compute_t wc, compute_t b, compu
 // Elements i to i + 3 of the row at `base`: in, and dy backward.
 void quad_at(uint base, uint i, out vec4 x4, out vec4 dy4) {
   x4 = uintBitsToFloat(texelFetch(in_texels, int((p.in_offset + base + i) >> 2)));
-  dy4 = MODE == MODE_BACKWARD ? uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2))) : vec4(0.0);
+  dy4 = READS_DY ? uintBitsToFloat(texelFetch(dy_texels, int((p.dy_offset + base + i) >> 2))) : vec4(0.0);
 }
 // The channel of element i + e of a row whose first channel is `first`: each channel holds one element or
 // a multiple of four.
@@ -239,7 +246,7 @@ void main() {
       for (uint i = lane; i < length; i += lanes) {
         const compute_t wc =
             MODE == MODE_BACKWARD && has_weight ? weight_load(p.weight_offset + first_channel + channel) : compute_t(1);
-        const compute_t dy = MODE == MODE_BACKWARD ? dy_load(p.dy_offset + base + i) : compute_t(0);
+        const compute_t dy = READS_DY ? dy_load(p.dy_offset + base + i) : compute_t(0);
         add_element(s, src_load(p.in_offset + base + i), dy, wc, m, r);
         j += step_j;
         channel += step_channels;
@@ -281,7 +288,7 @@ void main() {
       const uint channel = first_channel + channel_in_group;
       const compute_t wc = has_weight ? weight_load(p.weight_offset + channel) : compute_t(1);
       const compute_t b = MODE == MODE_FORWARD && has_bias ? bias_load(p.bias_offset + channel) : compute_t(0);
-      const compute_t dy = MODE == MODE_BACKWARD ? dy_load(p.dy_offset + base + i) : compute_t(0);
+      const compute_t dy = READS_DY ? dy_load(p.dy_offset + base + i) : compute_t(0);
       dst_store(p.out_offset + base + i, row_result(src_load(p.in_offset + base + i), dy, wc, b, m, r, total, n));
       j += step_j;
       channel_in_group += step_channels;

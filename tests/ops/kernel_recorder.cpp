@@ -136,6 +136,9 @@ class RecordingNorm final : public Recording<NormKernels> {
   }
   void group_norm(Stream& s, const GroupNormArgs& a) override { note("norm.group_norm"); inner().group_norm(s, a); }
   void softmax(Stream& s, const SoftmaxArgs& a) override { note("norm.softmax"); inner().softmax(s, a); }
+  void softmax_backward(Stream& s, const SoftmaxBackwardArgs& a) override {
+    note("norm.softmax_backward"); inner().softmax_backward(s, a);
+  }
   void group_norm_backward(Stream& s, const GroupNormBackwardArgs& a) override {
     note("norm.group_norm_backward"); inner().group_norm_backward(s, a);
   }
@@ -238,7 +241,7 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
                                   "nonzero",     "matmul",      "multinomial", "sort",
                                   "conv.forward", "conv.input_grad", "conv.weight_grad"};
   for (const char* entry : {"batch_norm_stats", "batch_norm_apply", "batch_norm_backward", "group_norm",
-                            "group_norm_backward", "softmax"}) {
+                            "group_norm_backward", "softmax", "softmax_backward"}) {
     all.push_back(std::string("norm.") + entry);
   }
   all.push_back("dropout.dropout");
