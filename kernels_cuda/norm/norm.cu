@@ -302,8 +302,6 @@ class CudaNorm final : public NormKernels {
   void softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) override;
 
  private:
-  void softmax_rows(Stream& stream, const SoftmaxLaunch& launch, int64_t rows, DType dtype,
-                    std::initializer_list<Allocation*> touched);
   void channel_reduce(Stream& stream, const ChannelLaunch& launch, DType in, std::initializer_list<Allocation*> touched);
   void apply(Stream& stream, const ApplyLaunch& launch, DType in, std::initializer_list<Allocation*> touched);
   void rows(Stream& stream, const RowLaunch& launch, int64_t rows, DType in, std::initializer_list<Allocation*> touched);
@@ -337,18 +335,21 @@ void CudaNorm::apply(Stream& stream, const ApplyLaunch& launch, DType in, std::i
   cuda_stream.note_dispatch(touched);
 }
 
-void CudaNorm::rows(Stream& stream, const RowLaunch& launch, int64_t row_count, DType in,
-                    std::initializer_list<Allocation*> touched) {
+// One block per row: `f64` for float64 inputs, `f32` (float arithmetic) for the others.
+template <class Launch>
+void launch_rows(Stream& stream, void (*f32)(Launch), void (*f64)(Launch), const Launch& launch, int64_t row_count,
+                 DType in, const char* what, std::initializer_list<Allocation*> touched) {
   CudaStream& cuda_stream = CudaStream::of(stream);
   ScopedDevice device(cuda_stream.context());
-  const unsigned int blocks = block_count(row_count);
-  if (in == DType::Float64) {
-    group_rows_kernel<double><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
-  } else {
-    group_rows_kernel<float><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
-  }
-  check_launch(cuda_stream, "the group norm kernel's launch");
+  (in == DType::Float64 ? f64 : f32)<<<block_count(row_count), kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
+  check_launch(cuda_stream, what);
   cuda_stream.note_dispatch(touched);
+}
+
+void CudaNorm::rows(Stream& stream, const RowLaunch& launch, int64_t row_count, DType in,
+                    std::initializer_list<Allocation*> touched) {
+  launch_rows<RowLaunch>(stream, group_rows_kernel<float>, group_rows_kernel<double>, launch, row_count, in,
+                         "the group norm kernel's launch", touched);
 }
 
 Allocation* allocation_of(const std::optional<TensorRef>& ref) { return ref ? ref->allocation : nullptr; }
@@ -500,33 +501,21 @@ void CudaNorm::group_norm_backward(Stream& stream, const GroupNormBackwardArgs& 
   }
 }
 
-void CudaNorm::softmax_rows(Stream& stream, const SoftmaxLaunch& launch, int64_t rows, DType dtype,
-                            std::initializer_list<Allocation*> touched) {
-  CudaStream& cuda_stream = CudaStream::of(stream);
-  ScopedDevice device(cuda_stream.context());
-  const unsigned int blocks = block_count(rows);
-  if (dtype == DType::Float64) {
-    softmax_rows_kernel<double><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
-  } else {
-    softmax_rows_kernel<float><<<blocks, kThreadsPerBlock, 0, cuda_stream.handle()>>>(launch);
-  }
-  check_launch(cuda_stream, "the softmax kernel's launch");
-  cuda_stream.note_dispatch(touched);
-}
-
 void CudaNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
   args.check();
   if (args.rows == 0 || args.length == 0) return;
-  softmax_rows(stream, {operand(args.out), operand(args.in), Operand{}, args.length, args.log, false}, args.rows,
-               args.in.dtype, {args.out.allocation, args.in.allocation});
+  launch_rows<SoftmaxLaunch>(stream, softmax_rows_kernel<float>, softmax_rows_kernel<double>,
+                             {operand(args.out), operand(args.in), Operand{}, args.length, args.log, false}, args.rows,
+                             args.in.dtype, "the softmax kernel's launch", {args.out.allocation, args.in.allocation});
 }
 
 void CudaNorm::softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) {
   args.check();
   if (args.rows == 0 || args.length == 0) return;
-  softmax_rows(stream,
-               {operand(args.grad_in), operand(args.out), operand(args.grad_out), args.length, args.log, true},
-               args.rows, args.out.dtype, {args.grad_in.allocation, args.out.allocation, args.grad_out.allocation});
+  launch_rows<SoftmaxLaunch>(
+      stream, softmax_rows_kernel<float>, softmax_rows_kernel<double>,
+      {operand(args.grad_in), operand(args.out), operand(args.grad_out), args.length, args.log, true}, args.rows,
+      args.out.dtype, "the softmax kernel's launch", {args.grad_in.allocation, args.out.allocation, args.grad_out.allocation});
 }
 
 }  // namespace

@@ -194,6 +194,9 @@ class VulkanNorm final : public NormKernels {
     double eps = 0;
   };
   void row_pass(Stream& stream, const RowPass& pass);
+  // Softmax's rows (kRowsSoftmax, dy absent) or their gradient (kRowsSoftmaxBackward, in the forward's out).
+  void softmax_pass(Stream& stream, uint32_t mode, const TensorRef& out, const TensorRef& in, const TensorRef* dy,
+                    int64_t rows, int64_t length, bool log);
 
   // The window of elements [first, first + count) of `ref`.
   Window window_of(const TensorRef& ref, int64_t first, int64_t count, bool write) const {
@@ -613,27 +616,25 @@ void VulkanNorm::group_norm_backward(Stream& stream, const GroupNormBackwardArgs
 void VulkanNorm::softmax(Stream& stream, const SoftmaxArgs& args) {
   args.check();
   require_dtype(device_, args.in.dtype, args.log ? "log_softmax" : "softmax");
-  if (args.rows == 0 || args.length == 0) return;
-  RowPass pass;
-  pass.mode = kRowsSoftmax;
-  pass.out = &args.out;
-  pass.in = &args.in;
-  pass.shape = {args.rows, args.length, 1};
-  pass.flags = args.log ? kRowsLog : 0;
-  row_pass(stream, pass);
+  softmax_pass(stream, kRowsSoftmax, args.out, args.in, nullptr, args.rows, args.length, args.log);
 }
 
 void VulkanNorm::softmax_backward(Stream& stream, const SoftmaxBackwardArgs& args) {
   args.check();
   require_dtype(device_, args.out.dtype, args.log ? "log_softmax_backward" : "softmax_backward");
-  if (args.rows == 0 || args.length == 0) return;
+  softmax_pass(stream, kRowsSoftmaxBackward, args.grad_in, args.out, &args.grad_out, args.rows, args.length, args.log);
+}
+
+void VulkanNorm::softmax_pass(Stream& stream, uint32_t mode, const TensorRef& out, const TensorRef& in,
+                              const TensorRef* dy, int64_t rows, int64_t length, bool log) {
+  if (rows == 0 || length == 0) return;
   RowPass pass;
-  pass.mode = kRowsSoftmaxBackward;
-  pass.out = &args.grad_in;
-  pass.in = &args.out;
-  pass.dy = &args.grad_out;
-  pass.shape = {args.rows, args.length, 1};
-  pass.flags = args.log ? kRowsLog : 0;
+  pass.mode = mode;
+  pass.out = &out;
+  pass.in = &in;
+  pass.dy = dy;
+  pass.shape = {rows, length, 1};
+  pass.flags = log ? kRowsLog : 0;
   row_pass(stream, pass);
 }
 
