@@ -61,6 +61,8 @@ TEST_P(LossKernelsTest, ForwardReductionsAndBackward) {
       {{5000, 3}, true, 0.1, true},  // many workgroups
       {{9, 700}, false, 0.3, true},  // rows wider than a lane group's eight per lane
       {{6, 5}, true, 0, false},     {{2, 3, 2, 2}, false, 0, false},
+      // float32 rows of a multiple of four classes, read as texels
+      {{40, 12}, true, 0, true},    {{5, 8}, false, 0, false},
   };
   for (const DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
     if (!device->supports(dtype)) continue;

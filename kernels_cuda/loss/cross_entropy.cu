@@ -1,5 +1,6 @@
 // The loss kernels on CUDA (runtime/kernels/loss.h): one block of 256 threads per row of classes
-// (`inner` apart in the scores), the row's logsumexp online and merged across the block; the forward
+// (`inner` apart in the scores), the row's logsumexp in two passes (its maximum, then Σ exp(x - max)),
+// each merged across the block, which gives a row with +inf, or of -inf only, PyTorch's NaN; the forward
 // stores each row's loss (reduction None) or atomically adds (loss, weight) into a two-value
 // accumulator that a one-thread kernel turns into the result; the backward writes each row's gradient.
 #include <cmath>
@@ -39,9 +40,9 @@ __device__ A class_weight(const LossLaunch& p, int64_t c) {
   return p.weight ? load_as<A>(p.weight_dtype, p.weight, c) : A(1);
 }
 
-// The block's (a, b) merged: sums, or (max, Σ exp(x - max)) with `lse`.
+// The block's (a, b) merged: sums, or with `maximum` a's largest.
 template <class A>
-__device__ void block_merge(A& a, A& b, bool lse) {
+__device__ void block_merge(A& a, A& b, bool maximum) {
   __shared__ A shared_a[kThreadsPerBlock], shared_b[kThreadsPerBlock];
   const int t = threadIdx.x;
   shared_a[t] = a;
@@ -51,13 +52,11 @@ __device__ void block_merge(A& a, A& b, bool lse) {
     if (t < width) {
       A a1 = shared_a[t], b1 = shared_b[t];
       const A a2 = shared_a[t + width], b2 = shared_b[t + width];
-      if (!lse) {
+      if (!maximum) {
         a1 += a2;
         b1 += b2;
       } else {
-        const A m = a1 > a2 ? a1 : a2;
-        if (m != -INFINITY) b1 = b1 * m_exp(a1 - m) + b2 * m_exp(a2 - m);
-        a1 = m;
+        a1 = a1 > a2 ? a1 : a2;
       }
       shared_a[t] = a1;
       shared_b[t] = b1;
@@ -89,17 +88,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock) cross_entropy_kernel(const L
     if (backward) {
       lse = static_cast<const A*>(p.lse)[row];
     } else {
-      A m = -INFINITY, s = A(0);
+      // A NaN the maximum drops still makes the sum NaN.
+      A m = -INFINITY, s = A(0), unused = A(0);
       for (int64_t c = threadIdx.x; c < p.classes; c += kThreadsPerBlock) {
         const A x = load_as<A>(p.dtype, p.in, base + c * p.inner);
-        if (x > m) {
-          s = s * m_exp(m - x) + A(1);
-          m = x;
-        } else if (m != -INFINITY || x != x) {
-          s += m_exp(x - m);
-        }
+        m = x > m ? x : m;
       }
-      block_merge<A>(m, s, true);
+      block_merge<A>(m, unused, true);
+      for (int64_t c = threadIdx.x; c < p.classes; c += kThreadsPerBlock) {
+        s += m_exp(load_as<A>(p.dtype, p.in, base + c * p.inner) - m);
+      }
+      block_merge<A>(s, unused, false);
       lse = m + m_log(s);
     }
   }

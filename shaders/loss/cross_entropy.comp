@@ -3,8 +3,9 @@
 // sample r / inner's scores at position r % inner, `classes` of them `inner` apart. Groups of 2^k
 // invocations (`lanes`) share a row and merge as a tree in shared memory; a workgroup serves
 // 256 / lanes rows at a time and walks the piece's rows a grid apart.
-//   MODE_FORWARD   logsumexp online (one pass: the running maximum rescales the running sum), then with
-//                  label smoothing Σ w[c] (x[c] - lse) in a second pass over the row; each row's loss.
+//   MODE_FORWARD   logsumexp in two passes (the row's maximum m, then Σ exp(x - m): one exponential an
+//                  element, where an online maximum runs both of its branches on llvmpipe), then with
+//                  label smoothing Σ w[c] (x[c] - lse) in a third pass over the row; each row's loss.
 //                  Reduction None stores it; Mean and Sum add (loss, w[t]) over the workgroup and store
 //                  the pair in the partials, or the result itself when one workgroup saw every row
 //                  (FLAG_DIRECT). An out-of-range target sets the status words (the first to claim).
@@ -33,8 +34,19 @@ layout(constant_id = 2) const uint MODE = 0;
 
 DECLARE_OPERAND(0, dst, writeonly)
 DEFINE_STORE(dst, IN_DT)
+// QUADS (cross_entropy_f32_quads): float32 scores, one position a sample (inner 1), rows of a multiple of
+// four classes that start on 16-byte words (and so do the gradients backward; the host checks). A lane
+// takes four adjacent classes at a time, read as one texel and written as one 16-byte word: llvmpipe
+// loads and stores a storage buffer one lane at a time.
+#if defined(QUADS)
+#define WIDTH 4u
+layout(set = 0, binding = 1) uniform utextureBuffer src_texels;
+layout(set = 0, binding = 0) writeonly buffer DstWords { uvec4 dst_words[]; };
+#else
+#define WIDTH 1u
 DECLARE_OPERAND(1, src, readonly)
 DEFINE_LOAD(src, IN_DT)
+#endif
 layout(set = 0, binding = 2) readonly buffer Target { uvec2 target[]; };
 DECLARE_OPERAND(3, weight, readonly)
 DEFINE_LOAD(weight, WEIGHT_DT)
@@ -70,10 +82,10 @@ shared compute_t shared_a[WORKGROUP_SIZE];
 shared compute_t shared_b[WORKGROUP_SIZE];
 
 #define MERGE_SUM 0u
-#define MERGE_LSE 1u
+#define MERGE_MAX 1u
 
-// (a, b) merged over each group of `lanes` invocations: sums, or (max, sum of exp(x - max)). Every
-// invocation of the workgroup calls it and gets its group's total.
+// (a, b) merged over each group of `lanes` invocations: sums, or a's maximum. Every invocation of the
+// workgroup calls it and gets its group's total.
 compute_t merged_a;
 compute_t merged_b;
 void group_merge(compute_t a, compute_t b, uint lane, uint lanes, uint how) {
@@ -92,9 +104,7 @@ void group_merge(compute_t a, compute_t b, uint lane, uint lanes, uint how) {
         a1 += a2;
         b1 += b2;
       } else {
-        const compute_t m = max(a1, a2);
-        if (m != -mc_inf()) b1 = b1 * m_exp(a1 - m) + b2 * m_exp(a2 - m);
-        a1 = m;
+        a1 = max(a1, a2);
       }
       shared_a[slot] = a1;
       shared_b[slot] = b1;
@@ -104,6 +114,34 @@ void group_merge(compute_t a, compute_t b, uint lane, uint lanes, uint how) {
   merged_a = shared_a[slot - lane];
   merged_b = shared_b[slot - lane];
   barrier();  // shared memory is reused next
+}
+
+// Scores c to c + WIDTH - 1 of the row at `base`.
+void scores_at(uint base, uint c, out compute_t xs[WIDTH]) {
+#if defined(QUADS)
+  const vec4 x4 = uintBitsToFloat(texelFetch(src_texels, int((p.in_offset + base + c) >> 2)));
+  for (uint e = 0u; e < WIDTH; ++e) xs[e] = x4[e];
+#else
+  xs[0] = src_load(p.in_offset + base + c * p.inner);
+#endif
+}
+
+compute_t score_at(uint base, uint c) {
+#if defined(QUADS)
+  const uint i = p.in_offset + base + c;
+  return uintBitsToFloat(texelFetch(src_texels, int(i >> 2))[i & 3u]);
+#else
+  return src_load(p.in_offset + base + c * p.inner);
+#endif
+}
+
+// Gradients of classes c to c + WIDTH - 1 of the row at `base`.
+void store_gradients(uint base, uint c, compute_t ds[WIDTH]) {
+#if defined(QUADS)
+  dst_words[(p.out_offset + base + c) >> 2] = floatBitsToUint(vec4(ds[0], ds[1], ds[2], ds[3]));
+#else
+  dst_store(p.out_offset + base + c * p.inner, ds[0]);
+#endif
 }
 
 compute_t class_weight(uint c) {
@@ -153,23 +191,24 @@ void main() {
         status[2] = bits.y;
       }
     }
-    // logsumexp of the row (0 without log_softmax).
+    // logsumexp of the row (0 without log_softmax). As PyTorch's log_softmax, a row with +inf, or of
+    // -inf only, gets NaN (inf - inf); GLSL's max may drop a NaN, but the sum does not.
     compute_t lse = compute_t(0);
+    compute_t xs[WIDTH];
     if (MODE == MODE_FORWARD && log_softmax) {
       compute_t m = -mc_inf(), s = compute_t(0);
-      if (in_range) {
-        for (uint c = lane; c < p.classes; c += lanes) {
-          const compute_t x = src_load(p.in_offset + base + c * p.inner);
-          if (x > m) {
-            s = s * m_exp(m - x) + compute_t(1);
-            m = x;
-          } else if (m != -mc_inf() || mc_isnan(x)) {
-            s += m_exp(x - m);
-          }
-        }
+      for (uint c = WIDTH * lane; in_range && c < p.classes; c += WIDTH * lanes) {
+        scores_at(base, c, xs);
+        for (uint e = 0u; e < WIDTH; ++e) m = max(m, xs[e]);
       }
-      group_merge(m, s, lane, lanes, MERGE_LSE);
-      lse = merged_a + m_log(merged_b);
+      group_merge(m, compute_t(0), lane, lanes, MERGE_MAX);
+      m = merged_a;
+      for (uint c = WIDTH * lane; in_range && c < p.classes; c += WIDTH * lanes) {
+        scores_at(base, c, xs);
+        for (uint e = 0u; e < WIDTH; ++e) s += m_exp(xs[e] - m);
+      }
+      group_merge(s, compute_t(0), lane, lanes, MERGE_SUM);
+      lse = m + m_log(merged_a);
     } else if (MODE == MODE_BACKWARD && log_softmax && in_range) {
       lse = lse_values[p.lse_offset + row];
     }
@@ -177,10 +216,11 @@ void main() {
     compute_t smooth_sum = compute_t(0);
     if (smoothing > compute_t(0) && (MODE == MODE_FORWARD || (p.flags & FLAG_WEIGHT) != 0u)) {
       compute_t part = compute_t(0);
-      if (in_range && counted) {
-        for (uint c = lane; c < p.classes; c += lanes) {
-          const compute_t w = class_weight(c);
-          part += MODE == MODE_FORWARD ? w * (src_load(p.in_offset + base + c * p.inner) - lse) : w;
+      for (uint c = WIDTH * lane; in_range && counted && c < p.classes; c += WIDTH * lanes) {
+        if (MODE == MODE_FORWARD) scores_at(base, c, xs);
+        for (uint e = 0u; e < WIDTH; ++e) {
+          const compute_t w = class_weight(c + e);
+          part += MODE == MODE_FORWARD ? w * (xs[e] - lse) : w;
         }
       }
       group_merge(part, compute_t(0), lane, lanes, MERGE_SUM);
@@ -196,7 +236,7 @@ void main() {
       if ((p.flags & FLAG_WRITE_LSE) != 0u) lse_values[p.lse_offset + row] = lse;
       compute_t loss = compute_t(0);
       if (counted) {
-        loss = (compute_t(1) - smoothing) * (-wt * (src_load(p.in_offset + base + uint(t) * p.inner) - lse));
+        loss = (compute_t(1) - smoothing) * (-wt * (score_at(base, uint(t)) - lse));
         if (smoothing > compute_t(0)) loss += smoothing / classes * (-smooth_sum);
       }
       if (p.reduction == REDUCTION_NONE) {
@@ -216,20 +256,25 @@ void main() {
       g = gout_load(p.gout_offset);
       if (p.reduction == REDUCTION_MEAN) g /= total_weight[0];
     }
-    for (uint c = lane; c < p.classes; c += lanes) {
-      compute_t d = compute_t(0);
-      if (counted) {
-        const compute_t hit = c == uint(t) ? compute_t(1) : compute_t(0);
-        if (log_softmax) {
-          const compute_t prob = m_exp(src_load(p.in_offset + base + c * p.inner) - lse);
-          d = (compute_t(1) - smoothing) * wt * (prob - hit);
-          if (smoothing > compute_t(0)) d += smoothing / classes * (prob * smooth_sum - class_weight(c));
-        } else {
-          d = -wt * hit;
+    for (uint c = WIDTH * lane; c < p.classes; c += WIDTH * lanes) {
+      compute_t ds[WIDTH];
+      if (counted && log_softmax) scores_at(base, c, xs);
+      for (uint e = 0u; e < WIDTH; ++e) {
+        compute_t d = compute_t(0);
+        if (counted) {
+          const compute_t hit = c + e == uint(t) ? compute_t(1) : compute_t(0);
+          if (log_softmax) {
+            const compute_t prob = m_exp(xs[e] - lse);
+            d = (compute_t(1) - smoothing) * wt * (prob - hit);
+            if (smoothing > compute_t(0)) d += smoothing / classes * (prob * smooth_sum - class_weight(c + e));
+          } else {
+            d = -wt * hit;
+          }
+          d *= g;
         }
-        d *= g;
+        ds[e] = d;
       }
-      dst_store(p.out_offset + base + c * p.inner, d);
+      store_gradients(base, c, ds);
     }
   }
   if (MODE != MODE_FORWARD || p.reduction == REDUCTION_NONE) return;

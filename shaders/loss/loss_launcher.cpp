@@ -36,6 +36,7 @@ static_assert(sizeof(LossParams) == 72);
 const KernelAbiRegistration kAbis{
     {"cross_entropy_f32", 8, sizeof(LossParams)},
     {"cross_entropy_f64", 8, sizeof(LossParams)},
+    {"cross_entropy_f32_quads", 8, sizeof(LossParams)},
 };
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
@@ -102,6 +103,12 @@ void VulkanLoss::run(Stream& stream, uint32_t mode, const Launch& l) {
   auto pipeline = [&](uint32_t m) -> const Pipeline& {
     return device_.pipelines().get(shader, {static_cast<uint32_t>(dtype), weight_dtype, m});
   };
+  // cross_entropy.comp's QUADS where the rows allow; each piece also needs its scores (and gradients) on
+  // 16-byte words and a texel view of the scores.
+  const bool quad_rows = dtype == DType::Float32 && shape.inner == 1 && shape.classes % 4 == 0;
+  const Pipeline* quads =
+      quad_rows ? &device_.pipelines().get("cross_entropy_f32_quads", {static_cast<uint32_t>(dtype), weight_dtype, mode})
+                : nullptr;
 
   // Pieces of whole samples, their rows' operands within a binding.
   const uint64_t sample_bytes = static_cast<uint64_t>(shape.classes * shape.inner) * element_size(dtype);
@@ -205,7 +212,10 @@ void VulkanLoss::run(Stream& stream, uint32_t mode, const Launch& l) {
     }
     params.rows = u32(rows);
     params.partial_base = u32(partial_base);
-    vs.dispatch(pipe, bindings, &params, sizeof params, u32(workgroups[i]));
+    const bool quad_piece = quads != nullptr && params.in_offset % 4 == 0 &&
+                            (mode != kModeBackward || params.out_offset % 4 == 0) &&
+                            can_read_as_texels(context, bindings[1]);
+    vs.dispatch(quad_piece ? *quads : pipe, bindings, &params, sizeof params, u32(workgroups[i]));
     partial_base += workgroups[i];
   }
   if (!reduces || direct) return;

@@ -2,5 +2,6 @@
 # and float64. The scores' and weight's dtypes and the mode are specialization constants.
 list(APPEND EMBER_SHADER_VARIANTS
   "cross_entropy_f32|cross_entropy.comp|COMPUTE_F32=1"
+  "cross_entropy_f32_quads|cross_entropy.comp|COMPUTE_F32=1,QUADS=1"
   "cross_entropy_f64|cross_entropy.comp|COMPUTE_F64=1"
 )

@@ -1,14 +1,17 @@
 // cross_entropy and nll_loss beyond their registry rows (tests/ops/cross_entropy.cpp): a batch of
 // 4096 × 1000 (many workgroups whose partial sums a second dispatch merges) forward and backward;
-// every target ignored; the node names PyTorch gives per input rank and reduction; gradcheck and
+// scores of ±inf, NaN and huge magnitudes, aligned for texel reads and not; every target ignored; the node names PyTorch gives per input rank and reduction; gradcheck and
 // gradgradcheck in float64; PyTorch's messages, including out-of-range targets found on the device
 // (of many, the first, as PyTorch names it).
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/nn/functional/loss.h>
 
 #include <cmath>
+#include <limits>
 
 #include "autograd/gradcheck.h"
 #include "nn/functional/cross_entropy.h"
+#include "runtime/vulkan/vulkan_device.h"
 #include "tests/autograd_oracle.h"
 
 namespace ember::test {
@@ -66,6 +69,49 @@ TEST_P(CrossEntropyTest, EveryTargetIgnored) {
   const at::Tensor some = at::tensor({int64_t{2}, int64_t{7}, int64_t{0}});
   EXPECT_TENSOR_EQ(F::cross_entropy(put(x), put(some), F::CrossEntropyFuncOptions().ignore_index(7)),
                    TF::cross_entropy(x, some, TF::CrossEntropyFuncOptions().ignore_index(7)));
+}
+
+// Scores of ±inf, NaN and huge magnitudes give PyTorch's losses and gradients (NaN for a row holding +inf
+// or only -inf, inf for a target scored -inf), over rows of a multiple of four classes (which the Vulkan
+// kernel reads as texels) and rows of other lengths, in float32 and float64.
+TEST_P(CrossEntropyTest, SpecialScoresMatchLibTorch) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (const int64_t classes : {int64_t{8}, int64_t{7}, int64_t{1000}}) {
+    at::Tensor x = random_torch({6, classes}, DType::Float64, 11, -3, 3);
+    x[0].fill_(-inf);
+    x[1][3].fill_(inf);
+    x[2][1].fill_(nan);
+    x[3][2].fill_(-inf);
+    x[4][0].fill_(1e30);
+    x[4][1].fill_(-1e30);
+    x[5][classes - 1].fill_(-inf);
+    const at::Tensor t = at::tensor({int64_t{1}, int64_t{2}, int64_t{5}, int64_t{2}, int64_t{4}, int64_t{0}});
+    for (const at::ScalarType type : {at::kFloat, at::kDouble}) {
+      if (type == at::kDouble && !device->supports(DType::Float64)) continue;
+      for (int r = 0; r < 3; ++r) {
+        SCOPED_TRACE(testing::Message() << classes << " classes, " << type << ", reduction " << r);
+        const at::Tensor xt = x.to(type).requires_grad_(true);
+        const at::Tensor expected = TF::cross_entropy(xt, t, TF::CrossEntropyFuncOptions().reduction(reductions(r).torch));
+        const at::Tensor expected_grad = torch::autograd::grad({expected.sum()}, {xt})[0];
+        const Tensor xe = put(xt.detach()).requires_grad_(true);
+        const Tensor loss = F::cross_entropy(xe, put(t), F::CrossEntropyFuncOptions().reduction(reductions(r).ember));
+        EXPECT_TENSOR_EQ(loss, expected);
+        EXPECT_TENSOR_EQ(autograd::grad({loss.sum()}, {xe})[0], expected_grad);
+      }
+    }
+  }
+  // Scores one element past a 16-byte word, which the texel kernel cannot read.
+  const at::Tensor x = random_torch({5, 12}, DType::Float32, 12, -3, 3);
+  const at::Tensor t = targets({5}, 12, 13);
+  const Tensor shifted = put(at::cat({at::zeros({1}), x.flatten()})).narrow(0, 1, x.numel()).view({5, 12});
+  EXPECT_TENSOR_EQ(F::cross_entropy(shifted, put(t)), TF::cross_entropy(x, t));
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device != nullptr) {
+    const uint32_t f32 = static_cast<uint32_t>(DType::Float32), forward = 0, backward = 2;
+    EXPECT_TRUE(vulkan_device->pipelines().made("cross_entropy_f32_quads", {f32, 0, forward}));
+    EXPECT_TRUE(vulkan_device->pipelines().made("cross_entropy_f32_quads", {f32, 0, backward}));
+    EXPECT_TRUE(vulkan_device->pipelines().made("cross_entropy_f32", {f32, 0, forward}));
+  }
 }
 
 TEST_P(CrossEntropyTest, NodeNamesAsPyTorch) {
