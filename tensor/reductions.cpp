@@ -354,12 +354,19 @@ DType softmax_compute(DType dtype) {
   return dtype == DType::Float16 || dtype == DType::BFloat16 ? DType::Float32 : dtype;
 }
 
+// The length of the rows along `dim` when the norm family's softmax row kernel takes them: `dim` is the
+// last one and its rows are no longer than the kernel's limit; 0 otherwise.
+int64_t softmax_row_length(const Tensor& t, int64_t dim) {
+  const int64_t length = t.dim() == 0 ? 1 : t.size(dim);
+  const bool last = t.dim() == 0 || wrap_dim(dim, t.dim()) == t.dim() - 1;
+  return last && length <= SoftmaxArgs::kMaxLength ? length : 0;
+}
+
 // Softmax (or log-softmax) of a floating, non-empty `in` along `dim`: along the last dim, the norm
 // family's row kernel, one launch where the composition below takes five (on lavapipe, 12 against 30 ms
 // over 4096 × 1000); along another dim, or over rows longer than the kernel takes, that composition.
 Tensor softmax_of(const Tensor& in, int64_t dim, bool log) {
-  const int64_t length = in.dim() == 0 ? 1 : in.size(dim);
-  if ((in.dim() == 0 || wrap_dim(dim, in.dim()) == in.dim() - 1) && length <= SoftmaxArgs::kMaxLength) {
+  if (const int64_t length = softmax_row_length(in, dim); length > 0) {
     const Tensor x = in.contiguous();
     Tensor out = empty_like(x);
     detail::kernels_for<NormKernels>(*x.device())
@@ -377,9 +384,8 @@ Tensor softmax_of(const Tensor& in, int64_t dim, bool log) {
 // The gradient of softmax (or log-softmax) from its output y: the norm family's row kernel along the last
 // dim, else y (g - Σ g y) (or g - exp(y) Σ g) composed, which is also what records under create_graph.
 Tensor softmax_backward_of(const Tensor& g, const Tensor& y, int64_t dim, bool log) {
-  const int64_t length = y.dim() == 0 ? 1 : y.size(dim);
-  if (!autograd::GradMode::is_enabled() && y.numel() > 0 && g.dtype() == y.dtype() &&
-      (y.dim() == 0 || wrap_dim(dim, y.dim()) == y.dim() - 1) && length <= SoftmaxArgs::kMaxLength) {
+  const int64_t length = softmax_row_length(y, dim);
+  if (!autograd::GradMode::is_enabled() && y.numel() > 0 && g.dtype() == y.dtype() && length > 0) {
     const Tensor out = y.contiguous(), grad_out = g.contiguous();
     Tensor grad_in = empty_like(out);
     detail::kernels_for<NormKernels>(*out.device())
