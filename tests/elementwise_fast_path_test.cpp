@@ -203,7 +203,8 @@ TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   ragged_row.byte_offset = 512000;
   ragged_row.strides = {1, 0};
   EXPECT_FALSE(rows({&ragged_out, &ragged_row}));
-  // Three dims (a channel bias over [8, 16, 4, 4]) fit; four that do not merge do not.
+  // Three dims (a channel bias over [8, 16, 4, 4]) fit, and four that do not merge (attention's heads
+  // moved in front of the tokens, [2, 3, 5, 8] from [2, 5, 3, 8]); five do not.
   const TensorRef images = TensorRef::contiguous(*storage_, DType::Float32, {8, 16, 4, 4}, 0);
   TensorRef channels = TensorRef::contiguous(*storage_, DType::Float32, {8, 16, 4, 4}, 512000);
   channels.strides = {0, 1, 0, 0};
@@ -211,6 +212,17 @@ TEST_P(ContiguousPlanTest, RowsTakeBroadcastsAndRowStridedViews) {
   TensorRef crossed = channels;
   crossed.strides = {1, 0, 0, 1};
   EXPECT_FALSE(rows({&images, &images, &crossed}));
+  const TensorRef heads_first = TensorRef::contiguous(*storage_, DType::Float32, {2, 3, 5, 8}, 0);
+  TensorRef tokens_first = TensorRef::contiguous(*storage_, DType::Float32, {2, 3, 5, 8}, 512000);
+  tokens_first.strides = {120, 8, 24, 1};
+  EXPECT_EQ(layout({&heads_first, &tokens_first}), Layout::FourDimRows);
+  TensorRef scattered = tokens_first;
+  scattered.strides = {24, 1, 48, 3};  // stored as [5, 2, 8, 3]
+  EXPECT_EQ(layout({&heads_first, &scattered}), Layout::FourDimRowsGather);
+  const TensorRef five = TensorRef::contiguous(*storage_, DType::Float32, {2, 3, 4, 5, 8}, 0);
+  TensorRef five_moved = TensorRef::contiguous(*storage_, DType::Float32, {2, 3, 4, 5, 8}, 512000);
+  five_moved.strides = {32, 320, 8, 64, 1};  // stored as [3, 5, 2, 4, 8]
+  EXPECT_FALSE(rows({&five, &five_moved}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ContiguousPlanTest, testing::Values("vulkan", "cuda"), backend_test_name);
@@ -322,6 +334,17 @@ TEST_P(ElementwiseFastPathTest, BroadcastsAndRowStridedViews) {
     const at::Tensor mats = values({6, 7, 12}, DType::Float32), per_mat_row = values({6, 7, 1}, DType::Float32);
     EXPECT_TENSOR_EQ(from_torch(images, device).add(from_torch(channel, device), 2), images.add(channel, 2));
     EXPECT_TENSOR_EQ(from_torch(mats, device).maximum(from_torch(per_mat_row, device)), mats.maximum(per_mat_row));
+    // Four dims that do not merge: attention's [batch, tokens, heads, 8] with its heads moved in front,
+    // plus a per-head bias, a ternary op, and an input whose rows are scattered (gathered by element).
+    const at::Tensor tokens = values({3, 7, 5, 8}, DType::Float32), head_bias = values({1, 5, 1, 8}, DType::Float32);
+    const at::Tensor heads = tokens.permute({0, 2, 1, 3});
+    const Tensor eheads = from_torch(tokens, device).permute({0, 2, 1, 3}), ehead_bias = from_torch(head_bias, device);
+    EXPECT_TENSOR_EQ(eheads.contiguous(), heads.contiguous());
+    EXPECT_TENSOR_EQ(eheads.add(ehead_bias), heads.add(head_bias));
+    EXPECT_TENSOR_EQ(eheads.addcmul(ehead_bias, eheads, 0.5), heads.addcmul(head_bias, heads, 0.5));
+    const at::Tensor stored = values({8, 5, 3, 7}, DType::Float32);  // rows 105 elements apart
+    const at::Tensor scattered = stored.permute({2, 1, 3, 0});
+    EXPECT_TENSOR_EQ(eheads.mul(from_torch(stored, device).permute({2, 1, 3, 0})), heads.mul(scattered));
     // In place, into a view whose rows are padded: the padding stays.
     Tensor target = from_torch(x, device);
     target.narrow(1, 0, 1000).mul_(erow);
@@ -347,6 +370,9 @@ TEST_P(ElementwiseFastPathTest, BroadcastsAndRowStridedViews) {
     for (const char* shader : {"binary_f32", "binary_f32_texel"}) {
       EXPECT_TRUE(vulkan_device->pipelines().made(shader, {sub, f32, f32, f32, 0, 0, rows})) << shader;
     }
+    const uint32_t mul = static_cast<uint32_t>(BinaryOp::Mul);
+    const uint32_t gather4 = static_cast<uint32_t>(Layout::FourDimRowsGather);
+    EXPECT_TRUE(vulkan_device->pipelines().made("binary_f32_texel", {mul, f32, f32, f32, 0, 0, gather4}));
   }
 }
 

@@ -50,6 +50,7 @@ const std::vector<ViewCase> kViews = {
     // Rows of a multiple of four elements: the rows layouts take the 4-byte dtypes (Vulkan).
     {"transposed_rows", {40, 36}, {1, 40}, 0, 40 * 36},
     {"padded_rows", {6, 32}, {40, 1}, 4, 6 * 40},
+    {"heads_moved", {2, 3, 5, 8}, {120, 8, 24, 1}, 0, 2 * 3 * 5 * 8},  // [2, 5, 3, 8] to [2, 3, 5, 8]
 };
 
 std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
@@ -87,11 +88,11 @@ TEST_P(KernelsTest, StridedCopyToContiguousForEveryDtype) {
       }
     }
   }
-  // On Vulkan the two row cases went through the elementwise cast as int32, which keeps every bit.
+  // On Vulkan the three row cases went through the elementwise cast as int32, which keeps every bit.
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
   if (vulkan_device != nullptr) {
     const uint32_t cast = static_cast<uint32_t>(UnaryOp::Cast), i32 = static_cast<uint32_t>(DType::Int32);
-    for (vulkan::Layout layout : {vulkan::Layout::Rows, vulkan::Layout::RowsGather}) {
+    for (vulkan::Layout layout : {vulkan::Layout::Rows, vulkan::Layout::RowsGather, vulkan::Layout::FourDimRows}) {
       EXPECT_TRUE(vulkan_device->pipelines().made("unary_i32", {cast, i32, i32, static_cast<uint32_t>(layout)}))
           << "layout " << static_cast<int>(layout);
     }

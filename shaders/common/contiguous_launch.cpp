@@ -70,12 +70,13 @@ std::optional<Layout> rows_layout(const Context& context, const LaunchShape& pie
   }
   const int inner = piece.ndim - 1;
   if (piece.sizes[inner] % kBlockElements != 0) return std::nullopt;
-  Layout layout = Layout::Rows;
+  const bool four_dims = piece.ndim == 4;
+  Layout layout = four_dims ? Layout::FourDimRows : Layout::Rows;
   for (int i = 0; i < piece.noperands; ++i) {
     const LaunchOperand& operand = piece.operands[i];
     const int64_t step = operand.strides[inner];
     if (i > 0 && step != 1) {
-      if (step != 0) layout = Layout::RowsGather;
+      if (step != 0) layout = four_dims ? Layout::FourDimRowsGather : Layout::RowsGather;
       continue;
     }
     if (step != 1) return std::nullopt;

@@ -14,7 +14,16 @@
 namespace ember::vulkan {
 
 // The LAYOUT specialization constant of contiguous.glsl.
-enum class Layout : uint32_t { Strided = 0, Elements = 1, Blocks = 2, Rows = 3, RowsGather = 4 };
+enum class Layout : uint32_t {
+  Strided = 0,
+  Elements = 1,
+  Blocks = 2,
+  Rows = 3,
+  RowsGather = 4,
+  FourDimRows = 5,
+  FourDimRowsGather = 6,
+};
+inline bool is_rows(Layout layout) { return layout >= Layout::Rows; }
 
 // What a device allows contiguous launches.
 struct ContiguousLimits {
@@ -36,15 +45,15 @@ Groups groups_for_items(const ContiguousLimits& limits, int64_t items);
 // that the launch can take a contiguous layout.
 bool is_contiguous(const LaunchShape& shape);
 
-// Dims of a LAYOUT_ROWS launch (contiguous.glsl's ROW_DIMS).
-inline constexpr int kRowDims = 3;
+// Dims of a rows launch, at most: contiguous.glsl's row_item reads the first four slots.
+inline constexpr int kRowDims = 4;
 
-// The rows layout a piece of a strided launch (for_each_window's) can take, if any. Both need at most
-// kRowDims dims and fewer than 2^24 blocks of four elements, the innermost dim a multiple of four
-// elements along which out steps by one element, and each operand that steps by one to start every row
-// on a block (its window's first element and its other strides multiples of four, its window on 16
-// bytes). Rows: every input steps by one or none (a broadcast); RowsGather: some input steps otherwise
-// (a transposed one), and loads its elements one by one.
+// The rows layout a piece of a strided launch (for_each_window's) can take, if any. All need at most
+// kRowDims dims (the FourDim ones four, the others fewer) and fewer than 2^24 blocks of four elements,
+// the innermost dim a multiple of four elements along which out steps by one element, and each operand
+// that steps by one to start every row on a block (its window's first element and its other strides
+// multiples of four, its window on 16 bytes). Rows: every input steps by one or none (a broadcast);
+// RowsGather: some input steps otherwise (a transposed one), and loads its elements one by one.
 std::optional<Layout> rows_layout(const Context& context, const LaunchShape& piece);
 
 // Fills StridedParams for a piece that takes a rows_layout: fill_params's windows, dims and strides, the

@@ -40,7 +40,7 @@ void main() {
   const uint item = launch_item();
   uint at[3];
   uint steps[3];
-  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(item, at, steps);
+  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(LAYOUT, item, at, steps);
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][3];
     compute4_t a = compute4_t(scalar), b = compute4_t(scalar);

@@ -103,7 +103,7 @@ void launch_elementwise(VulkanDevice& device, Stream& stream,
     writes[0] = true;
     if (layout == Layout::Strided) {
       fill_params(context, piece, params, bindings, writes);
-    } else if (layout == Layout::Rows || layout == Layout::RowsGather) {
+    } else if (is_rows(layout)) {
       fill_rows_params(context, piece, params, bindings, writes);
     } else {
       fill_contiguous_params(limits, piece, params, std::span<Binding>(bindings, N), writes);

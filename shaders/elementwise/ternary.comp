@@ -46,7 +46,7 @@ void main() {
   const uint item = launch_item();
   uint at[4];
   uint steps[4];
-  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(item, at, steps);
+  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(LAYOUT, item, at, steps);
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][4];
     compute4_t a = compute4_t(0), b = compute4_t(b_scalar), c = compute4_t(c_scalar);

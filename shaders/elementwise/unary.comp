@@ -31,7 +31,7 @@ void main() {
   const uint item = launch_item();
   uint at[2];
   uint steps[2];
-  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(item, at, steps);
+  if (LAYOUT_IS_ROWS(LAYOUT)) row_item(LAYOUT, item, at, steps);
   if (item < LAYOUT_ITEMS(LAYOUT)) {
     uint offsets[RUN_ELEMENTS][2];
     compute4_t x = compute4_t(0);
