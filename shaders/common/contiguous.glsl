@@ -34,7 +34,8 @@
 //     under an empty mask rather than jumping over it, and its loads made broadcasts 40% slower.
 //   LAYOUT_FOUR_DIM_ROWS and LAYOUT_FOUR_DIM_ROWS_GATHER: the two above over four dims (attention's heads
 //     moved in front of its tokens), which cost one more division per block: layouts of their own, so
-//     that launches of three dims do not pay it (5-8% on lavapipe).
+//     that launches of three dims do not pay it (5-8% in one early alternation on lavapipe; later ones put
+//     it within the VM's noise, so the split is a precaution more than a measured gain).
 // The host (contiguous_launch.h) covers a contiguous launch with blocks and sends what is left to
 // LAYOUT_ELEMENTS.
 #define LAYOUT_STRIDED 0

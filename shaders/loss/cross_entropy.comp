@@ -78,42 +78,42 @@ struct Params {
 };
 DECLARE_PUSH_CONSTANTS(Params)
 
-shared compute_t shared_a[WORKGROUP_SIZE];
-shared compute_t shared_b[WORKGROUP_SIZE];
+shared compute_t shared_values[WORKGROUP_SIZE];
 
 #define MERGE_SUM 0u
 #define MERGE_MAX 1u
 
-// (a, b) merged over each group of `lanes` invocations: sums, or a's maximum. Every invocation of the
-// workgroup calls it and gets its group's total.
-compute_t merged_a;
-compute_t merged_b;
-void group_merge(compute_t a, compute_t b, uint lane, uint lanes, uint how) {
-  merged_a = a;
-  merged_b = b;
-  if (lanes == 1u) return;
+// `value` summed, or its maximum taken, over each group of `lanes` invocations. Every invocation of the
+// workgroup calls it and gets its group's result.
+compute_t group_merge(compute_t value, uint lane, uint lanes, uint how) {
+  if (lanes == 1u) return value;
   const uint slot = gl_LocalInvocationID.x;
-  shared_a[slot] = a;
-  shared_b[slot] = b;
+  shared_values[slot] = value;
   barrier();
   for (uint width = lanes >> 1; width > 0u; width >>= 1) {
     if (lane < width) {
-      compute_t a1 = shared_a[slot], b1 = shared_b[slot];
-      const compute_t a2 = shared_a[slot + width], b2 = shared_b[slot + width];
-      if (how == MERGE_SUM) {
-        a1 += a2;
-        b1 += b2;
-      } else {
-        a1 = max(a1, a2);
-      }
-      shared_a[slot] = a1;
-      shared_b[slot] = b1;
+      const compute_t other = shared_values[slot + width];
+      shared_values[slot] = how == MERGE_SUM ? shared_values[slot] + other : max(shared_values[slot], other);
     }
     barrier();
   }
-  merged_a = shared_a[slot - lane];
-  merged_b = shared_b[slot - lane];
+  const compute_t merged = shared_values[slot - lane];
   barrier();  // shared memory is reused next
+  return merged;
+}
+
+// The workgroup's (loss, weight) totals, which end the forward: the result, or one partial pair.
+void store_totals(compute_t loss, compute_t weight_sum, bool partial) {
+  loss = group_merge(loss, gl_LocalInvocationID.x, WORKGROUP_SIZE, MERGE_SUM);
+  weight_sum = group_merge(weight_sum, gl_LocalInvocationID.x, WORKGROUP_SIZE, MERGE_SUM);
+  if (gl_LocalInvocationID.x != 0u) return;
+  if (partial) {
+    partials[2u * (p.partial_base + gl_WorkGroupID.x)] = loss;
+    partials[2u * (p.partial_base + gl_WorkGroupID.x) + 1u] = weight_sum;
+  } else {
+    dst_store(p.out_offset, p.reduction == REDUCTION_MEAN ? loss / weight_sum : loss);
+    total_weight[0] = weight_sum;
+  }
 }
 
 // Scores c to c + WIDTH - 1 of the row at `base`.
@@ -155,10 +155,7 @@ void forward_final() {
     loss += partials[2u * i];
     weight_sum += partials[2u * i + 1u];
   }
-  group_merge(loss, weight_sum, gl_LocalInvocationID.x, WORKGROUP_SIZE, MERGE_SUM);
-  if (gl_LocalInvocationID.x != 0u) return;
-  dst_store(p.out_offset, p.reduction == REDUCTION_MEAN ? merged_a / merged_b : merged_a);
-  total_weight[0] = merged_b;
+  store_totals(loss, weight_sum, false);
 }
 
 void main() {
@@ -201,14 +198,12 @@ void main() {
         scores_at(base, c, xs);
         for (uint e = 0u; e < WIDTH; ++e) m = max(m, xs[e]);
       }
-      group_merge(m, compute_t(0), lane, lanes, MERGE_MAX);
-      m = merged_a;
+      m = group_merge(m, lane, lanes, MERGE_MAX);
       for (uint c = WIDTH * lane; in_range && c < p.classes; c += WIDTH * lanes) {
         scores_at(base, c, xs);
         for (uint e = 0u; e < WIDTH; ++e) s += m_exp(xs[e] - m);
       }
-      group_merge(s, compute_t(0), lane, lanes, MERGE_SUM);
-      lse = m + m_log(merged_a);
+      lse = m + m_log(group_merge(s, lane, lanes, MERGE_SUM));
     } else if (MODE == MODE_BACKWARD && log_softmax && in_range) {
       lse = lse_values[p.lse_offset + row];
     }
@@ -223,8 +218,7 @@ void main() {
           part += MODE == MODE_FORWARD ? w * (xs[e] - lse) : w;
         }
       }
-      group_merge(part, compute_t(0), lane, lanes, MERGE_SUM);
-      smooth_sum = merged_a;
+      smooth_sum = group_merge(part, lane, lanes, MERGE_SUM);
     } else if (MODE == MODE_BACKWARD) {
       smooth_sum = classes;  // Σ w[c] without weights
     }
@@ -279,13 +273,5 @@ void main() {
   }
   if (MODE != MODE_FORWARD || p.reduction == REDUCTION_NONE) return;
   // The workgroup's (loss, weight) over every row it took.
-  group_merge(acc_loss, acc_weight, gl_LocalInvocationID.x, WORKGROUP_SIZE, MERGE_SUM);
-  if (gl_LocalInvocationID.x != 0u) return;
-  if ((p.flags & FLAG_DIRECT) != 0u) {
-    dst_store(p.out_offset, p.reduction == REDUCTION_MEAN ? merged_a / merged_b : merged_a);
-    total_weight[0] = merged_b;
-  } else {
-    partials[2u * (p.partial_base + gl_WorkGroupID.x)] = merged_a;
-    partials[2u * (p.partial_base + gl_WorkGroupID.x) + 1u] = merged_b;
-  }
+  store_totals(acc_loss, acc_weight, (p.flags & FLAG_DIRECT) == 0u);
 }
