@@ -73,17 +73,18 @@ void draw(const Tensor& out, RandomArgs args, Generator* generator, const Tensor
   detail::bump_version(out);
 }
 
-void check_uniform_dtype(DType dtype) {
+// The floating-only draws' dtype check, in PyTorch's words: `kernel` is its CPU kernel's name.
+void check_floating(DType dtype, const std::string& kernel) {
   if (!is_floating_point(dtype)) {
-    throw Error("\"check_uniform_bounds\" not implemented for '" + scalar_type_name(dtype) + "'");
+    throw Error("\"" + kernel + "\" not implemented for '" + scalar_type_name(dtype) + "'");
   }
 }
 
+void check_uniform_dtype(DType dtype) { check_floating(dtype, "check_uniform_bounds"); }
+
 void check_normal(DType dtype, double std) {
   if (std < 0) throw Error("normal expects std >= 0.0, but found std " + format_number(std));
-  if (!is_floating_point(dtype)) {
-    throw Error("\"normal_kernel_cpu\" not implemented for '" + scalar_type_name(dtype) + "'");
-  }
+  check_floating(dtype, "normal_kernel_cpu");
 }
 
 void check_probability(double p) {
@@ -142,6 +143,37 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) {
   return *this;
 }
 
+Tensor& Tensor::exponential_(double lambd, Generator* generator) {
+  if (!(lambd >= 0)) throw Error("exponential_ expects lambda >= 0.0, but found lambda=" + format_number(lambd));
+  check_floating(dtype(), "exponential_cpu");
+  detail::check_no_internal_overlap(*this);
+  draw(*this, {.op = RandomOp::Exponential, .lambda = lambd}, generator);
+  return *this;
+}
+
+Tensor& Tensor::geometric_(double p, Generator* generator) {
+  if (!(p > 0 && p < 1)) throw Error("geometric_ expects p to be in (0, 1), but got p=" + format_number(p));
+  if (dtype() == DType::Bool) throw Error("\"geometric_cpu\" not implemented for 'Bool'");
+  detail::check_no_internal_overlap(*this);
+  draw(*this, {.op = RandomOp::Geometric, .probability = p}, generator);
+  return *this;
+}
+
+Tensor& Tensor::log_normal_(double mean, double std, Generator* generator) {
+  if (!(std > 0)) throw Error("log_normal_ expects std > 0.0, but found std=" + format_number(std));
+  check_floating(dtype(), "log_normal_cpu");
+  detail::check_no_internal_overlap(*this);
+  draw(*this, {.op = RandomOp::LogNormal, .mean = mean, .std = std}, generator);
+  return *this;
+}
+
+Tensor& Tensor::cauchy_(double median, double sigma, Generator* generator) {
+  check_floating(dtype(), "cauchy_cpu");
+  detail::check_no_internal_overlap(*this);
+  draw(*this, {.op = RandomOp::Cauchy, .median = median, .sigma = sigma}, generator);
+  return *this;
+}
+
 Tensor Tensor::bernoulli(Generator* generator) const { return ember::bernoulli(*this, generator); }
 
 // ---- creation ----
@@ -189,9 +221,7 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
 }
 
 Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
-  if (!probabilities.is_floating_point()) {
-    throw Error("\"bernoulli_tensor_cpu_p_\" not implemented for '" + scalar_type_name(probabilities.dtype()) + "'");
-  }
+  check_floating(probabilities.dtype(), "bernoulli_tensor_cpu_p_");
   // Probabilities outside [0, 1] are not checked: that would read them back to the host.
   Tensor out = detail::empty_on(probabilities.sizes(), probabilities.dtype(), probabilities.device());
   draw(out, {.op = RandomOp::Bernoulli}, generator, &probabilities);

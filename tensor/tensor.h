@@ -508,12 +508,17 @@ class Tensor {
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
-  // ---- random, in place (Tensor.uniform_, normal_, bernoulli_, random_; Philox, see above) ----
+  // ---- random, in place (Tensor.uniform_, normal_, bernoulli_, random_, exponential_, geometric_,
+  // log_normal_, cauchy_; Philox, see above) ----
   Tensor& uniform_(double from = 0, double to = 1, Generator* generator = nullptr);
   Tensor& normal_(double mean = 0, double std = 1, Generator* generator = nullptr);
   Tensor& bernoulli_(double p = 0.5, Generator* generator = nullptr);
   Tensor& random_(int64_t from, int64_t to, Generator* generator = nullptr);
   Tensor& random_(int64_t to, Generator* generator = nullptr) { return random_(0, to, generator); }
+  Tensor& exponential_(double lambd = 1, Generator* generator = nullptr);
+  Tensor& geometric_(double p, Generator* generator = nullptr);  // any dtype but bool: trials, 1 or more
+  Tensor& log_normal_(double mean = 1, double std = 2, Generator* generator = nullptr);
+  Tensor& cauchy_(double median = 0, double sigma = 1, Generator* generator = nullptr);
   Tensor bernoulli(Generator* generator = nullptr) const;
 
   // ---- masked scatter, diagonal fill, nonzero as index tensors ----

@@ -29,7 +29,17 @@ class RandomKernelsTest : public BackendTest {
         args.mean = first.to_double();
         args.std = second.to_double();
         break;
-      case RandomOp::Bernoulli: args.probability = first.to_double(); break;
+      case RandomOp::Bernoulli:
+      case RandomOp::Geometric: args.probability = first.to_double(); break;
+      case RandomOp::Exponential: args.lambda = first.to_double(); break;
+      case RandomOp::LogNormal:
+        args.mean = first.to_double();
+        args.std = second.to_double();
+        break;
+      case RandomOp::Cauchy:
+        args.median = first.to_double();
+        args.sigma = second.to_double();
+        break;
       case RandomOp::Randperm: break;
     }
     kernels().random(*stream, args);

@@ -7,8 +7,11 @@
 #include <set>
 #include <thread>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "tests/oracle.h"
 #include "tests/same_error.h"
+#include "tests/statistics.h"
 
 namespace ember::test {
 namespace {
@@ -174,6 +177,61 @@ TEST_P(TensorRandomTest, InPlaceDrawsIntoViews) {
   EXPECT_EQ(default_generator().offset(), offset);
 }
 
+// exponential_, geometric_, log_normal_ and cauchy_ follow LibTorch's draws of the same distribution (a
+// two-sample Kolmogorov-Smirnov test) for PyTorch's default parameters and others, in the dtypes PyTorch
+// takes, and fill only a view's elements.
+TEST_P(TensorRandomTest, ExponentialGeometricLogNormalAndCauchy) {
+  struct Case {
+    std::string name;
+    std::function<void(Tensor&)> ours;
+    std::function<void(at::Tensor&, at::Generator&)> theirs;
+    std::vector<DType> dtypes;
+  };
+  const std::vector<DType> floating = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
+  const std::vector<DType> any = {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::UInt8};
+  const std::vector<Case> cases = {
+      {"exponential_()", [](Tensor& t) { t.exponential_(); }, [](at::Tensor& t, at::Generator& g) { t.exponential_(1, g); }, floating},
+      {"exponential_(0.25)", [](Tensor& t) { t.exponential_(0.25); }, [](at::Tensor& t, at::Generator& g) { t.exponential_(0.25, g); }, floating},
+      {"geometric_(0.3)", [](Tensor& t) { t.geometric_(0.3); }, [](at::Tensor& t, at::Generator& g) { t.geometric_(0.3, g); }, any},
+      {"geometric_(0.001)", [](Tensor& t) { t.geometric_(0.001); }, [](at::Tensor& t, at::Generator& g) { t.geometric_(0.001, g); }, {DType::Float64, DType::Int64}},
+      {"log_normal_()", [](Tensor& t) { t.log_normal_(); }, [](at::Tensor& t, at::Generator& g) { t.log_normal_(1, 2, g); }, floating},
+      {"log_normal_(-1, 0.5)", [](Tensor& t) { t.log_normal_(-1, 0.5); }, [](at::Tensor& t, at::Generator& g) { t.log_normal_(-1, 0.5, g); }, floating},
+      {"cauchy_()", [](Tensor& t) { t.cauchy_(); }, [](at::Tensor& t, at::Generator& g) { t.cauchy_(0, 1, g); }, floating},
+      {"cauchy_(3, 0.5)", [](Tensor& t) { t.cauchy_(3, 0.5); }, [](at::Tensor& t, at::Generator& g) { t.cauchy_(3, 0.5, g); }, floating},
+  };
+  constexpr int64_t n = 100'000;
+  manual_seed(6);
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(6);
+  for (const Case& c : cases) {
+    for (DType dtype : c.dtypes) {
+      if (!device->supports(dtype)) continue;
+      SCOPED_TRACE(c.name + " " + std::string(dtype_name(dtype)));
+      Tensor ours = empty({n}, on_device().dtype(dtype));
+      const uint64_t version = ours._version();
+      c.ours(ours);
+      EXPECT_GT(ours._version(), version);
+      EXPECT_EQ(ours.dtype(), dtype);
+      at::Tensor theirs = at::empty({n}, at::TensorOptions(torch_dtype(dtype)));
+      c.theirs(theirs, generator);
+      const at::Tensor mine = to_torch(ours);
+      EXPECT_FALSE(mine.to(at::kDouble).isnan().any().item<bool>());
+      if (c.name.starts_with("geometric")) EXPECT_GE(mine.to(at::kDouble).min().item<double>(), 1) << "a trial at least";
+      EXPECT_LT(kolmogorov_smirnov(mine, theirs), kolmogorov_smirnov_bound(n, n));
+    }
+  }
+  // Into every other column of a matrix: the gaps keep their values, and a generator repeats its draws.
+  Tensor base = full({300, 40}, -5.0, on_device());
+  Tensor columns = base.slice(1, 1, std::nullopt, 2);
+  Generator first(9), second(9);
+  columns.exponential_(2, &first);
+  const at::Tensor drawn = to_torch(base);
+  EXPECT_TRUE(at::equal(drawn.slice(1, 0, c10::nullopt, 2), at::full({300, 20}, -5.0)));
+  EXPECT_GE(drawn.slice(1, 1, c10::nullopt, 2).min().item<float>(), 0.0f);
+  columns.exponential_(2, &second);
+  EXPECT_TRUE(at::equal(to_torch(base), drawn));
+  EXPECT_EQ(first.offset(), 300u * 20u);
+}
+
 TEST_P(TensorRandomTest, Bernoulli) {
   manual_seed(4);
   const at::Tensor p = at::cat({at::zeros({100}), at::ones({100}), at::full({kDraws}, 0.75)});
@@ -256,6 +314,38 @@ TEST_P(TensorRandomTest, ErrorMessages) {
   expect_error<Error>([&] { multinomial(ones({2, 2, 2}, on_device()), 1); }, "prob_dist must be 1 or 2 dim");
   expect_error<Error>([&] { multinomial(full({}, 1.0, on_device()), 1); }, "prob_dist must be 1 or 2 dim");
   expect_error<Error>([&] { multinomial(longs, 1); }, "multinomial only supports floating-point dtypes for input, got: Long");
+}
+
+// exponential_, geometric_, log_normal_ and cauchy_ refuse what LibTorch refuses, with its words.
+TEST_P(TensorRandomTest, DistributionErrorsAreLibTorchs) {
+  struct Case {
+    std::string what;
+    DType dtype;
+    std::function<void(Tensor&)> ours;
+    std::function<void(at::Tensor&)> theirs;
+  };
+  const std::vector<Case> cases = {
+      {"exponential_(-1)", DType::Float32, [](Tensor& t) { t.exponential_(-1); }, [](at::Tensor& t) { t.exponential_(-1); }},
+      {"exponential_(nan)", DType::Float32, [](Tensor& t) { t.exponential_(NAN); }, [](at::Tensor& t) { t.exponential_(NAN); }},
+      {"long exponential_(-1)", DType::Int64, [](Tensor& t) { t.exponential_(-1); }, [](at::Tensor& t) { t.exponential_(-1); }},
+      {"long exponential_()", DType::Int64, [](Tensor& t) { t.exponential_(); }, [](at::Tensor& t) { t.exponential_(); }},
+      {"geometric_(0)", DType::Float32, [](Tensor& t) { t.geometric_(0); }, [](at::Tensor& t) { t.geometric_(0); }},
+      {"geometric_(1)", DType::Float32, [](Tensor& t) { t.geometric_(1); }, [](at::Tensor& t) { t.geometric_(1); }},
+      {"geometric_(1.5)", DType::Int64, [](Tensor& t) { t.geometric_(1.5); }, [](at::Tensor& t) { t.geometric_(1.5); }},
+      {"bool geometric_(0.5)", DType::Bool, [](Tensor& t) { t.geometric_(0.5); }, [](at::Tensor& t) { t.geometric_(0.5); }},
+      {"log_normal_(0, 0)", DType::Float32, [](Tensor& t) { t.log_normal_(0, 0); }, [](at::Tensor& t) { t.log_normal_(0, 0); }},
+      {"log_normal_(0, -1)", DType::Float32, [](Tensor& t) { t.log_normal_(0, -1); }, [](at::Tensor& t) { t.log_normal_(0, -1); }},
+      {"int log_normal_()", DType::Int32, [](Tensor& t) { t.log_normal_(); }, [](at::Tensor& t) { t.log_normal_(); }},
+      {"uint8 cauchy_()", DType::UInt8, [](Tensor& t) { t.cauchy_(); }, [](at::Tensor& t) { t.cauchy_(); }},
+      {"empty long cauchy_()", DType::Int64, [](Tensor& t) { t = t.narrow(0, 0, 0); t.cauchy_(); },
+       [](at::Tensor& t) { t = t.narrow(0, 0, 0); t.cauchy_(); }},
+  };
+  for (const Case& c : cases) {
+    Tensor ours = zeros({3}, on_device().dtype(c.dtype));
+    at::Tensor theirs = at::zeros({3}, at::TensorOptions(torch_dtype(c.dtype)));
+    expect_same_error([&] { c.ours(ours); }, [&] { c.theirs(theirs); }, c.what);
+    EXPECT_TRUE(at::equal(to_torch(ours), theirs)) << c.what << ": nothing was written";
+  }
 }
 
 // Bad probabilities get LibTorch's message (1.13 on the CPU): without replacement a whole-tensor check, with

@@ -4,6 +4,10 @@
 //              to high becomes low, as PyTorch's generators return only [low, high)
 //   Normal     mean + std * sqrt(-2 log(1 - unit(word0, word1))) * cos(2 pi unit(word2, word3))
 //   Bernoulli  unit(word0, word1) < p
+//   Exponential  -log1p(-unit(word0, word1)) / lambda
+//   Geometric  max(ceil(log(1 - unit(word0, word1)) / log1p(-p)), 1)
+//   LogNormal  exp of Normal's draw
+//   Cauchy     median + sigma * tan(pi (unit(word0, word1) - 1/2))
 //   RandInt    low + ((word1 << 32 | word0) mod (high - low)), a 64-bit draw
 //   Randperm   see randperm_kernel
 //   multinomial  the first category whose inclusive cdf exceeds unit(word0, word1) * total
@@ -33,6 +37,15 @@ struct RandomLaunch {
   uint64_t int_range;  // RandInt: high - low
 };
 
+// Box-Muller; the first uniform is taken from (0, 1] so that its log is finite.
+template <class A>
+__host__ __device__ A standard_normal(uint4 block) {
+  const A u1 = A(1) - philox_unit<A>(block.x, block.y);
+  const A u2 = philox_unit<A>(block.z, block.w);
+  const A two_pi = static_cast<A>(6.283185307179586476925286766559);
+  return m_sqrt(A(-2) * m_log(u1)) * m_cos(two_pi * u2);
+}
+
 // One floating draw from a Philox block: `low` and `high` are the op's two parameters in A, and
 // `probability` Bernoulli's for this element. Every op has a case (-Werror=switch); RandInt and
 // Randperm draw integers elsewhere.
@@ -43,14 +56,19 @@ __host__ __device__ A floating_draw(RandomOp op, uint4 block, A low, A high, A p
       const A value = as_stored(out_dtype, low + philox_unit<A>(block.x, block.y) * (high - low));
       return value >= high ? low : value;
     }
-    case RandomOp::Normal: {
-      // Box-Muller; the first uniform is taken from (0, 1] so that its log is finite.
-      const A u1 = A(1) - philox_unit<A>(block.x, block.y);
-      const A u2 = philox_unit<A>(block.z, block.w);
-      const A two_pi = static_cast<A>(6.283185307179586476925286766559);
-      return low + high * (m_sqrt(A(-2) * m_log(u1)) * m_cos(two_pi * u2));
-    }
+    case RandomOp::Normal: return low + high * standard_normal<A>(block);
     case RandomOp::Bernoulli: return philox_unit<A>(block.x, block.y) < probability ? A(1) : A(0);
+    case RandomOp::Exponential: return -m_log1p(-philox_unit<A>(block.x, block.y)) / low;
+    case RandomOp::Geometric: {
+      // From 1 - u in (0, 1], whose log is finite; a draw of exactly 1 counts as 1 trial, not 0.
+      const A trials = m_ceil(m_log(A(1) - philox_unit<A>(block.x, block.y)) / m_log1p(-low));
+      return trials < A(1) ? A(1) : trials;
+    }
+    case RandomOp::LogNormal: return m_exp(low + high * standard_normal<A>(block));
+    case RandomOp::Cauchy: {
+      const A pi = static_cast<A>(3.14159265358979323846264338327950);
+      return low + high * m_tan(pi * (philox_unit<A>(block.x, block.y) - A(0.5)));
+    }
     case RandomOp::RandInt:
     case RandomOp::Randperm: break;
   }
@@ -185,7 +203,9 @@ void CudaRandom::random(Stream& stream, const RandomArgs& draw) {
   }
 
   const bool has_probabilities = op == RandomOp::Bernoulli && probabilities != nullptr;
-  if ((op == RandomOp::Uniform || op == RandomOp::Normal) && !is_floating_point(out.dtype)) {
+  const bool floating_only = op == RandomOp::Uniform || op == RandomOp::Normal || op == RandomOp::Exponential ||
+                             op == RandomOp::LogNormal || op == RandomOp::Cauchy;
+  if (floating_only && !is_floating_point(out.dtype)) {
     throw UnsupportedError("the cuda backend has no random kernel drawing floats into " +
                            std::string(dtype_name(out.dtype)));
   }

@@ -28,16 +28,20 @@ struct PhiloxState {
   uint64_t offset = 0;  // in 128-bit blocks already consumed
 };
 
-// Fills out with draws of `op`.
+// Fills out with draws of `op`. Bernoulli, RandInt and Geometric fill integral outs too; the other draws
+// need a floating out.
 struct RandomArgs {
   RandomOp op = RandomOp::Uniform;
   TensorRef out;
   PhiloxState state;
   Scalar low = 0;             // Uniform, RandInt: draws in [low, high)
   Scalar high = 1;
-  double mean = 0;            // Normal
+  double mean = 0;            // Normal, LogNormal (of the underlying normal)
   double std = 1;
-  double probability = 0.5;   // Bernoulli, unless `probabilities` is given
+  double probability = 0.5;   // Bernoulli (unless `probabilities` is given), Geometric
+  double lambda = 1;          // Exponential: the rate
+  double median = 0;          // Cauchy
+  double sigma = 1;
   std::optional<TensorRef> probabilities;  // Bernoulli: one p per element of out
   // The two parameters the kernels receive, in the order this draw reads them (parameters.cpp).
   std::array<Scalar, 2> parameters() const;

@@ -5,8 +5,9 @@
 // (COMPUTE_*), with PROBABILITY_TENSOR for Bernoulli with per-element probabilities. Specialised by
 // out's dtype, the op and the probabilities' dtype.
 //
-// low and high are the op's two parameters: compute_t bits for Uniform (low, high), Normal (mean, std)
-// and Bernoulli (p, unused); int64 bits for RandInt (low, high).
+// low and high are the op's two parameters (random_ops.def): compute_t bits for the floating draws,
+// such as Uniform (low, high), Normal (mean, std) and Bernoulli (p, unused); int64 bits for RandInt
+// (low, high). Bernoulli and Geometric compute in float whatever out's dtype.
 #include "math.glsl"
 #include "philox.glsl"
 
@@ -79,6 +80,21 @@ void main() {
       const compute_t probability = low;
 #endif
       value = philox_unit(block.xy) < probability ? compute_t(1) : compute_t(0);
+    } else if (OP == RANDOM_OP_EXPONENTIAL) {
+      value = -m_log1p(-philox_unit(block.xy)) / low;
+    } else if (OP == RANDOM_OP_GEOMETRIC) {
+      // From 1 - u in (0, 1], whose log is finite; the one draw of exactly 1 would give 0 trials, and
+      // counts as 1.
+      value = max(ceil(m_log(compute_t(1) - philox_unit(block.xy)) / m_log1p(-low)), compute_t(1));
+    } else if (OP == RANDOM_OP_LOG_NORMAL) {
+      value = m_exp(low + high * standard_normal(block));
+    } else if (OP == RANDOM_OP_CAUCHY) {
+#if defined(COMPUTE_F64)
+      const double pi = 3.14159265358979323846264338327950lf;
+#else
+      const float pi = 3.14159265358979323846264338327950;
+#endif
+      value = low + high * m_tan(pi * (philox_unit(block.xy) - compute_t(0.5)));
     }
 #endif
     out_store(offsets[0], value);

@@ -1,4 +1,4 @@
-// Launchers of the random kernels: elementwise draws (uniform, normal, bernoulli, randint), randperm and
+// Launchers of the random kernels: elementwise draws (random_ops.def), randperm and
 // multinomial, all from Philox4x32-10 (shaders/philox.glsl). Element i of a launch, in row-major order
 // over out, uses the 128-bit block at counter state.offset + i; randperm reads blocks of that range too.
 #include <algorithm>
@@ -115,14 +115,15 @@ void VulkanRandom::random(Stream& stream, const RandomArgs& args) {
     return;
   }
 
-  // The compute class: out's, except that Bernoulli compares in float (float64 when out or the
-  // probabilities are float64) whatever out's dtype.
+  // The compute class: out's, except that Bernoulli and Geometric compute in float (float64 when out or
+  // the probabilities are float64) whatever out's dtype.
   DType compute = out.dtype;
-  if (op == RandomOp::Uniform || op == RandomOp::Normal) {
+  if (op == RandomOp::Uniform || op == RandomOp::Normal || op == RandomOp::Exponential ||
+      op == RandomOp::LogNormal || op == RandomOp::Cauchy) {
     if (!is_floating_point(out.dtype)) {
-      throw Error("uniform and normal draws need a floating out, not " + name_of(out.dtype));
+      throw Error(std::string(random_op_name(op)) + " draws need a floating out, not " + name_of(out.dtype));
     }
-  } else if (op == RandomOp::Bernoulli) {
+  } else if (op == RandomOp::Bernoulli || op == RandomOp::Geometric) {
     if (probabilities && !is_floating_point(probabilities->dtype)) {
       throw Error("bernoulli takes floating probabilities, not " + name_of(probabilities->dtype));
     }

@@ -11,6 +11,7 @@
 
 #include "ember.h"
 #include "tests/oracle.h"
+#include "tests/statistics.h"
 #include "tests/test_support.h"
 
 namespace ember::test {
@@ -57,30 +58,11 @@ class DefaultInitTest : public BackendTest {
       EXPECT_TRUE(at::equal(mine, reference)) << "LibTorch's init is the constant " << reference[0].item<double>();
       return;
     }
-    // At a significance of 1e-6 (c = sqrt(-ln(1e-6 / 2) / 2) = 2.70), a seeded run that passes keeps
-    // passing, and a wrong rule (fan_out for fan_in, normal for uniform) fails on these sizes.
-    const double n = static_cast<double>(mine.numel());
-    EXPECT_LT(kolmogorov_smirnov(mine, reference), 2.70 * std::sqrt(2 / n));
+    // A wrong rule (fan_out for fan_in, normal for uniform) fails on these sizes.
+    EXPECT_LT(kolmogorov_smirnov(mine, reference), kolmogorov_smirnov_bound(mine.numel(), reference.numel()));
     if (bound) {
       EXPECT_LE(mine.abs().max().item<double>(), *bound);
     }
-  }
-
-  // The largest gap between the two samples' empirical distribution functions.
-  static double kolmogorov_smirnov(const at::Tensor& a, const at::Tensor& b) {
-    const at::Tensor sa = std::get<0>(a.sort()), sb = std::get<0>(b.sort());
-    const double* x = sa.data_ptr<double>();
-    const double* y = sb.data_ptr<double>();
-    const int64_t n = sa.numel(), m = sb.numel();
-    int64_t i = 0, j = 0;
-    double largest = 0;
-    while (i < n && j < m) {
-      const double at_value = std::min(x[i], y[j]);
-      while (i < n && x[i] <= at_value) ++i;
-      while (j < m && y[j] <= at_value) ++j;
-      largest = std::max(largest, std::abs(double(i) / double(n) - double(j) / double(m)));
-    }
-    return largest;
   }
 };
 

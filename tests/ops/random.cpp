@@ -21,6 +21,10 @@ EMBER_OP_ROWS(random_rows) {
           .in_range(0, 1)
           .sizes_only(),
       op("random_", [](const auto& x) { return x[0].clone().random_(0, 10); }).with_dtypes(kNumeric).sizes_only(),
+      op("exponential_", [](const auto& x) { return x[0].clone().exponential_(2); }).with_dtypes(kFloating).sizes_only(),
+      op("geometric_", [](const auto& x) { return x[0].clone().geometric_(0.4); }).with_dtypes(kNumeric).sizes_only(),
+      op("log_normal_", [](const auto& x) { return x[0].clone().log_normal_(0, 0.5); }).with_dtypes(kFloating).sizes_only(),
+      op("cauchy_", [](const auto& x) { return x[0].clone().cauchy_(1, 2); }).with_dtypes(kFloating).sizes_only(),
       op("randperm", [](const auto& x) { return randperm_like(x[0]); }).sizes_only(),
       op("multinomial", [](const auto& x) { return multinomial(x[0], 3, true); })
           .with_cases({{{5}}, {{4, 7}}})
