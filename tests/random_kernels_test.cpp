@@ -26,16 +26,13 @@ class RandomKernelsTest : public BackendTest {
         args.high = second;
         break;
       case RandomOp::Normal:
+      case RandomOp::LogNormal:
         args.mean = first.to_double();
         args.std = second.to_double();
         break;
       case RandomOp::Bernoulli:
       case RandomOp::Geometric: args.probability = first.to_double(); break;
       case RandomOp::Exponential: args.lambda = first.to_double(); break;
-      case RandomOp::LogNormal:
-        args.mean = first.to_double();
-        args.std = second.to_double();
-        break;
       case RandomOp::Cauchy:
         args.median = first.to_double();
         args.sigma = second.to_double();
