@@ -21,6 +21,7 @@
 #include "kernels_cuda/common/strided_index.cuh"
 #include "kernels_cuda/common/typed_operands.cuh"
 #include "runtime/kernels/random.h"
+#include "runtime/kernels/random_domain.h"
 
 namespace ember::cuda {
 
@@ -203,9 +204,7 @@ void CudaRandom::random(Stream& stream, const RandomArgs& draw) {
   }
 
   const bool has_probabilities = op == RandomOp::Bernoulli && probabilities != nullptr;
-  const bool floating_only = op == RandomOp::Uniform || op == RandomOp::Normal || op == RandomOp::Exponential ||
-                             op == RandomOp::LogNormal || op == RandomOp::Cauchy;
-  if (floating_only && !is_floating_point(out.dtype)) {
+  if (draws_floats_only(op) && !is_floating_point(out.dtype)) {
     throw UnsupportedError("the cuda backend has no random kernel drawing floats into " +
                            std::string(dtype_name(out.dtype)));
   }

@@ -10,6 +10,7 @@
 #include "runtime/error.h"
 #include "runtime/kernels/memory.h"
 #include "runtime/kernels/random.h"
+#include "runtime/kernels/random_domain.h"
 #include "shaders/common/index_launch.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/vulkan_family.h"
@@ -118,8 +119,7 @@ void VulkanRandom::random(Stream& stream, const RandomArgs& args) {
   // The compute class: out's, except that Bernoulli and Geometric compute in float (float64 when out or
   // the probabilities are float64) whatever out's dtype.
   DType compute = out.dtype;
-  if (op == RandomOp::Uniform || op == RandomOp::Normal || op == RandomOp::Exponential ||
-      op == RandomOp::LogNormal || op == RandomOp::Cauchy) {
+  if (draws_floats_only(op)) {
     if (!is_floating_point(out.dtype)) {
       throw Error(std::string(random_op_name(op)) + " draws need a floating out, not " + name_of(out.dtype));
     }
