@@ -164,6 +164,15 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor squeeze(IntArrayRef dims) const;
   Tensor unsqueeze(int64_t dim) const;
+  // In-place views (tensor/inplace_views.cpp): this tensor itself takes the new sizes and strides, for
+  // every handle that shares it; the memory and its values stay as they are.
+  Tensor& t_();
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor& swapaxes_(int64_t dim0, int64_t dim1);
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor& squeeze_(IntArrayRef dims);
+  Tensor& unsqueeze_(int64_t dim);
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;

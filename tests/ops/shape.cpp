@@ -35,6 +35,26 @@ EMBER_OP_ROWS(view_rows) {
   };
 }
 
+// The in-place views change a copy that is not a leaf, so that the gradient goes through their record.
+// squeeze_'s nodes have PyTorch 2's numbers, which count squeeze(dims) (SqueezeBackward2 in ember too);
+// LibTorch 1.13 has no squeeze(dims) and numbers them one lower.
+EMBER_OP_ROWS(inplace_view_rows) {
+#define EMBER_INPLACE_VIEW(call) [](const auto& x) { auto y = x[0] * 1; y.call; return y; }
+  const std::vector<Shapes> matrices = {{{5, 7}}, {{0, 3}}, {{4}}, {{}}};
+  return {
+      op("t_", EMBER_INPLACE_VIEW(t_())).with_dtypes(kAllTypes).with_cases(matrices).grad(),
+      op("transpose_", EMBER_INPLACE_VIEW(transpose_(0, -1))).with_dtypes(kAllTypes).grad(),
+      op("swapaxes_", EMBER_INPLACE_VIEW(swapaxes_(-1, 0))).grad(),
+      op("squeeze_", EMBER_INPLACE_VIEW(unsqueeze_(1).squeeze_()))
+          .with_dtypes(kAllTypes)
+          .grad()
+          .recorded_as("SqueezeBackward3"),
+      op("squeeze_ dim", EMBER_INPLACE_VIEW(unsqueeze_(-1).squeeze_(-1))).grad().recorded_as("SqueezeBackward4"),
+      op("unsqueeze_", EMBER_INPLACE_VIEW(unsqueeze_(0))).with_dtypes(kAllTypes).with_cases(matrices).grad(),
+  };
+#undef EMBER_INPLACE_VIEW
+}
+
 Tensor repeat_by(const Tensor& x, const Tensor& counts) { return x.repeat_interleave(counts, 0); }
 at::Tensor repeat_by(const at::Tensor& x, const at::Tensor& counts) { return x.repeat_interleave(counts, 0); }
 
