@@ -62,6 +62,14 @@ Tensor clamp_by_scalars(const Tensor& x, std::optional<Scalar> min, std::optiona
   return detail::run_unary(op, detail::UnaryKind::SameType, result == x.dtype() ? x : x.to(result), out);
 }
 
+// min(max(x, lo), hi) with the bounds given, in PyTorch's result dtype, or in place into *out.
+Tensor clamp_by_tensors(const Tensor& x, const Tensor* lo, const Tensor* hi, Tensor* out) {
+  if (!hi) return detail::run_binary({.op = BinaryOp::Maximum}, detail::BinaryKind::Arithmetic, x, *lo, out);
+  if (!lo) return detail::run_binary({.op = BinaryOp::Minimum}, detail::BinaryKind::Arithmetic, x, *hi, out);
+  const DType result = detail::promote_all({result_type(x, *lo), result_type(x, *hi)});
+  return detail::run_ternary(TernaryOp::Clamp, x, *lo, *hi, result, result, 1, out);
+}
+
 Tensor passes_through(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   if (min && max) return (x >= *min).logical_and(x <= *max);
   return min ? x >= *min : x <= *max;
@@ -125,15 +133,7 @@ Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tenso
   const Tensor* lo = min ? &*min : nullptr;
   const Tensor* hi = max ? &*max : nullptr;
   Record rec("ClampBackward0", {this, lo, hi});
-  Tensor out;
-  if (!hi) {
-    out = maximum(*lo);
-  } else if (!lo) {
-    out = minimum(*hi);
-  } else {
-    const DType result = detail::promote_all({result_type(*this, *lo), result_type(*this, *hi)});
-    out = detail::run_ternary(TernaryOp::Clamp, *this, *lo, *hi, result, result, 1, nullptr);
-  }
+  Tensor out = clamp_by_tensors(*this, lo, hi, nullptr);
   if (!rec) return out;
   rec.save(*this);
   rec.save(lo ? *lo : Tensor());
@@ -155,6 +155,50 @@ Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tenso
     }
     return grads;
   });
+}
+
+Tensor& Tensor::clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  require_a_bound(min.has_value(), max.has_value());
+  const Tensor* lo = min ? &*min : nullptr;
+  const Tensor* hi = max ? &*max : nullptr;
+  return detail::inplace(*this, {lo, hi}, [&](const Tensor& old) { return old.clamp(min, max); },
+                         [&] { clamp_by_tensors(*this, lo, hi, this); });
+}
+
+// With one tensor bound x gets the gradient where it passes (ties included) and the bound where it
+// wins, PyTorch's ClampMinBackward1 and ClampMaxBackward1.
+Tensor Tensor::clamp_min(const Tensor& min) const {
+  Record rec("ClampMinBackward1", {this, &min});
+  Tensor out = clamp_by_tensors(*this, &min, nullptr, nullptr);
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save(min);
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    const Tensor x = node.saved(0), lo = node.saved(1);
+    return tensor_list{ember::where(x >= lo, g[0], 0), ember::where(x < lo, g[0], 0)};
+  });
+}
+
+Tensor Tensor::clamp_max(const Tensor& max) const {
+  Record rec("ClampMaxBackward1", {this, &max});
+  Tensor out = clamp_by_tensors(*this, nullptr, &max, nullptr);
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save(max);
+  return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
+    const Tensor x = node.saved(0), hi = node.saved(1);
+    return tensor_list{ember::where(x <= hi, g[0], 0), ember::where(x > hi, g[0], 0)};
+  });
+}
+
+Tensor& Tensor::clamp_min_(const Tensor& min) {
+  return detail::inplace(*this, {&min}, [&](const Tensor& old) { return old.clamp_min(min); },
+                         [&] { clamp_by_tensors(*this, &min, nullptr, this); });
+}
+
+Tensor& Tensor::clamp_max_(const Tensor& max) {
+  return detail::inplace(*this, {&max}, [&](const Tensor& old) { return old.clamp_max(max); },
+                         [&] { clamp_by_tensors(*this, nullptr, &max, this); });
 }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp(min, max); }

@@ -409,10 +409,15 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const;
   Tensor clamp_min(Scalar min) const;
+  Tensor clamp_min(const Tensor& min) const;
   Tensor clamp_max(Scalar max) const;
+  Tensor clamp_max(const Tensor& max) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max);
   Tensor& clamp_min_(Scalar min);
+  Tensor& clamp_min_(const Tensor& min);
   Tensor& clamp_max_(Scalar max);
+  Tensor& clamp_max_(const Tensor& max);
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor& lerp_(const Tensor& end, Scalar weight);

@@ -396,6 +396,28 @@ std::vector<Row> binary_rows() {
          it.lenient_on("ZeroDivisionError");
          it.check([mode](auto& x, const auto& s) { return s.div(x[0], x[1], mode); });
        }},
+      binary("clamp_min tensor", [](const auto& a, const auto& b) { return a.clamp_min(b); }),
+      binary("clamp_max tensor", [](const auto& a, const auto& b) { return a.clamp_max(b); }),
+      binary("clamp_min_ tensor", [](auto& a, const auto& b) { return a.clamp_min_(b); }),
+      binary("clamp_max_ tensor", [](auto& a, const auto& b) { return a.clamp_max_(b); }),
+      // Tensor bounds, both or one, out of place or in place (the result must then fit x's shape and dtype).
+      {"clamp tensors", Category::Binary, [](Iteration& it) {
+         const Sizes a = it.shape();
+         it.input(a, it.dtype(), {.large = true});
+         it.input(it.chance(0.2) ? Sizes{} : it.broadcast_partner(a), it.dtype(), {.large = true});
+         it.input(it.chance(0.2) ? Sizes{} : it.broadcast_partner(a), it.dtype(), {.large = true});
+         const int64_t bounds = it.integer(0, 2);
+         const bool in_place = it.chance(0.5);
+         it.arg("bounds", std::vector<std::string>{"min and max", "min", "max"}[bounds]);
+         it.arg("in place", in_place);
+         it.check([bounds, in_place](auto& x, const auto&) {
+           using T = std::decay_t<decltype(x[0])>;
+           using Bound = std::conditional_t<std::is_same_v<T, at::Tensor>, c10::optional<T>, std::optional<T>>;
+           const Bound min = bounds == 2 ? Bound() : Bound(x[1]);
+           const Bound max = bounds == 1 ? Bound() : Bound(x[2]);
+           return in_place ? x[0].clamp_(min, max) : x[0].clamp(min, max);
+         });
+       }},
       {"where", Category::Binary, [](Iteration& it) {
          const Sizes a = it.shape();
          it.input(it.broadcast_partner(a), it.chance(0.9) ? DType::Bool : it.dtype());

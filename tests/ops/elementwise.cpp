@@ -395,6 +395,14 @@ EMBER_OP_ROWS(ternary_rows) {
           .with_dtypes(kFloating)
           .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}, {{}, {}}})
           .grad(),
+      op("clamp_min tensor", 2, [](const auto& x) { return x[0].clamp_min(x[1]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {4, 1}}, {{}, {}}})
+          .grad(),
+      op("clamp_max tensor", 2, [](const auto& x) { return x[0].clamp_max(x[1]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}, {{}, {}}})
+          .grad(),
   };
 }
 
@@ -433,6 +441,18 @@ EMBER_OP_ROWS(inplace_elementwise_rows) {
           .with_dtypes(join({kFloating, {DType::Int32}})),
       op("clamp_min_", EMBER_INPLACE(clamp_min_(0.5))).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
       op("clamp_max_", EMBER_INPLACE(clamp_max_(1.5))).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("clamp_ tensors", 3, [](const auto& x) { auto y = x[0] * 1; return y.clamp_(x[1], x[2]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .with_cases({{{33, 17}, {33, 17}, {33, 17}}, {{3, 4, 5}, {4, 1}, {5}}, {{}, {}, {}}})
+          .grad(),
+      op("clamp_min_ tensor", 2, [](const auto& x) { auto y = x[0] * 1; return y.clamp_min_(x[1]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {4, 1}}})
+          .grad(),
+      op("clamp_max_ tensor", 2, [](const auto& x) { auto y = x[0] * 1; return y.clamp_max_(x[1]); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}})
+          .grad(),
       op("fmod_", 2, [](const auto& x) { auto y = x[0] * 1; return y.fmod_(x[1]); })
           .with_dtypes(numeric)
           .with_inputs(nonzero_divisor),
