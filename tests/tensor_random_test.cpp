@@ -194,6 +194,7 @@ TEST_P(TensorRandomTest, ExponentialGeometricLogNormalAndCauchy) {
       {"exponential_(0.25)", [](Tensor& t) { t.exponential_(0.25); }, [](at::Tensor& t, at::Generator& g) { t.exponential_(0.25, g); }, floating},
       {"geometric_(0.3)", [](Tensor& t) { t.geometric_(0.3); }, [](at::Tensor& t, at::Generator& g) { t.geometric_(0.3, g); }, any},
       {"geometric_(0.001)", [](Tensor& t) { t.geometric_(0.001); }, [](at::Tensor& t, at::Generator& g) { t.geometric_(0.001, g); }, {DType::Float64, DType::Int64}},
+      {"geometric_(1e-9)", [](Tensor& t) { t.geometric_(1e-9); }, [](at::Tensor& t, at::Generator& g) { t.geometric_(1e-9, g); }, {DType::Int64}},
       {"log_normal_()", [](Tensor& t) { t.log_normal_(); }, [](at::Tensor& t, at::Generator& g) { t.log_normal_(1, 2, g); }, floating},
       {"log_normal_(-1, 0.5)", [](Tensor& t) { t.log_normal_(-1, 0.5); }, [](at::Tensor& t, at::Generator& g) { t.log_normal_(-1, 0.5, g); }, floating},
       {"cauchy_()", [](Tensor& t) { t.cauchy_(); }, [](at::Tensor& t, at::Generator& g) { t.cauchy_(0, 1, g); }, floating},
@@ -220,6 +221,16 @@ TEST_P(TensorRandomTest, ExponentialGeometricLogNormalAndCauchy) {
       }
       EXPECT_LT(kolmogorov_smirnov(mine, theirs), kolmogorov_smirnov_bound(n, n));
     }
+  }
+  // Counts into int64 past float's 2^24 keep every integer where the device computes in double: with
+  // p = 1e-9 about half of them are odd, as LibTorch's; float's spacing there would make them even.
+  if (device->supports(DType::Float64)) {
+    Tensor counts = empty({n}, on_device().dtype(DType::Int64));
+    counts.geometric_(1e-9);
+    at::Tensor theirs = at::empty({n}, at::kLong);
+    theirs.geometric_(1e-9, generator);
+    const auto odd_share = [](const at::Tensor& t) { return t.remainder(2).to(at::kDouble).mean().item<double>(); };
+    EXPECT_NEAR(odd_share(to_torch(counts)), odd_share(theirs), 0.02);
   }
   // Into every other column of a matrix: the gaps keep their values, and a generator repeats its draws.
   Tensor base = full({300, 40}, -5.0, on_device());

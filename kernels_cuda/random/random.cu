@@ -11,7 +11,8 @@
 //   RandInt    low + ((word1 << 32 | word0) mod (high - low)), a 64-bit draw
 //   Randperm   see randperm_kernel
 //   multinomial  the first category whose inclusive cdf exceeds unit(word0, word1) * total
-// where unit has float's precision (24 bits, from word0 alone) and double's for float64 (53 bits).
+// where unit has float's precision (24 bits, from word0 alone), or double's (53 bits) where
+// draws_in_double says so.
 #include <cstdint>
 #include <string>
 
@@ -219,8 +220,7 @@ void CudaRandom::random(Stream& stream, const RandomArgs& draw) {
     args.int_low = p0.to_int64();
     args.int_range = static_cast<uint64_t>(p1.to_int64()) - static_cast<uint64_t>(args.int_low);
   }
-  // Draws are computed in double when out (or Bernoulli's probabilities) is float64, else in float.
-  const bool in_double = out.dtype == DType::Float64 || (has_probabilities && probabilities->dtype == DType::Float64);
+  const bool in_double = draws_in_double(op, out.dtype, has_probabilities ? probabilities->dtype : out.dtype);
   TensorRef stand_in = out;
   stand_in.strides.fill(0);
   const LaunchShape shape = plan_launch({&out, has_probabilities ? probabilities : &stand_in});

@@ -7,7 +7,7 @@
 //
 // low and high are the op's two parameters (random_ops.def): compute_t bits for the floating draws,
 // such as Uniform (low, high), Normal (mean, std) and Bernoulli (p, unused); int64 bits for RandInt
-// (low, high). Bernoulli and Geometric compute in float whatever out's dtype.
+// (low, high). Bernoulli and Geometric compute in float or double (random_domain.h) whatever out's dtype.
 #include "math.glsl"
 #include "philox.glsl"
 

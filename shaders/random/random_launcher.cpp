@@ -116,8 +116,8 @@ void VulkanRandom::random(Stream& stream, const RandomArgs& args) {
     return;
   }
 
-  // The compute class: out's, except that Bernoulli and Geometric compute in float (float64 when out or
-  // the probabilities are float64) whatever out's dtype.
+  // The compute class: out's, except that Bernoulli and Geometric compute in float or double
+  // (draws_in_double) whatever out's dtype.
   DType compute = out.dtype;
   if (draws_floats_only(op)) {
     if (!is_floating_point(out.dtype)) {
@@ -127,8 +127,10 @@ void VulkanRandom::random(Stream& stream, const RandomArgs& args) {
     if (probabilities && !is_floating_point(probabilities->dtype)) {
       throw Error("bernoulli takes floating probabilities, not " + name_of(probabilities->dtype));
     }
-    const bool wide = out.dtype == DType::Float64 ||
-                      (probabilities && probabilities->dtype == DType::Float64);
+    bool wide = draws_in_double(op, out.dtype, probabilities ? probabilities->dtype : out.dtype);
+    // Without shaderFloat64, geometric counts into int64 keep float's precision rather than fail.
+    const bool int64_counts = op == RandomOp::Geometric && out.dtype == DType::Int64;
+    if (int64_counts && !device_.supports(DType::Float64)) wide = false;
     compute = wide ? DType::Float64 : DType::Float32;
   }
   require_dtype(device_, compute, "random");
