@@ -1,5 +1,7 @@
 #include "runtime/dtype.h"
 
+#include <ostream>
+
 namespace ember {
 
 size_t element_size(DType dtype) {
@@ -49,6 +51,8 @@ std::string scalar_type_name(DType dtype) {
   }
   return "Unknown";
 }
+
+std::ostream& operator<<(std::ostream& out, DType dtype) { return out << scalar_type_name(dtype); }
 
 bool is_floating_point(DType dtype) {
   return dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||

@@ -3,6 +3,7 @@
 // type promotion and the rest of the semantics live in tensor/.
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,9 @@ size_t element_size(DType dtype);
 std::string_view dtype_name(DType dtype);
 // PyTorch's ScalarType names ("Float", "Long", "Bool"), which its error messages use.
 std::string scalar_type_name(DType dtype);
+// Prints the ScalarType name ("Float", "Long"), as LibTorch prints `std::cout << torch::kFloat`; tests'
+// failure messages show it too.
+std::ostream& operator<<(std::ostream& out, DType dtype);
 bool is_floating_point(DType dtype);
 // Int8 through Int64 and UInt8; Bool is not integral, as in PyTorch's isIntegralType(t, false).
 bool is_integral(DType dtype);

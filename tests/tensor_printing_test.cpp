@@ -1,6 +1,7 @@
-// Tensor printing against PyTorch's own repr. Every case's values go to /usr/bin/python3 (python3-torch,
-// installed in CI by scripts/setup-debian.sh) in one run, which prints repr() of the same tensor under the
-// same print options; ember's text must match it character for character.
+// Tensor printing against PyTorch's own repr, and a dtype's name against LibTorch's. Every case's values
+// go to /usr/bin/python3 (python3-torch, installed in CI by scripts/setup-debian.sh) in one run, which
+// prints repr() of the same tensor under the same print options; ember's text must match it character for
+// character.
 //
 // ember always prints the device (see tensor/printing.cpp). To let PyTorch place that suffix itself, the
 // script makes PyTorch treat CPU as a non-default device (so it adds device='cpu', as it does for CUDA
@@ -12,6 +13,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/oracle.h"
 #include "tests/python_oracle.h"
 #include "test_support.h"
 
@@ -296,6 +298,16 @@ TEST(TensorPrintingOptions, RoundTripAndValidation) {
 
 TEST(TensorPrintingOptions, UndefinedTensor) {
   EXPECT_EQ(Tensor().toString(), "[ Tensor (undefined) ]");
+}
+
+// A dtype prints as LibTorch prints its ScalarType (`std::cout << torch::kFloat` gives "Float").
+TEST(TensorPrintingOptions, DTypePrintsAsLibTorchsScalarType) {
+  for (DType dtype : kAllDTypes) {
+    std::ostringstream ours, theirs;
+    ours << dtype;
+    theirs << torch_dtype(dtype);
+    EXPECT_EQ(ours.str(), theirs.str());
+  }
 }
 
 }  // namespace
