@@ -1,5 +1,6 @@
 #include "nn/modules/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "nn/functional/dropout.h"
@@ -70,23 +71,45 @@ Tensor gru_step(const Tensor& x_gates, const Tensor& h, const Tensor& w_hh, cons
 }
 
 struct DirectionResult {
-  Tensor output;  // (seq, batch, features)
+  Tensor output;  // (rows, features), x's rows
   Tensor hidden, cell;
 };
 
-// One layer in one direction over the sequence x (seq, batch, features): every step's input projection
-// in one matmul, then the recurrence step by step (backwards for the reverse direction).
-DirectionResult run_direction(RNNMode mode, const Tensor& x, const RNNLayerWeights& w, Tensor h, Tensor c,
-                              bool reverse) {
-  const int64_t steps = x.size(0), batch = x.size(1);
+// One layer in one direction over x (rows, features), whose rows are step t's batch_sizes[t] rows after
+// those of the steps before it, the longest sequences first (a padded batch is the case of equal
+// sizes). Every step's input projection is one matmul; then the recurrence runs step by step (backwards
+// for the reverse direction), each step over the sequences that have not ended.
+DirectionResult run_direction(RNNMode mode, const Tensor& x, const std::vector<int64_t>& batch_sizes,
+                              const RNNLayerWeights& w, const Tensor& h0, const Tensor& c0, bool reverse) {
+  const int64_t steps = static_cast<int64_t>(batch_sizes.size()), batch = h0.size(0);
+  const bool lstm = mode == RNNMode::LSTM;
   const Tensor folded_bias = mode == RNNMode::GRU ? Tensor() : w.bias_hh;
-  const Tensor projected = project_input(x.reshape({steps * batch, x.size(2)}), w.weight_ih, w.bias_ih, folded_bias);
-  // unbind is one node for all steps: its backward stacks their gradients once.
-  const std::vector<Tensor> x_gates = projected.view({steps, batch, projected.size(1)}).unbind(0);
-  std::vector<Tensor> outputs(steps);
+  const Tensor projected = project_input(x, w.weight_ih, w.bias_ih, folded_bias);
+  // One split for all steps: its backward joins their gradients once.
+  const std::vector<Tensor> x_gates = projected.split_with_sizes(batch_sizes, 0);
+  // The forward direction drops ended sequences from the state and keeps their final states in
+  // `ended`; the reverse one starts with the longest sequences and adds the others as they begin.
+  int64_t running = reverse ? batch_sizes.back() : batch;
+  Tensor h = running == batch ? h0 : h0.narrow(0, 0, running);
+  Tensor c = !lstm || running == batch ? c0 : c0.narrow(0, 0, running);
+  std::vector<Tensor> ended_h, ended_c;
+  std::vector<Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t i = 0; i < steps; ++i) {
     const int64_t t = reverse ? steps - 1 - i : i;
-    if (mode == RNNMode::LSTM) {
+    const int64_t rows = batch_sizes[t];
+    if (rows < running) {
+      ended_h.push_back(h.narrow(0, rows, running - rows));
+      h = h.narrow(0, 0, rows);
+      if (lstm) {
+        ended_c.push_back(c.narrow(0, rows, running - rows));
+        c = c.narrow(0, 0, rows);
+      }
+    } else if (rows > running) {
+      h = cat({h, h0.narrow(0, running, rows - running)}, 0);
+      if (lstm) c = cat({c, c0.narrow(0, running, rows - running)}, 0);
+    }
+    running = rows;
+    if (lstm) {
       std::tie(h, c) = lstm_step(x_gates[t], h, c, w.weight_hh, w.weight_hr);
     } else if (mode == RNNMode::GRU) {
       h = gru_step(x_gates[t], h, w.weight_hh, w.bias_hh);
@@ -95,7 +118,15 @@ DirectionResult run_direction(RNNMode mode, const Tensor& x, const RNNLayerWeigh
     }
     outputs[t] = h;
   }
-  return {stack(outputs, 0), h, c};
+  // The final states in the batch's order: the sequences still running, then those that ended, the
+  // last to end first.
+  const auto in_batch_order = [](const Tensor& last, std::vector<Tensor> ended) {
+    if (ended.empty()) return last;
+    ended.push_back(last);
+    std::reverse(ended.begin(), ended.end());
+    return cat(ended, 0);
+  };
+  return {cat(outputs, 0), in_batch_order(h, ended_h), lstm ? in_batch_order(c, ended_c) : c};
 }
 
 // "(2, 3, 4)" and "[2, 3, 4]": PyTorch's messages print the expected size as a tuple, the actual as a list.
@@ -192,10 +223,9 @@ void RNNImplBase<Derived>::check_state_dims(bool batched, const Tensor& hx, cons
 }
 
 template <class Derived>
-void RNNImplBase<Derived>::check_state_sizes(const Tensor& x, const Tensor& hx, const Tensor& cx) const {
+void RNNImplBase<Derived>::check_state_sizes(int64_t batch, const Tensor& hx, const Tensor& cx) const {
   const auto& o = options_base;
   const int64_t states = o.num_layers() * (o.bidirectional() ? 2 : 1);
-  const int64_t batch = x.size(1);
   const std::vector<int64_t> hidden{states, batch, o.proj_size() > 0 ? o.proj_size() : o.hidden_size()};
   const bool lstm = o.mode() == RNNMode::LSTM;
   if (hx.sizes().vec() != hidden) throw Error(size_mismatch(lstm ? "hidden[0]" : "hidden", hidden, hx));
@@ -220,20 +250,15 @@ typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run(const Tensor& in
     throw Error("input.size(-1) must be equal to input_size. Expected " + std::to_string(o.input_size()) + ", got " +
                 std::to_string(x.size(2)));
   }
-  const int64_t states = o.num_layers() * (o.bidirectional() ? 2 : 1);
-  const TensorOptions like_input = TensorOptions().dtype(x.dtype()).device(x.device());
-  if (given_state) {
-    if (!batched) {
-      hx = hx.unsqueeze(1);
-      if (lstm) cx = cx.unsqueeze(1);
-    }
-    check_state_sizes(x, hx, cx);
-  } else {
-    hx = zeros({states, x.size(1), o.proj_size() > 0 ? o.proj_size() : o.hidden_size()}, like_input);
-    if (lstm) cx = zeros({states, x.size(1), o.hidden_size()}, like_input);
+  if (given_state && !batched) {
+    hx = hx.unsqueeze(1);
+    if (lstm) cx = cx.unsqueeze(1);
   }
-  if (x.size(0) == 0) throw Error("Expected sequence length to be larger than 0 in RNN");
-  Result result = run_layers(x, hx, cx);
+  const int64_t steps = x.size(0), batch = x.size(1);
+  std::tie(hx, cx) = initial_states(batch, x, hx, cx);
+  if (steps == 0) throw Error("Expected sequence length to be larger than 0 in RNN");
+  Result result = run_layers(x.reshape({steps * batch, x.size(2)}), std::vector<int64_t>(steps, batch), hx, cx);
+  result.output = result.output.view({steps, batch, result.output.size(1)});
   if (o.batch_first()) result.output = result.output.transpose(0, 1);
   if (!batched) {
     result.output = result.output.squeeze(batch_dim);
@@ -244,8 +269,52 @@ typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run(const Tensor& in
 }
 
 template <class Derived>
-typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run_layers(const Tensor& x, const Tensor& hx,
-                                                                        const Tensor& cx) const {
+std::tuple<Tensor, Tensor> RNNImplBase<Derived>::initial_states(int64_t batch, const Tensor& like, Tensor hx,
+                                                                Tensor cx) const {
+  const auto& o = options_base;
+  const bool lstm = o.mode() == RNNMode::LSTM;
+  if (hx.defined() || cx.defined()) {
+    check_state_sizes(batch, hx, cx);
+    return {hx, cx};
+  }
+  const int64_t states = o.num_layers() * (o.bidirectional() ? 2 : 1);
+  const TensorOptions like_input = TensorOptions().dtype(like.dtype()).device(like.device());
+  hx = zeros({states, batch, o.proj_size() > 0 ? o.proj_size() : o.hidden_size()}, like_input);
+  if (lstm) cx = zeros({states, batch, o.hidden_size()}, like_input);
+  return {hx, cx};
+}
+
+// LibTorch's checks of a packed input, then the states in the packing order and back.
+template <class Derived>
+typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run_packed(const utils::rnn::PackedSequence& input,
+                                                                        Tensor hx, Tensor cx) const {
+  const auto& o = options_base;
+  const bool lstm = o.mode() == RNNMode::LSTM;
+  const Tensor& x = input.data();
+  if (x.dim() != 2) throw Error("input must have 2 dimensions, got " + std::to_string(x.dim()));
+  if (x.size(1) != o.input_size()) {
+    throw Error("input.size(-1) must be equal to input_size. Expected " + std::to_string(o.input_size()) + ", got " +
+                std::to_string(x.size(1)));
+  }
+  if (input.batch_sizes().empty()) throw Error("Expected sequence length to be larger than 0 in RNN");
+  const bool given_state = hx.defined() || cx.defined();
+  std::tie(hx, cx) = initial_states(input.batch_sizes().front(), x, hx, cx);
+  if (const Tensor& sorted = input.sorted_indices(); given_state && sorted.defined()) {
+    hx = hx.index_select(1, sorted);
+    if (lstm) cx = cx.index_select(1, sorted);
+  }
+  Result result = run_layers(x, input.batch_sizes(), hx, cx);
+  if (const Tensor& unsorted = input.unsorted_indices(); unsorted.defined()) {
+    result.hidden = result.hidden.index_select(1, unsorted);
+    if (lstm) result.cell = result.cell.index_select(1, unsorted);
+  }
+  return result;
+}
+
+template <class Derived>
+typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run_layers(const Tensor& x,
+                                                                        const std::vector<int64_t>& batch_sizes,
+                                                                        const Tensor& hx, const Tensor& cx) const {
   const auto& o = options_base;
   const bool lstm = o.mode() == RNNMode::LSTM;
   const int64_t directions = o.bidirectional() ? 2 : 1;
@@ -261,13 +330,13 @@ typename RNNImplBase<Derived>::Result RNNImplBase<Derived>::run_layers(const Ten
     std::vector<Tensor> outputs;
     for (int64_t direction = 0; direction < directions; ++direction) {
       const size_t index = size_t(layer * directions + direction);
-      DirectionResult run = run_direction(o.mode(), layer_input, layers_[index], h_initial[index], c_initial[index],
-                                          direction == 1);
+      DirectionResult run = run_direction(o.mode(), layer_input, batch_sizes, layers_[index], h_initial[index],
+                                          c_initial[index], direction == 1);
       outputs.push_back(run.output);
       h_final.push_back(run.hidden);
       c_final.push_back(run.cell);
     }
-    layer_input = directions == 1 ? outputs[0] : cat(outputs, 2);
+    layer_input = directions == 1 ? outputs[0] : cat(outputs, 1);
   }
   return {layer_input, stack(h_final, 0), lstm ? stack(c_final, 0) : Tensor()};
 }
@@ -288,6 +357,21 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   return {result.output, result.hidden};
 }
 
+namespace {
+
+// The output is packed as the input: the same batch sizes and order.
+utils::rnn::PackedSequence packed_like(const utils::rnn::PackedSequence& input, const Tensor& output) {
+  return utils::rnn::PackedSequence(output, input.batch_sizes(), input.sorted_indices(), input.unsorted_indices());
+}
+
+}  // namespace
+
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  Result result = run_packed(packed_input, std::move(hx), Tensor());
+  return {packed_like(packed_input, result.output), result.hidden};
+}
+
 LSTMImpl::LSTMImpl(const LSTMOptions& options)
     : RNNImplBase(detail::RNNOptionsBase(RNNMode::LSTM, options.input_size(), options.hidden_size())
                       .num_layers(options.num_layers())
@@ -304,6 +388,13 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   return {result.output, {result.hidden, result.cell}};
 }
 
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  Result result = hx_opt ? run_packed(packed_input, std::get<0>(*hx_opt), std::get<1>(*hx_opt))
+                         : run_packed(packed_input, Tensor(), Tensor());
+  return {packed_like(packed_input, result.output), {result.hidden, result.cell}};
+}
+
 GRUImpl::GRUImpl(const GRUOptions& options)
     : RNNImplBase(detail::RNNOptionsBase(RNNMode::GRU, options.input_size(), options.hidden_size())
                       .num_layers(options.num_layers())
@@ -316,6 +407,12 @@ GRUImpl::GRUImpl(const GRUOptions& options)
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   Result result = run(input, std::move(hx), Tensor());
   return {result.output, result.hidden};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  Result result = run_packed(packed_input, std::move(hx), Tensor());
+  return {packed_like(packed_input, result.output), result.hidden};
 }
 
 namespace detail {

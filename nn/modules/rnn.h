@@ -5,13 +5,12 @@
 // same forward signatures.
 //
 // Beyond LibTorch 1.13, unbatched input works as in Python: a 2-D (seq, feature) input to a layer, a 1-D
-// (feature) input to a cell, with states unbatched likewise. Not supported: PackedSequence input
-// (LibTorch's forward_with_packed_input); pad the sequences instead (nn::utils::rnn::pad_sequence).
-// Python's warning for dropout with a single layer is not given.
+// (feature) input to a cell, with states unbatched likewise. Python's warning for dropout with a single
+// layer is not given. forward_with_packed_input takes a PackedSequence (nn/utils/rnn.h), as LibTorch's.
 //
 // The layers are compositions of tensor ops (autograd comes from them): per layer and direction, one
 // matmul projects the input of every time step at once, then a loop over the steps adds the hidden
-// state's projection and applies the gates.
+// state's projection and applies the gates, each step over the sequences that have not ended.
 #include <optional>
 #include <string>
 #include <tuple>
@@ -20,6 +19,7 @@
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
 #include "nn/options/rnn.h"
+#include "nn/utils/rnn.h"
 
 namespace ember::nn {
 namespace detail {
@@ -59,13 +59,21 @@ class RNNImplBase : public Cloneable<Derived> {
   // Checks the input and the initial state as PyTorch does (undefined states start at zeros), runs
   // every layer, and returns the output and final states, unbatched again when the input was.
   Result run(const Tensor& input, Tensor hx, Tensor cx) const;
+  // The same over packed sequences: the output is packed as the input, the final states are each
+  // sequence's at its own last step, in the caller's order.
+  Result run_packed(const utils::rnn::PackedSequence& input, Tensor hx, Tensor cx) const;
 
   std::vector<RNNLayerWeights> layers_;  // index layer * directions + direction
 
  private:
   void check_state_dims(bool batched, const Tensor& hx, const Tensor& cx) const;
-  void check_state_sizes(const Tensor& x, const Tensor& hx, const Tensor& cx) const;
-  Result run_layers(const Tensor& x, const Tensor& hx, const Tensor& cx) const;
+  void check_state_sizes(int64_t batch, const Tensor& hx, const Tensor& cx) const;
+  // Zeros for undefined states, else the states checked against `batch`.
+  std::tuple<Tensor, Tensor> initial_states(int64_t batch, const Tensor& like, Tensor hx, Tensor cx) const;
+  // Every layer over x (rows, features), whose rows are step t's batch_sizes[t] rows after those of the
+  // steps before it; the output has x's rows.
+  Result run_layers(const Tensor& x, const std::vector<int64_t>& batch_sizes, const Tensor& hx,
+                    const Tensor& cx) const;
 };
 
 }  // namespace detail
@@ -79,6 +87,8 @@ class RNNImpl : public detail::RNNImplBase<RNNImpl> {
   explicit RNNImpl(const RNNOptions& options);
   // (output, h_n); hx (num_layers * directions, batch, hidden_size), zeros when undefined.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                                                           Tensor hx = {});
 
   RNNOptions options;
 };
@@ -94,6 +104,8 @@ class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   // (output, (h_n, c_n)); hx_opt (h_0, c_0), zeros when absent. h has proj_size features when it is set.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
 
   LSTMOptions options;
 };
@@ -107,6 +119,8 @@ class GRUImpl : public detail::RNNImplBase<GRUImpl> {
   GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                                                           Tensor hx = {});
 
   GRUOptions options;
 };

@@ -147,6 +147,44 @@ class RnnTest : public BackendTest {
     expect_same(*ours, our_run, *theirs, cell_as_batch_of_one(their_run), input, states);
   }
 
+  // A layer's runs over sequences of `lengths` packed from the padded input (unsorted, so that the
+  // order comes back too): the output padded again, then the final states.
+  template <class Ours, class Theirs>
+  void expect_same_packed(Ours ours, Theirs theirs, const std::vector<int64_t>& lengths, const at::Tensor& input,
+                          const TorchTensors& states = {}) {
+    constexpr bool lstm = std::is_same_v<Ours, nn::LSTM>;
+    const bool batch_first = ours->options.batch_first();
+    OurRun our_run = [ours, lengths, batch_first](const Tensor& x, const Tensors& s) mutable {
+      const auto packed = nn::utils::rnn::pack_padded_sequence(x, lengths, batch_first, /*enforce_sorted=*/false);
+      const auto padded = [&](const nn::utils::rnn::PackedSequence& y) {
+        return std::get<0>(nn::utils::rnn::pad_packed_sequence(y, batch_first));
+      };
+      if constexpr (lstm) {
+        auto [y, state] = s.empty() ? ours->forward_with_packed_input(packed)
+                                    : ours->forward_with_packed_input(packed, std::make_tuple(s[0], s[1]));
+        return Tensors{padded(y), std::get<0>(state), std::get<1>(state)};
+      } else {
+        auto [y, h] = s.empty() ? ours->forward_with_packed_input(packed) : ours->forward_with_packed_input(packed, s[0]);
+        return Tensors{padded(y), h};
+      }
+    };
+    TheirRun their_run = [theirs, lengths, batch_first](const at::Tensor& x, const TorchTensors& s) mutable {
+      const auto packed = torch::nn::utils::rnn::pack_padded_sequence(x, torch::tensor(lengths), batch_first, false);
+      const auto padded = [&](const torch::nn::utils::rnn::PackedSequence& y) {
+        return std::get<0>(torch::nn::utils::rnn::pad_packed_sequence(y, batch_first));
+      };
+      if constexpr (lstm) {
+        auto [y, state] = s.empty() ? theirs->forward_with_packed_input(packed)
+                                    : theirs->forward_with_packed_input(packed, std::make_tuple(s[0], s[1]));
+        return TorchTensors{padded(y), std::get<0>(state), std::get<1>(state)};
+      } else {
+        auto [y, h] = s.empty() ? theirs->forward_with_packed_input(packed) : theirs->forward_with_packed_input(packed, s[0]);
+        return TorchTensors{padded(y), h};
+      }
+    };
+    expect_same(*ours, our_run, *theirs, their_run, input, states);
+  }
+
   static at::Tensor random(at::IntArrayRef sizes, uint64_t seed) { return random_torch(sizes, kFloat32, seed, -1, 1); }
 };
 
@@ -222,6 +260,39 @@ TEST_P(RnnTest, GRUMatchesLibTorch) {
     nn::GRU ours(nn::GRUOptions(3, 4).bidirectional(true));
     torch::nn::GRU theirs(torch::nn::GRUOptions(3, 4).bidirectional(true));
     expect_same_unbatched_layer(ours, theirs, random({5, 3}, 23), {random({2, 4}, 24)});
+  }
+}
+
+TEST_P(RnnTest, PackedSequencesMatchLibTorch) {
+  {
+    SCOPED_TRACE("RNN, two layers, bidirectional, initial state");
+    nn::RNN ours(nn::RNNOptions(3, 5).num_layers(2).bidirectional(true));
+    torch::nn::RNN theirs(torch::nn::RNNOptions(3, 5).num_layers(2).bidirectional(true));
+    expect_same_packed(ours, theirs, {2, 4, 1}, random({4, 3, 3}, 40), {random({4, 3, 5}, 41)});
+  }
+  {
+    SCOPED_TRACE("LSTM, projection, bidirectional, batch_first, initial states");
+    nn::LSTM ours(nn::LSTMOptions(3, 5).proj_size(2).bidirectional(true).batch_first(true));
+    torch::nn::LSTM theirs(torch::nn::LSTMOptions(3, 5).proj_size(2).bidirectional(true).batch_first(true));
+    expect_same_packed(ours, theirs, {3, 5, 5, 1}, random({4, 5, 3}, 42), {random({2, 4, 2}, 43), random({2, 4, 5}, 44)});
+  }
+  {
+    SCOPED_TRACE("LSTM, zero states");
+    nn::LSTM ours(nn::LSTMOptions(2, 4));
+    torch::nn::LSTM theirs(torch::nn::LSTMOptions(2, 4));
+    expect_same_packed(ours, theirs, {1, 3, 2}, random({3, 3, 2}, 45));
+  }
+  {
+    SCOPED_TRACE("GRU, two layers, equal lengths, zero state");
+    nn::GRU ours(nn::GRUOptions(3, 4).num_layers(2).bidirectional(true));
+    torch::nn::GRU theirs(torch::nn::GRUOptions(3, 4).num_layers(2).bidirectional(true));
+    expect_same_packed(ours, theirs, {3, 3}, random({3, 2, 3}, 46));
+  }
+  {
+    SCOPED_TRACE("GRU, initial state, sequences shorter than the input");
+    nn::GRU ours(nn::GRUOptions(3, 4));
+    torch::nn::GRU theirs(torch::nn::GRUOptions(3, 4));
+    expect_same_packed(ours, theirs, {2, 1, 3}, random({5, 3, 3}, 47), {random({1, 3, 4}, 48)});
   }
 }
 
@@ -345,6 +416,12 @@ TEST_P(RnnTest, BadInputsFailAsInLibTorch) {
                       torch_error([] { torch::nn::LSTM(torch::nn::LSTMOptions(3, 4).proj_size(4)); }));
   expect_error<Error>([] { nn::GRU(nn::GRUOptions(3, 4).dropout(1.5)); },
                       torch_error([] { torch::nn::GRU(torch::nn::GRUOptions(3, 4).dropout(1.5)); }));
+  // Packed input: data of the wrong width.
+  const at::Tensor wide = at::zeros({2, 2, 4});
+  const auto their_packed = torch::nn::utils::rnn::pack_padded_sequence(wide, torch::tensor({2, 1}));
+  expect_error<Error>(
+      [&] { ours->forward_with_packed_input(nn::utils::rnn::pack_padded_sequence(from_torch(wide, device), {2, 1})); },
+      torch_error([&] { theirs->forward_with_packed_input(their_packed); }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RnnTest, testing::Values("vulkan", "cuda"), backend_test_name);
