@@ -175,7 +175,8 @@ Tensor Tensor::clamp_min(const Tensor& min) const {
   rec.save(min);
   return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
     const Tensor x = node.saved(0), lo = node.saved(1);
-    return tensor_list{ember::where(x >= lo, g[0], 0), ember::where(x < lo, g[0], 0)};
+    return tensor_list{node.needs_input_grad(0) ? ember::where(x >= lo, g[0], 0) : Tensor(),
+                       node.needs_input_grad(1) ? ember::where(x < lo, g[0], 0) : Tensor()};
   });
 }
 
@@ -187,7 +188,8 @@ Tensor Tensor::clamp_max(const Tensor& max) const {
   rec.save(max);
   return rec.finish(out, [](FunctionNode& node, const tensor_list& g) {
     const Tensor x = node.saved(0), hi = node.saved(1);
-    return tensor_list{ember::where(x <= hi, g[0], 0), ember::where(x > hi, g[0], 0)};
+    return tensor_list{node.needs_input_grad(0) ? ember::where(x <= hi, g[0], 0) : Tensor(),
+                       node.needs_input_grad(1) ? ember::where(x > hi, g[0], 0) : Tensor()};
   });
 }
 

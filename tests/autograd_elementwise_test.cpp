@@ -169,6 +169,8 @@ TEST_P(AutogradElementwiseTest, BoundaryValuesFollowPyTorch) {
   run("clamp tensors at bounds", bounded, OP("", x[0].clamp(x[1], x[2])));
   run("clamp tensor min at bound", {bounded[0], bounded[1]}, OP("", x[0].clamp(x[1], {})));
   run("clamp tensor max at bound", {bounded[0], bounded[2]}, OP("", x[0].clamp({}, x[1])));
+  run("clamp_min tensor at bound", {bounded[0], bounded[1]}, OP("", x[0].clamp_min(x[1])));
+  run("clamp_max tensor at bound", {bounded[0], bounded[2]}, OP("", x[0].clamp_max(x[1])));
   // Kinks at zero.
   const at::Tensor around_zero = values({-1, 0, 1});
   run("relu at 0", {around_zero}, OP("", x[0].relu()));

@@ -403,6 +403,10 @@ EMBER_OP_ROWS(ternary_rows) {
           .with_dtypes(join({kFloating, {DType::Int32}}))
           .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}, {{}, {}}})
           .grad(),
+      op("clamp_min constant tensor", 2, [](const auto& x) { return x[0].clamp_min(x[1]); })
+          .with_cases({{{3, 4, 5}, {4, 1}}})
+          .constant_inputs({1})
+          .grad(),
   };
 }
 
