@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "nn/functional/detail/host_positions.h"
 #include "nn/functional/padding.h"
 #include "tensor/functions.h"
 
@@ -88,8 +89,7 @@ Tensor column_sources(int64_t channels, const Blocks& b, const Tensor& like) {
       }
     }
   }
-  return from_blob(sources.data(), {static_cast<int64_t>(sources.size())},
-                   TensorOptions().dtype(kInt64).device(like.device()));
+  return detail::host_positions(sources, like);
 }
 
 Tensor col2im(const Tensor& input, Blocks b);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "nn/functional/detail/host_positions.h"
 #include "tensor/functions.h"
 
 namespace ember::nn::functional {
@@ -128,11 +129,6 @@ struct GatheredDim {
   std::vector<int64_t> sources;  // per output position
 };
 
-Tensor index_tensor(const std::vector<int64_t>& values, const Tensor& like) {
-  return from_blob(values.data(), {static_cast<int64_t>(values.size())},
-                   TensorOptions().dtype(kInt64).device(like.device()));
-}
-
 Tensor gather_pad_backward(const Tensor& grad, const Tensor& input, const std::vector<GatheredDim>& gathered,
                            const char* node_name, const char* backward_name);
 
@@ -141,7 +137,9 @@ Tensor gather_pad_with(const Tensor& input, const std::vector<GatheredDim>& gath
                        const char* backward_name) {
   autograd::Record rec(node_name, {&input});
   Tensor output = input;
-  for (const GatheredDim& g : gathered) output = output.index_select(g.dim, index_tensor(g.sources, input));
+  for (const GatheredDim& g : gathered) {
+    output = output.index_select(g.dim, detail::host_positions(g.sources, input));
+  }
   if (output.is_same(input)) output = input.clone();
   if (!rec) return output;
   rec.save(input);
@@ -162,7 +160,7 @@ Tensor gather_pad_backward(const Tensor& grad, const Tensor& input, const std::v
     std::vector<int64_t> sizes = result.sizes().vec();
     sizes[static_cast<size_t>(g->dim)] = input.size(g->dim);
     result = zeros(sizes, TensorOptions().dtype(result.dtype()).device(result.device()))
-                 .index_add(g->dim, index_tensor(g->sources, result), result);
+                 .index_add(g->dim, detail::host_positions(g->sources, result), result);
   }
   if (!rec) return result;
   return rec.finish(result, [gathered, node_name, backward_name](autograd::FunctionNode&,

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "nn/functional/detail/host_positions.h"
 #include "nn/utils/rnn.h"
 #include "runtime/error.h"
 
@@ -12,10 +13,7 @@ namespace ember::nn::utils::rnn {
 
 namespace {
 
-Tensor int64_tensor(const std::vector<int64_t>& values, const std::shared_ptr<Device>& device) {
-  return from_blob(values.data(), {static_cast<int64_t>(values.size())},
-                   TensorOptions().dtype(DType::Int64).device(device));
-}
+using functional::detail::host_positions;
 
 // PyTorch's checks of _pack_padded_sequence, in its order, on lengths already in the packing order.
 void check_packable(const Tensor& steps_first, const std::vector<int64_t>& lengths, bool enforce_sorted) {
@@ -78,7 +76,7 @@ PackedSequence pack_padded_sequence(const Tensor& input, const std::vector<int64
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return lengths[a] > lengths[b]; });
       for (size_t i = 0; i < order.size(); ++i) ordered[i] = lengths[order[i]];
-      sorted_indices = int64_tensor(order, input.device());
+      sorted_indices = host_positions(order, input);
       steps_first = steps_first.index_select(1, sorted_indices);
     }
   }
@@ -94,7 +92,7 @@ PackedSequence pack_padded_sequence(const Tensor& input, const std::vector<int64
   flat_sizes.erase(flat_sizes.begin());
   flat_sizes[0] = -1;
   const Tensor flat = steps_first.narrow(0, 0, steps).reshape(flat_sizes);
-  return PackedSequence(flat.index_select(0, int64_tensor(rows, input.device())), std::move(batch_sizes),
+  return PackedSequence(flat.index_select(0, host_positions(rows, input)), std::move(batch_sizes),
                         sorted_indices);
 }
 
@@ -139,8 +137,8 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(const PackedSequence& sequence, b
   std::vector<int64_t> sizes = data.sizes().vec();
   sizes[0] = batch_first ? steps : batch;
   sizes.insert(sizes.begin(), batch_first ? batch : steps);
-  Tensor padded = with_padding.index_select(0, int64_tensor(rows, data.device())).view(sizes);
-  Tensor length_tensor = int64_tensor(lengths, data.device());
+  Tensor padded = with_padding.index_select(0, host_positions(rows, data)).view(sizes);
+  Tensor length_tensor = host_positions(lengths, data);
   if (const Tensor& unsorted = sequence.unsorted_indices(); unsorted.defined()) {
     padded = padded.index_select(batch_first ? 0 : 1, unsorted);
     length_tensor = length_tensor.index_select(0, unsorted);
