@@ -146,4 +146,10 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   return lead > 0 || !dims.empty() ? reduced.view(sizes) : reduced;
 }
 
+FunctionNode::Backward not_implemented_backward(const char* op) {
+  return [op](FunctionNode&, const tensor_list&) -> tensor_list {
+    throw Error("derivative for aten::" + std::string(op) + " is not implemented");
+  };
+}
+
 }  // namespace ember::autograd

@@ -60,4 +60,8 @@ Tensor& record_inplace(Tensor& self, const std::function<Tensor(const Tensor&)>&
 // `grad` summed over the dims broadcasting added, down to `sizes` (a no-op when they already match).
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 
+// The backward of an op that PyTorch records as torch::autograd::NotImplemented: it throws PyTorch's
+// "derivative for aten::<op> is not implemented" when reached. `op` is a string literal.
+FunctionNode::Backward not_implemented_backward(const char* op);
+
 }  // namespace ember::autograd

@@ -130,10 +130,6 @@ Tensor Tensor::div(const Tensor& o, std::string_view mode) const {
 namespace {
 
 // PyTorch records floor_divide but has no derivative for it: backward fails with its message.
-tensor_list floor_divide_backward(FunctionNode&, const tensor_list&) {
-  throw Error("derivative for aten::floor_divide is not implemented");
-}
-
 // remainder(a, b) = a - floor(a / b) b and fmod(a, b) = a - trunc(a / b) b: the rounded quotient is
 // locally constant, so a's gradient is g and b's is -g times that quotient.
 Tensor rounded_remainder(BinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
@@ -161,13 +157,13 @@ Tensor rounded_remainder(BinaryOp op, const char* name, const Tensor& a, Scalar 
 Tensor Tensor::floor_divide(const Tensor& o) const {
   Record rec("torch::autograd::NotImplemented", {this, &o});
   Tensor out = binary(BinaryOp::DivFloor, kArithmetic, *this, o);
-  return rec ? rec.finish(out, floor_divide_backward) : out;
+  return rec ? rec.finish(out, autograd::not_implemented_backward("floor_divide")) : out;
 }
 
 Tensor Tensor::floor_divide(Scalar o) const {
   Record rec("torch::autograd::NotImplemented", {this});
   Tensor out = binary(BinaryOp::DivFloor, kArithmetic, *this, o);
-  return rec ? rec.finish(out, floor_divide_backward) : out;
+  return rec ? rec.finish(out, autograd::not_implemented_backward("floor_divide")) : out;
 }
 
 Tensor Tensor::remainder(const Tensor& o) const {

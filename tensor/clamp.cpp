@@ -204,5 +204,28 @@ Tensor& Tensor::clamp_max_(const Tensor& max) {
 }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp(min, max); }
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return x.clamp(min, max);
+}
+Tensor clamp_min(const Tensor& x, Scalar min) { return x.clamp_min(min); }
+Tensor clamp_min(const Tensor& x, const Tensor& min) { return x.clamp_min(min); }
+Tensor clamp_max(const Tensor& x, Scalar max) { return x.clamp_max(max); }
+Tensor clamp_max(const Tensor& x, const Tensor& max) { return x.clamp_max(max); }
+Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp(min, max); }
+Tensor clip(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return x.clamp(min, max);
+}
+Tensor& clamp_(Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp_(min, max); }
+Tensor& clamp_(Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return x.clamp_(min, max);
+}
+Tensor& clamp_min_(Tensor& x, Scalar min) { return x.clamp_min_(min); }
+Tensor& clamp_min_(Tensor& x, const Tensor& min) { return x.clamp_min_(min); }
+Tensor& clamp_max_(Tensor& x, Scalar max) { return x.clamp_max_(max); }
+Tensor& clamp_max_(Tensor& x, const Tensor& max) { return x.clamp_max_(max); }
+Tensor& clip_(Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) { return x.clamp_(min, max); }
+Tensor& clip_(Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return x.clamp_(min, max);
+}
 
 }  // namespace ember

@@ -84,7 +84,23 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, Scalar a, Scalar b);
+// torch::clamp and its relatives as functions: the methods of the same names (clip is clamp's alias).
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor clamp_min(const Tensor& x, Scalar min);
+Tensor clamp_min(const Tensor& x, const Tensor& min);
+Tensor clamp_max(const Tensor& x, Scalar max);
+Tensor clamp_max(const Tensor& x, const Tensor& max);
+Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clip(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& clamp_(Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor& clamp_(Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& clamp_min_(Tensor& x, Scalar min);
+Tensor& clamp_min_(Tensor& x, const Tensor& min);
+Tensor& clamp_max_(Tensor& x, Scalar max);
+Tensor& clamp_max_(Tensor& x, const Tensor& max);
+Tensor& clip_(Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor& clip_(Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor hypot(const Tensor& a, const Tensor& b);
@@ -159,6 +175,7 @@ Tensor hstack(const std::vector<Tensor>& tensors);
 Tensor vstack(const std::vector<Tensor>& tensors);
 Tensor column_stack(const std::vector<Tensor>& tensors);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 
 // ---- repeating, splitting and logspace (torch.repeat_interleave, tile, tensor_split, h/v/dsplit, logspace) ----
 Tensor tile(const Tensor& self, IntArrayRef dims);
@@ -192,6 +209,8 @@ std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 // ---- scatter with a reduction (torch.scatter_reduce and torch.scatter's reduce argument, PyTorch 1.13) ----
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self = true);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self = true);
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, std::string_view reduce);
 

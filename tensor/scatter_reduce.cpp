@@ -1,7 +1,8 @@
-// scatter_reduce(_) (reduce sum, prod, mean, amax or amin; include_self) and scatter(_) with reduce "add"
-// or "multiply", as PyTorch 1.13. Both compose the scatter kernel's modes: include_self = false first
-// puts the reduction's identity at every scattered position, and mean sums, then divides by the number
-// of values each position received (plus one for self's own value), flooring for integers.
+// scatter_reduce(_) (reduce sum, prod, mean, amax or amin; include_self), index_reduce(_) (its form over
+// slices, composed as a scatter_reduce) and scatter(_) with reduce "add" or "multiply", as PyTorch 1.13.
+// They compose the scatter kernel's modes: include_self = false first puts the reduction's identity at
+// every scattered position, and mean sums, then divides by the number of values each position received
+// (plus one for self's own value), flooring for integers.
 //
 // Checks and their order are PyTorch's: dtypes, shapes, the reduce name, then the indices' bounds, which
 // the first kernel call reads back once; the calls after it trust the indices.
@@ -12,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "autograd/record.h"
 #include "tensor/indexing_support.h"
@@ -185,9 +187,107 @@ autograd::tensor_list scatter_reduce_backward(const Tensor& grad, const Tensor& 
   return {grad_self, grad_src};
 }
 
-// PyTorch records scatter with reduce but has no derivative for it.
-autograd::tensor_list scatter_reduce_arg_backward(autograd::FunctionNode&, const autograd::tensor_list&) {
-  throw Error("derivative for aten::scatter is not implemented");
+// index_reduce's checks of the index and source, in PyTorch's order and with its messages, for a wrapped
+// dim.
+void check_index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (index.dim() > 1) {
+    throw IndexError("index_reduce_(): Index is supposed to be a vector, but got dim: " + std::to_string(index.dim()) +
+                     " with type: " + scalar_type_name(index.dtype()) + " and size: " + to_string(index.sizes()));
+  }
+  if (index.dtype() != DType::Int64 && index.dtype() != DType::Int32) {
+    throw Error("index_reduce_(): Expected dtype int32/int64 for index but got: " + scalar_type_name(index.dtype()));
+  }
+  if (source.dtype() != self.dtype()) {
+    throw Error("index_reduce_(): self (" + scalar_type_name(self.dtype()) + ") and source (" +
+                scalar_type_name(source.dtype()) + ") must have the same scalar type");
+  }
+  if (dim != 0 && dim >= source.dim()) {
+    throw Error("index_reduce_(): Indexing dim " + std::to_string(dim) +
+                " is out of bounds of the source tensor with dim " + std::to_string(source.dim()));
+  }
+  const int64_t source_size = source.dim() == 0 ? 1 : source.size(dim);
+  if (index.numel() != source_size) {
+    throw Error("index_reduce_(): Number of indices (" + std::to_string(index.numel()) +
+                ") should be equal to source.size(dim): (" + std::to_string(source_size) + "), for dim: " +
+                std::to_string(dim));
+  }
+  detail::check_same_device({&self, &index, &source});
+}
+
+// `sizes` without dim `dim` (none for a 0-dim tensor's).
+std::vector<int64_t> slice_sizes(IntArrayRef sizes, int64_t dim) {
+  std::vector<int64_t> slice = sizes.vec();
+  if (!slice.empty()) slice.erase(slice.begin() + dim);
+  return slice;
+}
+
+// index_reduce as a scatter_reduce: PyTorch reduces source's slice i into self's slice index[i],
+// broadcasting the former to the latter. So source is spread over [n, self's slice] (its indexed dim
+// first, then ones before its own slice, as right-aligned broadcasting wants), then moved to `dim`; the
+// index is spread along `dim` to the same sizes.
+struct IndexReduceOperands {
+  int64_t dim = 0;                   // wrapped
+  std::vector<int64_t> front_sizes;  // [n, self's slice]
+  Tensor index;                      // spread: self's sizes (at least one dim) with n at dim
+};
+
+// source spread as above, by views only, so that a gradient recorded through it reaches source.
+Tensor spread(const Tensor& source, int64_t dim, IntArrayRef front_sizes) {
+  Tensor aligned = source.dim() == 0 ? source.reshape({1}) : source.movedim(dim, 0);
+  while (aligned.dim() < static_cast<int64_t>(front_sizes.size())) aligned = aligned.unsqueeze(1);
+  return aligned.expand(front_sizes).movedim(0, dim);
+}
+
+// The gradient of the spread source back to source's sizes: sums over what the spread broadcast.
+Tensor unspread(const Tensor& grad, int64_t dim, IntArrayRef source_sizes) {
+  const Tensor front = grad.movedim(dim, 0);
+  std::vector<int64_t> source_front = slice_sizes(source_sizes, dim);
+  source_front.insert(source_front.begin(), front.size(0));
+  std::vector<int64_t> aligned = source_front;
+  aligned.insert(aligned.begin() + 1, front.dim() - static_cast<int64_t>(source_front.size()), 1);
+  const Tensor summed = autograd::sum_to(front, aligned).reshape(source_front);
+  return source_sizes.empty() ? summed.reshape({}) : summed.movedim(0, dim);
+}
+
+// index_reduce's checks, in PyTorch's order and with its messages (the index's bounds last but one: a
+// read-back), and its operands.
+IndexReduceOperands checked_index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                                         std::string_view reduce, bool include_self) {
+  if (reduce != "prod" && reduce != "mean" && reduce != "amax" && reduce != "amin") {
+    throw Error("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got " +
+                std::string(reduce) + ".");
+  }
+  dim = wrap_dim(dim, self.dim());
+  check_index_reduce(self, dim, index, source);
+  if (!include_self && self.dtype() == DType::Bool) {
+    throw Error("\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'");
+  }
+  const std::vector<int64_t> self_slice = slice_sizes(detail::at_least_1d(self).sizes(), dim);
+  const std::vector<int64_t> slice = broadcast_shapes(self_slice, slice_sizes(source.sizes(), dim));
+  if (!(IntArrayRef(slice) == IntArrayRef(self_slice))) {
+    throw Error("output with shape " + to_string(self_slice) + " doesn't match the broadcast shape " +
+                to_string(slice));
+  }
+  // Unlike scatter's, negative indices are out of range.
+  if (detail::breaks_bounds(detail::index_range(index), detail::at_least_1d(self).size(dim), false)) {
+    throw IndexError("index out of range in self");
+  }
+  if (reduce == "mean" && self.dtype() == DType::Bool) throw Error("\"div_floor_cpu\" not implemented for 'Bool'");
+  std::vector<int64_t> front_sizes = {index.numel()};
+  front_sizes.insert(front_sizes.end(), self_slice.begin(), self_slice.end());
+  std::vector<int64_t> spread_sizes(front_sizes.begin() + 1, front_sizes.end());
+  spread_sizes.insert(spread_sizes.begin() + dim, index.numel());
+  const Tensor spread_index = detail::along_dim(index.to(DType::Int64), dim, front_sizes.size()).expand(spread_sizes);
+  return {dim, front_sizes, spread_index};
+}
+
+// Reduces source, spread, into target (self or its copy).
+void apply_index_reduce(Tensor& target, const IndexReduceOperands& operands, const Tensor& source,
+                        std::string_view reduce, bool include_self) {
+  detail::TrustedIndices trusted;
+  Tensor target_1d = detail::at_least_1d(target);
+  scatter_reduce_into(target_1d, operands.dim, operands.index, spread(source, operands.dim, operands.front_sizes),
+                      reduce, include_self);
 }
 
 }  // namespace
@@ -222,16 +322,53 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
   return scatter_reduce_into(*this, dim, index, src, reduce, include_self);
 }
 
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                            bool include_self) const {
+  autograd::Record rec("IndexReduceBackward0", {this, &source});
+  const IndexReduceOperands operands = checked_index_reduce(*this, dim, index, source, reduce, include_self);
+  Tensor out = clone();
+  apply_index_reduce(out, operands, source, reduce, include_self);
+  if (!rec) return out;
+  rec.save(*this);
+  rec.save(operands.index);
+  rec.save(source);
+  rec.save_output(out);
+  return rec.finish(out, [operands, reduction = parse_reduction(reduce), include_self](
+                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    detail::TrustedIndices trusted;
+    const Tensor self = node.saved(0), source = node.saved(2);
+    // The source is spread again from the saved one, so that under create_graph its gradient reaches it.
+    const Tensor spread_source = spread(source, operands.dim, operands.front_sizes);
+    autograd::tensor_list grads =
+        scatter_reduce_backward(detail::at_least_1d(g[0]), detail::at_least_1d(self), operands.dim, node.saved(1),
+                                spread_source, reduction, include_self, detail::at_least_1d(node.saved(3)));
+    grads[0] = node.needs_input_grad(0) ? grads[0].reshape(self.sizes()) : Tensor();
+    grads[1] = node.needs_input_grad(1) ? unspread(grads[1], operands.dim, source.sizes()) : Tensor();
+    return grads;
+  });
+}
+
+Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                              bool include_self) {
+  if (autograd::inplace_needs_record(*this, {&source})) {
+    return autograd::record_inplace(
+        *this, [&](const Tensor& old) { return old.index_reduce(dim, index, source, reduce, include_self); });
+  }
+  apply_index_reduce(*this, checked_index_reduce(*this, dim, index, source, reduce, include_self), source, reduce,
+                     include_self);
+  return *this;
+}
+
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const {
   autograd::Record rec("torch::autograd::NotImplemented", {this, &src});
   Tensor out = clone().scatter_(dim, index, src, reduce);
-  return rec ? rec.finish(out, scatter_reduce_arg_backward) : out;
+  return rec ? rec.finish(out, autograd::not_implemented_backward("scatter")) : out;
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value, std::string_view reduce) const {
   autograd::Record rec("torch::autograd::NotImplemented", {this});
   Tensor out = clone().scatter_(dim, index, value, reduce);
-  return rec ? rec.finish(out, scatter_reduce_arg_backward) : out;
+  return rec ? rec.finish(out, autograd::not_implemented_backward("scatter")) : out;
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
@@ -255,6 +392,10 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value, std::st
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
   return self.scatter_reduce(dim, index, src, reduce, include_self);
+}
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self) {
+  return self.index_reduce(dim, index, source, reduce, include_self);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
   return self.scatter(dim, index, src, reduce);

@@ -34,6 +34,8 @@ int64_t Tensor::size(int64_t dim) const { return impl().sizes[size_index(dim, th
 int64_t Tensor::stride(int64_t dim) const { return impl().strides[size_index(dim, this->dim())]; }
 int64_t Tensor::numel() const { return detail::product(sizes()); }
 
+int64_t Tensor::get_device() const { return device()->info().index; }
+
 bool Tensor::is_contiguous() const {
   int64_t expected = 1;
   for (int64_t d = dim() - 1; d >= 0; --d) {

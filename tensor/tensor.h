@@ -80,6 +80,8 @@ class Tensor {
   DType dtype() const { return impl().dtype; }
   DType scalar_type() const { return dtype(); }
   const std::shared_ptr<Device>& device() const { return impl().storage->device; }
+  // The device's index within its backend (vulkan:1 → 1), as Tensor.get_device(); ember has no CPU tensors.
+  int64_t get_device() const;
   IntArrayRef sizes() const { return impl().sizes; }
   IntArrayRef shape() const { return sizes(); }
   IntArrayRef strides() const { return impl().strides; }
@@ -174,6 +176,9 @@ class Tensor {
   Tensor& squeeze_(IntArrayRef dims);
   Tensor& unsqueeze_(int64_t dim);
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  // narrow's elements as a new contiguous tensor. As in PyTorch 1.13 it has no derivative: a backward
+  // through it fails with PyTorch's message.
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
   Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
@@ -418,6 +423,11 @@ class Tensor {
   Tensor& clamp_min_(const Tensor& min);
   Tensor& clamp_max_(Scalar max);
   Tensor& clamp_max_(const Tensor& max);
+  // clip is PyTorch's alias of clamp (the same node, ClampBackward).
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const { return clamp(min, max); }
+  Tensor clip(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const { return clamp(min, max); }
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) { return clamp_(min, max); }
+  Tensor& clip_(const std::optional<Tensor>& min, const std::optional<Tensor>& max) { return clamp_(min, max); }
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor& lerp_(const Tensor& end, Scalar weight);
@@ -549,6 +559,12 @@ class Tensor {
                         bool include_self = true) const;
   Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                           bool include_self = true);
+  // index_reduce: source's slices along dim reduced into self's slices index[i] (reduce: "prod", "mean",
+  // "amax" or "amin"), PyTorch 1.13's beta op.
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true);
   // reduce: "add" or "multiply". Not differentiable, as in PyTorch.
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const;
   Tensor scatter(int64_t dim, const Tensor& index, Scalar value, std::string_view reduce) const;

@@ -300,6 +300,18 @@ Tensor Tensor::narrow(int64_t d, const Tensor& start, int64_t length) const {
   return narrow(d, start.item<int64_t>(), length);
 }
 
+Tensor Tensor::narrow_copy(int64_t d, int64_t start, int64_t length) const {
+  Record rec("torch::autograd::NotImplemented", {this});
+  const Tensor view = narrow(d, start, length);
+  Tensor out = empty(view.sizes(), TensorOptions().dtype(dtype()).device(device()));
+  out.copy_(view);
+  return rec ? rec.finish(out, autograd::not_implemented_backward("narrow_copy")) : out;
+}
+
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return self.narrow_copy(dim, start, length);
+}
+
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
                      int64_t step) const {
   if (dim() == 0) throw IndexError("slice() cannot be applied to a 0-dim tensor.");

@@ -1,5 +1,9 @@
 // Views and creation against LibTorch: sizes, strides, storage offsets and values must all agree, and
 // views must share storage.
+#include <torch/csrc/autograd/function.h>
+
+#include <array>
+
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -119,6 +123,43 @@ TEST_P(ViewsTest, ViewErrorsUsePyTorchMessages) {
             "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
             "Target sizes: [3, 3, 4].  Tensor sizes: [2, 3, 4]");
   EXPECT_EQ(message([&] { (void)p.ember[5]; }), torch_error([&] { (void)p.torch[5]; }));
+}
+
+// narrow_copy: narrow's elements in new contiguous memory, with LibTorch 1.13's refusal of a backward.
+TEST_P(ViewsTest, NarrowCopyCopiesAndHasNoDerivative) {
+  Pair p = arange_pair({4, 6});
+  Tensor copy = p.ember.t().narrow_copy(0, 1, 3);
+  const at::Tensor expected = p.torch.t().narrow_copy(0, 1, 3);
+  expect_same_view(copy, expected);
+  EXPECT_NE(copy.storage().get(), p.ember.storage().get());
+  expect_same_view(narrow_copy(p.ember, -1, -2, 2), at::narrow_copy(p.torch, -1, -2, 2));
+  expect_same_view(p.ember.narrow_copy(0, 4, 0), p.torch.narrow_copy(0, 4, 0));
+  p.ember.fill_(7);
+  expect_tensor_eq(copy, expected);
+
+  const Tensor x = p.ember.detach().requires_grad_(true);
+  const at::Tensor t = p.torch.detach().clone().requires_grad_(true);
+  const Tensor y = x.narrow_copy(1, 2, 3);
+  const at::Tensor u = t.narrow_copy(1, 2, 3);
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), u.grad_fn()->name());
+  try {
+    y.sum().backward();
+    ADD_FAILURE() << "backward through narrow_copy did not throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), torch_error([&] { u.sum().backward(); }));
+  }
+  // narrow's checks and messages (LibTorch's own for a dim out of range is an internal assertion).
+  for (const auto& [dim, start, length] : std::vector<std::array<int64_t, 3>>{{0, 3, 2}, {0, -5, 1}, {1, 0, -1}}) {
+    SCOPED_TRACE(testing::Message() << dim << " " << start << " " << length);
+    EXPECT_EQ(torch_error([&] { (void)p.ember.narrow_copy(dim, start, length); }),
+              torch_error([&] { (void)p.torch.narrow_copy(dim, start, length); }));
+  }
+  expect_error<IndexError>([&] { (void)p.ember.narrow_copy(2, 0, 1); },
+                           "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  const Tensor scalar = p.ember.sum();
+  EXPECT_EQ(torch_error([&] { (void)scalar.narrow_copy(0, 0, 1); }),
+            torch_error([&] { (void)p.torch.sum().narrow_copy(0, 0, 1); }));
 }
 
 TEST_P(ViewsTest, DevicesMustMatch) {

@@ -407,6 +407,32 @@ EMBER_OP_ROWS(ternary_rows) {
           .with_cases({{{3, 4, 5}, {4, 1}}})
           .constant_inputs({1})
           .grad(),
+      // clip is clamp's alias, and the functions are the methods, in both libraries.
+      op("clip", [](const auto& x) { return x[0].clip(-1.5, 2.0); }).with_dtypes(kFloating).grad(),
+      op("clip tensors", 3, [](const auto& x) { return x[0].clip(x[1], x[2]); })
+          .with_dtypes(kFloating)
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}})
+          .grad(),
+      op("clip function", [](const auto& x) { return clip(x[0], -10, 20); }).with_dtypes(kIntegral),
+      op("clip function tensors", 3, [](const auto& x) { return clip(x[0], x[1], x[2]); })
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}})
+          .grad(),
+      op("clamp function tensors", 3, [](const auto& x) { return clamp(x[0], x[1], x[2]); })
+          .with_dtypes(kFloating)
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}, {{}, {}, {}}})
+          .grad(),
+      op("clamp_min function", [](const auto& x) { return clamp_min(x[0], 0.5); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .grad(),
+      op("clamp_min function tensor", 2, [](const auto& x) { return clamp_min(x[0], x[1]); })
+          .with_cases({{{3, 4, 5}, {4, 1}}})
+          .grad(),
+      op("clamp_max function", [](const auto& x) { return clamp_max(x[0], 1.5); })
+          .with_dtypes(join({kFloating, {DType::Int32}}))
+          .grad(),
+      op("clamp_max function tensor", 2, [](const auto& x) { return clamp_max(x[0], x[1]); })
+          .with_cases({{{3, 4, 5}, {5}}})
+          .grad(),
   };
 }
 
@@ -456,6 +482,26 @@ EMBER_OP_ROWS(inplace_elementwise_rows) {
       op("clamp_max_ tensor", 2, [](const auto& x) { auto y = x[0] * 1; return y.clamp_max_(x[1]); })
           .with_dtypes(join({kFloating, {DType::Int32}}))
           .with_cases({{{33, 17}, {33, 17}}, {{3, 4, 5}, {5}}})
+          .grad(),
+      op("clip_", EMBER_INPLACE(clip_(-1.5, 2.0))).with_dtypes(join({kFloating, {DType::Int32}})).grad(),
+      op("clip_ tensors", 3, [](const auto& x) { auto y = x[0] * 1; return y.clip_(x[1], x[2]); })
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}})
+          .grad(),
+      op("clamp_ function", [](const auto& x) { auto y = x[0] * 1; return clamp_(y, -1.5, 2.0); }).grad(),
+      op("clamp_ function tensors", 3, [](const auto& x) { auto y = x[0] * 1; return clamp_(y, x[1], x[2]); })
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}})
+          .grad(),
+      op("clamp_min_ function", [](const auto& x) { auto y = x[0] * 1; return clamp_min_(y, 0.5); }).grad(),
+      op("clamp_min_ function tensor", 2, [](const auto& x) { auto y = x[0] * 1; return clamp_min_(y, x[1]); })
+          .with_cases({{{3, 4, 5}, {4, 1}}})
+          .grad(),
+      op("clamp_max_ function", [](const auto& x) { auto y = x[0] * 1; return clamp_max_(y, 1.5); }).grad(),
+      op("clamp_max_ function tensor", 2, [](const auto& x) { auto y = x[0] * 1; return clamp_max_(y, x[1]); })
+          .with_cases({{{3, 4, 5}, {5}}})
+          .grad(),
+      op("clip_ function", [](const auto& x) { auto y = x[0] * 1; return clip_(y, -1.5, 2.0); }).grad(),
+      op("clip_ function tensors", 3, [](const auto& x) { auto y = x[0] * 1; return clip_(y, x[1], x[2]); })
+          .with_cases({{{3, 4, 5}, {4, 1}, {5}}})
           .grad(),
       op("fmod_", 2, [](const auto& x) { auto y = x[0] * 1; return y.fmod_(x[1]); })
           .with_dtypes(numeric)

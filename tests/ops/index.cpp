@@ -158,6 +158,25 @@ EMBER_OP_ROWS(scatter_reduce_rows) {
                          .grad());
     }
   }
+  // index_reduce over dim 0 with repeated indices, sources whose slices broadcast included.
+  for (const char* reduce : {"prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      rows.push_back(op(std::string("index_reduce ") + reduce + (include_self ? "" : " excluding self"), 3,
+                        [reduce, include_self](const auto& x) {
+                          return x[0].index_reduce(0, x[1], x[2], reduce, include_self);
+                        })
+                         .with_dtypes(numeric)
+                         .with_cases({{{6, 4}, {9, 4}}, {{5}, {3}}, {{6, 4}, {9, 1}}, {{4, 3}, {0, 3}}})
+                         .with_inputs(index_dim0_inputs(false))
+                         .grad());
+    }
+  }
+  rows.push_back(op("index_reduce_ amax", 3,
+                    [](const auto& x) { return x[0].clone().index_reduce_(0, x[1], x[2], "amax", false); })
+                     .with_dtypes(numeric)
+                     .with_cases({{{6, 4}, {9, 4}}})
+                     .with_inputs(index_dim0_inputs(false))
+                     .grad());
   rows.push_back(reducing("scatter_ reduce multiply",
                           [](const auto& x) { return x[0].clone().scatter_(1, x[1].remainder(3), x[2], "multiply"); })
                      .with_dtypes(numeric));

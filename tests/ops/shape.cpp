@@ -18,6 +18,9 @@ EMBER_OP_ROWS(view_rows) {
           .with_cases({{{5, 7}}, {{0, 3}}})
           .grad(),
       op("narrow", [](const auto& x) { return x[0].narrow(-1, 1, 2); }).with_cases(matrices).grad(),
+      op("narrow_copy", [](const auto& x) { return x[0].narrow_copy(-1, 1, 2); })
+          .with_dtypes(kAllTypes)
+          .with_cases(matrices),
       op("select", [](const auto& x) { return x[0].select(-1, -1); }).with_cases(matrices).grad(),
       op("slice step", [](const auto& x) { return x[0].slice(-1, 0, {}, 3); })
           .with_cases(matrices)
