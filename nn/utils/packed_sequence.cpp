@@ -152,4 +152,9 @@ PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_
   return pack_padded_sequence(pad_sequence(sequences), lengths, /*batch_first=*/false, enforce_sorted);
 }
 
+std::vector<Tensor> unpack_sequence(const PackedSequence& sequence) {
+  const auto [padded, lengths] = pad_packed_sequence(sequence, /*batch_first=*/true);
+  return unpad_sequence(padded, lengths, /*batch_first=*/true);
+}
+
 }  // namespace ember::nn::utils::rnn

@@ -1,8 +1,8 @@
 #pragma once
 // Variable-length sequences for the recurrent layers, as LibTorch's torch::nn::utils::rnn: padding them
-// into one batch and back (pad_sequence, and Python's unpad_sequence), and packing them
-// (https://pytorch.org/docs/1.13/generated/torch.nn.utils.rnn.pack_padded_sequence.html), so that a
-// layer's forward_with_packed_input runs each sequence only over its own steps:
+// into one batch and back (pad_sequence, and Python's unpad_sequence), and packing them and back
+// (https://pytorch.org/docs/1.13/generated/torch.nn.utils.rnn.pack_padded_sequence.html, and Python's
+// unpack_sequence), so that a layer's forward_with_packed_input runs each sequence only over its own steps:
 //   Tensor batch = nn::utils::rnn::pad_sequence({a, b, c});  // (L, *) each → (max L, 3, *)
 //   auto packed = nn::utils::rnn::pack_padded_sequence(batch, {5, 2, 4}, false, /*enforce_sorted=*/false);
 //   auto [out, h] = gru->forward_with_packed_input(packed);
@@ -61,6 +61,10 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(const PackedSequence& sequence, b
 
 // pack_padded_sequence of pad_sequence(sequences), each (L, *).
 PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_sorted = true);
+
+// Python's unpack_sequence, pack_sequence's inverse: each sequence (L, *) in the original order, a copy
+// whose gradient reaches the packed data (the lengths are read on the host, one wait).
+std::vector<Tensor> unpack_sequence(const PackedSequence& sequence);
 
 // (max_len, B, *) or, batch_first, (B, max_len, *), filled with padding_value past each sequence's end.
 // As PyTorch: the dtype and device are the first sequence's, the others are converted to them and

@@ -1,7 +1,7 @@
 // PackedSequence, pack_padded_sequence, pad_packed_sequence and pack_sequence against LibTorch's
 // torch::nn::utils::rnn: the packed data, batch sizes and orders, the padded result and lengths, the
-// gradient back to the input, conversion with to(), and PyTorch's messages. The recurrent layers' packed
-// forward is in rnn_test.cpp.
+// gradient back to the input, conversion with to(), and PyTorch's messages; unpack_sequence, which
+// LibTorch lacks, against what it packed. The recurrent layers' packed forward is in rnn_test.cpp.
 #include <torch/torch.h>
 
 #include <optional>
@@ -91,6 +91,39 @@ TEST_P(PackedSequenceTest, PackSequenceMatchesLibTorch) {
     }
     expect_same_packing(ours::pack_sequence(sequences, enforce_sorted),
                         theirs::pack_sequence(torch_sequences, enforce_sorted));
+  }
+}
+
+// Python's unpack_sequence (LibTorch 1.13 has none) is pack_sequence's inverse: each sequence back in
+// the caller's order, and a gradient that reaches each one unchanged.
+TEST_P(PackedSequenceTest, UnpackSequenceGivesBackThePackedSequences) {
+  const std::vector<std::vector<int64_t>> feature_shapes = {{}, {2, 3}};
+  for (bool enforce_sorted : {true, false}) {
+    for (const std::vector<int64_t>& features : feature_shapes) {
+      SCOPED_TRACE(testing::Message() << "enforce_sorted " << enforce_sorted << " features "
+                                      << at::IntArrayRef(features));
+      const std::vector<int64_t> lengths = enforce_sorted ? std::vector<int64_t>{5, 3, 3, 1}
+                                                          : std::vector<int64_t>{2, 5, 1, 5};
+      std::vector<Tensor> sequences;
+      std::vector<at::Tensor> values;
+      for (size_t i = 0; i < lengths.size(); ++i) {
+        std::vector<int64_t> sizes = {lengths[i]};
+        sizes.insert(sizes.end(), features.begin(), features.end());
+        values.push_back(random_torch(sizes, kFloat32, 30 + i));
+        sequences.push_back(from_torch(values.back(), device).requires_grad_(true));
+      }
+      const std::vector<Tensor> unpacked = ours::unpack_sequence(ours::pack_sequence(sequences, enforce_sorted));
+      ASSERT_EQ(unpacked.size(), sequences.size());
+      Tensor loss = from_torch(at::zeros({}), device);
+      std::vector<at::Tensor> weights;
+      for (size_t i = 0; i < unpacked.size(); ++i) {
+        EXPECT_TENSOR_EQ(unpacked[i], values[i], 0, 0);
+        weights.push_back(random_torch(values[i].sizes(), kFloat32, 40 + i));
+        loss = loss + (unpacked[i] * from_torch(weights.back(), device)).sum();
+      }
+      loss.backward();
+      for (size_t i = 0; i < sequences.size(); ++i) EXPECT_TENSOR_EQ(sequences[i].grad(), weights[i], 0, 0);
+    }
   }
 }
 
