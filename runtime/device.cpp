@@ -63,6 +63,11 @@ std::vector<DeviceInfo> list_devices() {
   return devices;
 }
 
+int64_t device_count(Backend backend) {
+  const std::vector<DeviceInfo> devices = list_devices();
+  return std::count_if(devices.begin(), devices.end(), [&](const DeviceInfo& info) { return info.backend == backend; });
+}
+
 namespace {
 
 std::string lowercase(std::string_view text) {

@@ -84,6 +84,8 @@ std::ostream& operator<<(std::ostream& out, const std::shared_ptr<Device>& devic
 // Every device of every backend present, in preference order: CUDA devices, then Vulkan discrete,
 // integrated, virtual and CPU devices. Creates no logical device.
 std::vector<DeviceInfo> list_devices();
+// How many of list_devices() belong to `backend` (torch.cuda.device_count() for Backend::CUDA).
+int64_t device_count(Backend backend);
 
 // Opens (once) and returns a device by spec: "vulkan:0", "cuda:0", "vulkan", "cuda", or part of a device
 // name, case-insensitive. Throws DeviceUnavailableError naming the reason when nothing matches.

@@ -1,4 +1,5 @@
 // Device enumeration and selection.
+#include <algorithm>
 #include <cstdlib>
 
 #include "test_support.h"
@@ -46,6 +47,35 @@ TEST_F(DeviceSelection, FindsDevicesBySpecBackendOrName) {
   EXPECT_EQ(get_device("vulkan"), by_spec) << "a device is opened once";
   const std::string part = vulkan->name.substr(0, 4);
   EXPECT_EQ(get_device(part)->info().name.substr(0, 4), part);
+}
+
+// Tensor.get_device() is the index in the device's spec, as LibTorch's is cuda:N's N.
+TEST_F(DeviceSelection, TensorsReportTheirDeviceIndex) {
+  for (const DeviceInfo& info : list_devices()) {
+    if (info.backend != Backend::Vulkan) continue;
+    SCOPED_TRACE(info.spec());
+    const Tensor t = zeros({2}, TensorOptions().device(get_device(info.spec())));
+    EXPECT_EQ("vulkan:" + std::to_string(t.get_device()), info.spec());
+    EXPECT_EQ(t.narrow(0, 1, 1).get_device(), t.get_device()) << "a view is on its base's device";
+  }
+}
+
+// device_count counts the specs that open: vulkan:0 to vulkan:N-1, and nothing at vulkan:N.
+TEST_F(DeviceSelection, DeviceCountBoundsTheSpecs) {
+  for (const Backend backend : {Backend::Vulkan, Backend::CUDA}) {
+    const std::string prefix = backend == Backend::Vulkan ? "vulkan:" : "cuda:";
+    const int64_t count = device_count(backend);
+    SCOPED_TRACE(prefix + " count " + std::to_string(count));
+    std::vector<int> seen;
+    for (const DeviceInfo& info : list_devices()) {
+      if (info.backend == backend) seen.push_back(info.index);
+    }
+    std::sort(seen.begin(), seen.end());
+    ASSERT_EQ(static_cast<int64_t>(seen.size()), count);
+    for (int64_t i = 0; i < count; ++i) EXPECT_EQ(seen[i], i);
+    EXPECT_THROW(get_device(prefix + std::to_string(count)), DeviceUnavailableError);
+  }
+  EXPECT_GE(device_count(Backend::Vulkan), 1);
 }
 
 TEST_F(DeviceSelection, UnknownDeviceNamesWhatIsPresent) {

@@ -1,10 +1,13 @@
 #include "runtime/vulkan/kernel_profile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+
+#include "runtime/stream.h"
 
 namespace ember::vulkan {
 
@@ -15,7 +18,10 @@ struct Totals {
   std::map<std::string, KernelTime, std::less<>> by_shader;
   uint64_t empty_intervals = 0;
   double empty_nanoseconds = 0;
+  std::vector<std::weak_ptr<Stream>> timed_streams;
 };
+
+std::atomic<int> running_profiles{0};
 
 Totals& totals() {
   static auto* instance = new Totals;  // never destroyed: streams may still add while statics go away
@@ -35,6 +41,29 @@ bool kernel_profiling() {
   static const bool registered = std::atexit(print_report_at_exit) == 0;
   (void)registered;
   return true;
+}
+
+bool profile_running() { return running_profiles.load(std::memory_order_relaxed) > 0; }
+void add_running_profile() { running_profiles.fetch_add(1); }
+void remove_running_profile() { running_profiles.fetch_sub(1); }
+
+void track_timed_stream(const std::shared_ptr<Stream>& stream) {
+  Totals& t = totals();
+  std::lock_guard lock(t.mutex);
+  std::erase_if(t.timed_streams, [](const std::weak_ptr<Stream>& weak) { return weak.expired(); });
+  t.timed_streams.push_back(stream);
+}
+
+void synchronize_timed_streams() {
+  std::vector<std::shared_ptr<Stream>> live;
+  {
+    Totals& t = totals();
+    std::lock_guard lock(t.mutex);  // released before the waits: a finished batch takes it to add its times
+    for (const std::weak_ptr<Stream>& weak : t.timed_streams) {
+      if (std::shared_ptr<Stream> stream = weak.lock()) live.push_back(std::move(stream));
+    }
+  }
+  for (const std::shared_ptr<Stream>& stream : live) stream->synchronize();
 }
 
 void add_kernel_time(const std::string& shader, double nanoseconds) {
@@ -71,6 +100,12 @@ std::vector<KernelTime> kernel_times() {
   return times;
 }
 
+std::pair<uint64_t, double> empty_intervals() {
+  Totals& t = totals();
+  std::lock_guard lock(t.mutex);
+  return {t.empty_intervals, t.empty_nanoseconds};
+}
+
 void reset_kernel_times() {
   Totals& t = totals();
   std::lock_guard lock(t.mutex);
@@ -79,9 +114,7 @@ void reset_kernel_times() {
   t.empty_nanoseconds = 0;
 }
 
-std::string kernel_profile_report() {
-  const std::vector<KernelTime> times = kernel_times();
-  const double empty_us = 1e-3 * empty_interval_nanoseconds();
+std::string kernel_table(const std::string& title, const std::vector<KernelTime>& times, double empty_us) {
   // A dispatch's net time: its interval less the timestamps' own cost, never below zero on average.
   auto net_ms = [&](const KernelTime& time) {
     return std::max(0.0, time.milliseconds - 1e-3 * empty_us * static_cast<double>(time.dispatches));
@@ -94,7 +127,7 @@ std::string kernel_profile_report() {
     total_dispatches += time.dispatches;
   }
   char line[256];
-  std::string report = "ember kernel profile (EMBER_PROFILE=1), device time between timestamps around each dispatch;\n";
+  std::string report = title + ", device time between timestamps around each dispatch;\n";
   std::snprintf(line, sizeof line, "net: less %.1f us, the mean time between two timestamps with nothing between them\n",
                 empty_us);
   report += line;
@@ -114,6 +147,10 @@ std::string kernel_profile_report() {
   std::snprintf(line, sizeof line, "%-44s %10s %12.3f\n", "all, net", "", total_net_ms);
   report += line;
   return report;
+}
+
+std::string kernel_profile_report() {
+  return kernel_table("ember kernel profile (EMBER_PROFILE=1)", kernel_times(), 1e-3 * empty_interval_nanoseconds());
 }
 
 }  // namespace ember::vulkan

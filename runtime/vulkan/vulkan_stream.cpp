@@ -36,8 +36,8 @@ VulkanStream::VulkanStream(std::shared_ptr<Context> context, std::shared_ptr<Cac
     max_batch_ = std::max(1, std::atoi(limit));
   }
   if (kernel_profiling()) {
-    profiling_ = context_->properties.limits.timestampComputeAndGraphics;
-    if (!profiling_) {
+    profiled_by_environment_ = context_->properties.limits.timestampComputeAndGraphics;
+    if (!profiled_by_environment_) {
       std::fprintf(stderr, "EMBER_PROFILE: %s has no timestamps on its compute queues; not profiled\n",
                    context_->properties.deviceName);
     }
@@ -118,7 +118,7 @@ VkCommandBuffer VulkanStream::begin_batch() {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   context_->check(context_->fn.vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
-  if (profiling_) {
+  if (times_batches()) {
     // Two timestamps for each dispatch the batch can hold, and first a pair with nothing between them,
     // which measures what the timestamps cost by themselves.
     if (spare_query_pools_.empty()) {
@@ -132,6 +132,10 @@ VkCommandBuffer VulkanStream::begin_batch() {
     batch_timestamps_.pool = spare_query_pools_.back();
     spare_query_pools_.pop_back();
     context_->fn.vkCmdResetQueryPool(commands, batch_timestamps_.pool, 0, timestamps_per_batch());
+    if (!tracked_) {
+      track_timed_stream(shared_from_this());
+      tracked_ = true;
+    }
   }
   // Submits to one queue are not ordered with each other by themselves, and the hazard tracker starts
   // empty in each batch: this barrier orders the batch after the work of every earlier submit. It is
@@ -255,6 +259,8 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
   }
   std::vector<std::shared_ptr<const void>> garbage;
   std::lock_guard lock(mutex_);
+  // A Profile that started while this batch was recording times the dispatches from the next batch on.
+  if (recording_ && batch_timestamps_.pool == VK_NULL_HANDLE && times_batches()) flush_locked();
   VkCommandBuffer commands = begin_batch();
   for (size_t i = 0; i < bindings.size(); ++i) {
     if (view_owners[i]) keep_alive(std::move(view_owners[i]));
@@ -271,7 +277,7 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
     fn.vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   }
   auto record_dispatch = [&] { fn.vkCmdDispatch(commands, groups_x, groups_y, groups_z); };
-  if (profiling_) {
+  if (batch_timestamps_.pool != VK_NULL_HANDLE) {
     if (batch_timestamps_.shaders.empty()) write_timestamp_pair(commands, 0, [] {});
     write_timestamp_pair(commands, static_cast<uint32_t>(2 + 2 * batch_timestamps_.shaders.size()), record_dispatch);
     batch_timestamps_.shaders.push_back(&pipeline.name);
@@ -411,6 +417,10 @@ std::vector<std::shared_ptr<const void>> VulkanStream::recycle(uint64_t complete
     in_flight_.pop_front();
   }
   return released;
+}
+
+bool VulkanStream::times_batches() const {
+  return profiled_by_environment_ || (profile_running() && context_->properties.limits.timestampComputeAndGraphics);
 }
 
 void VulkanStream::write_timestamp_pair(VkCommandBuffer commands, uint32_t first_query,

@@ -107,6 +107,9 @@ class VulkanStream final : public Stream {
   uint64_t poll_semaphore();
   void flush_locked();
   // Timestamps `first_query` and the next around what `record_between` records.
+  // Whether a batch begun now gets timestamps (kernel_profile.h): EMBER_PROFILE when the stream was made,
+  // or a running profiler::Profile on a device with timestamps.
+  bool times_batches() const;
   void write_timestamp_pair(VkCommandBuffer commands, uint32_t first_query, const std::function<void()>& record_between);
   // The empty pair, then a pair for each dispatch the batch can hold.
   uint32_t timestamps_per_batch() const { return 2 + 2 * max_batch_; }
@@ -119,7 +122,8 @@ class VulkanStream final : public Stream {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint32_t max_batch_ = 256;
-  bool profiling_ = false;  // EMBER_PROFILE when the stream was made, and the device has timestamps
+  bool profiled_by_environment_ = false;  // EMBER_PROFILE when the stream was made, and the device has timestamps
+  bool tracked_ = false;                  // known to kernel_profile.h's list of timed streams
 
   mutable std::recursive_mutex mutex_;
   VkCommandBuffer recording_ = VK_NULL_HANDLE;

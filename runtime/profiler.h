@@ -1,0 +1,64 @@
+#pragma once
+// Where the device's time goes, asked from the program: ember's counterpart of
+// torch.autograd.profiler.profile and its key_averages().table(), for the kernels ember launches.
+//
+//   ember::profiler::Profile profile;  // starts
+//   for (int i = 0; i < 10; ++i) train_step();
+//   profile.stop();                    // waits for the devices
+//   std::cout << profile.table();
+//
+// While a Profile runs, each batch of dispatches a Vulkan stream begins writes a GPU timestamp before and
+// after every dispatch, and the profile sums the time between them per shader: an op that launches several
+// kernels shows up as each of them. EMBER_PROFILE=1 times a whole run the same way and prints its table
+// at exit (runtime/vulkan/kernel_profile.h).
+//
+// The timestamps cost time on every dispatch (on lavapipe about as much as a small kernel); each batch
+// also times a pair with nothing between them, and the table's "net" column takes that cost off. On a
+// GPU that overlaps dispatches a pair of timestamps brackets more than one kernel, so a total is an upper
+// bound there. CUDA kernels are not timed (Nsight Systems does that); a profile of CUDA work is empty.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ember::profiler {
+
+// One kernel's dispatches within a profile.
+struct KernelAverage {
+  std::string name;  // the shader
+  uint64_t count = 0;
+  double device_time_total_ms = 0;  // the sum of the intervals between each dispatch's timestamps
+};
+
+class Profile {
+ public:
+  Profile();  // waits for the batches already timed, then starts timing the batches begun from now
+  ~Profile();
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  // Waits for every stream that timed a batch, so that each batch begun while the profile ran is
+  // counted, then stops timing new batches (unless another Profile or EMBER_PROFILE still wants them).
+  void stop();
+  bool running() const { return running_; }
+
+  // The kernels timed between start and stop(), the longest total first. Each stops a running profile.
+  std::vector<KernelAverage> key_averages();
+  // The mean interval of a timestamp pair with nothing between, in ms: what timing adds to a dispatch.
+  double timestamp_overhead_ms();
+  // key_averages() as a table: dispatches, total, mean, net mean (less the overhead) and share of the net
+  // total, per kernel.
+  std::string table();
+
+ private:
+  struct Totals {
+    std::vector<KernelAverage> kernels;
+    uint64_t empty_pairs = 0;
+    double empty_total_ms = 0;
+  };
+  static Totals totals_now();
+
+  bool running_ = true;
+  Totals at_start_, measured_;
+};
+
+}  // namespace ember::profiler
