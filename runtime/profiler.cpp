@@ -46,9 +46,10 @@ void Profile::stop() {
     }
     if (gained.count > 0) measured_.kernels.push_back(gained);
   }
-  std::stable_sort(measured_.kernels.begin(), measured_.kernels.end(), [](const KernelAverage& a, const KernelAverage& b) {
-    return a.device_time_total_ms > b.device_time_total_ms;
-  });
+  std::stable_sort(measured_.kernels.begin(), measured_.kernels.end(),
+                   [](const KernelAverage& a, const KernelAverage& b) {
+                     return a.device_time_total_ms > b.device_time_total_ms;
+                   });
   const bool reset = now.empty_pairs < at_start_.empty_pairs;
   measured_.empty_pairs = now.empty_pairs - (reset ? 0 : at_start_.empty_pairs);
   measured_.empty_total_ms = now.empty_total_ms - (reset ? 0 : at_start_.empty_total_ms);
