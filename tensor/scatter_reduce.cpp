@@ -333,17 +333,19 @@ Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& sour
   rec.save(operands.index);
   rec.save(source);
   rec.save_output(out);
-  return rec.finish(out, [operands, reduction = parse_reduction(reduce), include_self](
-                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
+  // The spread index is saved with the node, so the backward captures only the sizes.
+  return rec.finish(out, [dim = operands.dim, front_sizes = operands.front_sizes,
+                          reduction = parse_reduction(reduce), include_self](autograd::FunctionNode& node,
+                                                                             const autograd::tensor_list& g) {
     detail::TrustedIndices trusted;
     const Tensor self = node.saved(0), source = node.saved(2);
     // The source is spread again from the saved one, so that under create_graph its gradient reaches it.
-    const Tensor spread_source = spread(source, operands.dim, operands.front_sizes);
+    const Tensor spread_source = spread(source, dim, front_sizes);
     autograd::tensor_list grads =
-        scatter_reduce_backward(detail::at_least_1d(g[0]), detail::at_least_1d(self), operands.dim, node.saved(1),
+        scatter_reduce_backward(detail::at_least_1d(g[0]), detail::at_least_1d(self), dim, node.saved(1),
                                 spread_source, reduction, include_self, detail::at_least_1d(node.saved(3)));
     grads[0] = node.needs_input_grad(0) ? grads[0].reshape(self.sizes()) : Tensor();
-    grads[1] = node.needs_input_grad(1) ? unspread(grads[1], operands.dim, source.sizes()) : Tensor();
+    grads[1] = node.needs_input_grad(1) ? unspread(grads[1], dim, source.sizes()) : Tensor();
     return grads;
   });
 }
