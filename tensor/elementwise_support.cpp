@@ -18,6 +18,18 @@ Scalar scalar_in(Scalar value, DType compute) {
   }
 }
 
+// What an in-place destination of a broadcasting op must satisfy: it holds the result dtype, the
+// broadcast shape is its own shape, and no two of its elements share memory.
+void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape) {
+  check_can_cast(result, out.dtype());
+  const std::vector<int64_t> full = broadcast_shapes(out.sizes(), shape);
+  if (!(IntArrayRef(full) == out.sizes())) {
+    throw Error("output with shape " + to_string(out.sizes()) + " doesn't match the broadcast shape " +
+                to_string(full));
+  }
+  check_no_internal_overlap(out);
+}
+
 namespace {
 
 DType result_dtype(BinaryKind kind, DType common) {
@@ -29,18 +41,6 @@ DType result_dtype(BinaryKind kind, DType common) {
     case BinaryKind::Bitwise: return common;
   }
   return common;
-}
-
-// What an in-place destination of a broadcasting op must satisfy: it holds the result dtype, the
-// broadcast shape is its own shape, and no two of its elements share memory.
-void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape) {
-  check_can_cast(result, out.dtype());
-  const std::vector<int64_t> full = broadcast_shapes(out.sizes(), shape);
-  if (!(IntArrayRef(full) == out.sizes())) {
-    throw Error("output with shape " + to_string(out.sizes()) + " doesn't match the broadcast shape " +
-                to_string(full));
-  }
-  check_no_internal_overlap(out);
 }
 
 // The kernel PyTorch lacks for bool operands of `op`, by the name its message gives, or null.

@@ -71,6 +71,9 @@ Tensor run_ternary(TernaryOp op, const Tensor& a, const TensorOrScalar& b, const
                    DType compute, Scalar value, Tensor* out);
 
 DType promote_all(std::initializer_list<DType> dtypes);
+// What an in-place destination of a broadcasting op must satisfy, with PyTorch's messages: it can hold
+// the result dtype, its shape is the broadcast of itself with `shape`, and no two elements share memory.
+void check_inplace_target(const Tensor& out, DType result, IntArrayRef shape);
 
 // An in-place op on `self` that also reads `others`: when autograd must see the write it is recorded as
 // self = out_of_place(old self), so the op gets the out-of-place formula; otherwise `in_place()` runs the

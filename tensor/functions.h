@@ -161,6 +161,13 @@ Tensor& rrelu_(Tensor& x, Scalar lower = 0.125, Scalar upper = 1.0 / 3.0, bool t
                Generator* generator = nullptr);
 // a sigmoid(b), a and b the first and second halves of `dim`.
 Tensor glu(const Tensor& x, int64_t dim = -1);
+// The methods of the same names, as functions (torch::heaviside, logaddexp, xlogy, ...).
+Tensor heaviside(const Tensor& x, const Tensor& values);
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor logaddexp2(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Tensor& x, const Tensor& y);
+Tensor xlogy(Scalar x, const Tensor& y);
+Tensor xlogy(const Tensor& x, Scalar y);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
@@ -176,6 +183,13 @@ Tensor vstack(const std::vector<Tensor>& tensors);
 Tensor column_stack(const std::vector<Tensor>& tensors);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+Tensor fliplr(const Tensor& self);
+Tensor flipud(const Tensor& self);
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = {0, 1});
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+            const std::optional<Tensor>& append = std::nullopt);
 
 // ---- repeating, splitting and logspace (torch.repeat_interleave, tile, tensor_split, h/v/dsplit, logspace) ----
 Tensor tile(const Tensor& self, IntArrayRef dims);
@@ -222,6 +236,26 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar
              Scalar alpha = 1);
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
                Scalar alpha = 1);
+Tensor outer(const Tensor& vec1, const Tensor& vec2);
+Tensor ger(const Tensor& vec1, const Tensor& vec2);
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, Scalar beta = 1, Scalar alpha = 1);
+Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, Scalar beta = 1, Scalar alpha = 1);
+Tensor kron(const Tensor& a, const Tensor& b);
+Tensor trace(const Tensor& x);
+Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = std::nullopt);
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+// Sums of products over dims_a of a paired with dims_b of b; the rest of a's dims, then b's, remain.
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);  // a's last dims with b's first
+
+// ---- reductions in pairs (torch.var_mean, std_mean, aminmax): one call, both results ----
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt,
+                                   bool keepdim = false);
 
 // ---- sorting (PyTorch's sort, argsort, msort, topk, kthvalue; stable order, NaN largest) ----
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);

@@ -25,6 +25,18 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, int64_t extra) {
   return dim < 0 ? dim + range : dim;
 }
 
+std::vector<int64_t> wrap_distinct_dims(IntArrayRef dims, int64_t ndim) {
+  std::vector<int64_t> wrapped;
+  std::vector<bool> seen(std::max<int64_t>(ndim, 1), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim);
+    if (seen[w]) throw Error("dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    seen[w] = true;
+    wrapped.push_back(w);
+  }
+  return wrapped;
+}
+
 void check_same_device(std::initializer_list<const Tensor*> tensors) {
   const Device* first = nullptr;
   for (const Tensor* t : tensors) {

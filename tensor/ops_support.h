@@ -23,6 +23,8 @@ Family& kernels_for(const Device& device) {
 
 // dim in [-ndim, ndim) (or [-(ndim+1), ndim] with `extra` = 1 for unsqueeze-like positions).
 int64_t wrap_dim(int64_t dim, int64_t ndim, int64_t extra = 0);
+// Each of `dims` wrapped, in order, with PyTorch's error for a dim listed twice (flip, tensordot).
+std::vector<int64_t> wrap_distinct_dims(IntArrayRef dims, int64_t ndim);
 // Throws PyTorch's "Expected all tensors to be on the same device" error when devices differ.
 void check_same_device(std::initializer_list<const Tensor*> tensors);
 // Throws UnsupportedError when `device` cannot hold `dtype` (float64 without shaderFloat64).

@@ -561,6 +561,44 @@ Tensor Tensor::std(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return var_std(ReduceOp::Std, *this, dims, correction, keepdim);
 }
 
+namespace {
+
+// torch.var_mean and std_mean: one node for both results (VarMeanBackward0, StdMeanBackward0), whose
+// gradient is the sum of var's (std's) and mean's.
+std::tuple<Tensor, Tensor> var_std_mean(ReduceOp op, const Tensor& x, IntArrayRef dims, int64_t correction,
+                                        bool keepdim) {
+  const bool is_std = op == ReduceOp::Std;
+  check_floating(x, std::string(is_std ? "std_mean" : "var_mean") + " only support floating point and complex dtypes");
+  const ReductionDims rd = reduction_dims(x, dims);
+  autograd::Record rec(is_std ? "StdMeanBackward0" : "VarMeanBackward0", {&x});
+  Tensor spread = reduce_values(op, x, rd, keepdim, x.dtype(), x.dtype(), static_cast<double>(correction));
+  Tensor mean = reduce_values(ReduceOp::Mean, x, rd, keepdim, x.dtype(), x.dtype());
+  if (!rec) return {spread, mean};
+  rec.save(x);
+  if (is_std) rec.save_output(spread);
+  const int64_t n = reduced_numel(x, rd);
+  const autograd::tensor_list outs = rec.finish(
+      autograd::tensor_list{spread, mean},
+      [is_std, n, divisor = static_cast<double>(n - correction), kept = rd.keepdim, dims = rd.listed,
+       sizes = x.sizes().vec()](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+        Tensor grad;
+        if (g[0].defined()) {
+          Tensor g_spread = unreduced(g[0], kept);
+          if (is_std) g_spread = div_or_zero(g_spread, unreduced(node.saved(1), kept) * 2);
+          const Tensor x = node.saved(0);
+          grad = g_spread * (2.0 / divisor) * (x - x.mean(dims, true));
+        }
+        if (g.size() > 1 && g[1].defined()) {
+          const Tensor g_mean = unreduced(g[1], kept).div(n).expand(sizes);
+          grad = grad.defined() ? grad + g_mean : g_mean;
+        }
+        return autograd::tensor_list{grad};
+      });
+  return {outs[0], outs[1]};
+}
+
+}  // namespace
+
 // LibTorch names norm(p) NormBackward0 and norm(p, dims) NormBackward1.
 Tensor Tensor::norm(Scalar p) const {
   if (autocast::is_active()) return autocast::in_float32([p](const Tensor& x) { return x.norm(p); }, *this);
@@ -687,6 +725,40 @@ Tensor Tensor::logcumsumexp(int64_t dim) const {
     };
     return autograd::tensor_list{part(g[0] > 0) - part(g[0] < 0)};
   });
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return var_std_mean(ReduceOp::Var, x, dims, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return var_std_mean(ReduceOp::Std, x, dims, correction, keepdim);
+}
+
+// amin and amax with aminmax's own checks; PyTorch 1.13 gives it no derivative.
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  if (!dim && numel() == 0) {
+    throw Error("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+  }
+  if (dim) {
+    const int64_t d = wrap_dim(*dim, this->dim());
+    if (this->dim() > 0 && size(d) == 0) {
+      throw IndexError("aminmax: Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
+    }
+  }
+  autograd::Record rec("torch::autograd::NotImplemented", {this});
+  const IntArrayRef dims = dim ? IntArrayRef(*dim) : IntArrayRef();
+  autograd::tensor_list out{amin(dims, keepdim), amax(dims, keepdim)};
+  if (dim && keepdim && this->dim() == 0) {
+    // PyTorch 1.13 resizes its 0-dim outputs to [1] here (with a deprecation warning).
+    for (Tensor& t : out) t = t.reshape({1});
+  }
+  if (rec) out = rec.finish(out, autograd::not_implemented_backward("aminmax"));
+  return {out[0], out[1]};
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return x.aminmax(dim, keepdim);
 }
 
 // ---- softmax ----

@@ -197,6 +197,18 @@ class Tensor {
   std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor alias() const;
+  // Reversing, rotating and differencing (tensor/flipping.cpp, tensor/diff.cpp). flip copies: ember's
+  // views take no negative strides (PyTorch's flip copies too).
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;  // flip({1})
+  Tensor flipud() const;  // flip({0})
+  // Elements shifted by shifts[i] along dims[i], wrapping around; without dims, along the flattened tensor.
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  // k quarter turns in the plane of dims, from the first dim's direction toward the second's.
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  // The n-th forward difference along dim, after prepend and append are joined to it.
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+              const std::optional<Tensor>& append = std::nullopt) const;
 
   // ---- repeating, splitting, new tensors like this one (PyTorch's Tensor methods of these names) ----
   Tensor repeat(IntArrayRef repeats) const;
@@ -437,6 +449,17 @@ class Tensor {
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
   Tensor where(const Tensor& condition, const Tensor& other) const;
+  // Binary functions composed of the ops above (tensor/binary_composites.cpp). heaviside: 0 below zero,
+  // values at zero, 1 above, with no derivative as in PyTorch. logaddexp(2): log(exp(a) + exp(b)) (base 2),
+  // without overflow. xlogy: x log(y), and 0 where x is 0 unless y is NaN.
+  Tensor heaviside(const Tensor& values) const;
+  Tensor& heaviside_(const Tensor& values);
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(Scalar other) const;
+  Tensor& xlogy_(const Tensor& other);
+  Tensor& xlogy_(Scalar other);
 
   Tensor& neg_();
   Tensor& abs_();
@@ -500,6 +523,8 @@ class Tensor {
   Tensor norm(Scalar p = 2) const;
   Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  // amin and amax in one call (tensor/reduction_pairs.cpp); no derivative, as in PyTorch 1.13.
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;
@@ -522,6 +547,16 @@ class Tensor {
   Tensor dot(const Tensor& other) const;
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
   Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1) const;
+  // Products and diagonals of vectors and matrices (tensor/products.cpp). beta 0 ignores self, NaN
+  // included, as in PyTorch; cross without dim takes the first dim of size 3.
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const { return outer(vec2); }
+  Tensor addmv(const Tensor& mat, const Tensor& vec, Scalar beta = 1, Scalar alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, Scalar beta = 1, Scalar alpha = 1) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor trace() const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
 
   // ---- sorting (PyTorch's sort, argsort, msort, topk, kthvalue; stable order, NaN largest) ----
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;

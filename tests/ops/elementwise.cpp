@@ -582,5 +582,42 @@ EMBER_OP_ROWS(inplace_comparison_rows) {
 #undef EMBER_ON_COPY
 }
 
+
+// Binary functions ember composes: heaviside (no derivative), logaddexp(2) and xlogy with PyTorch's nodes.
+EMBER_OP_ROWS(binary_composite_rows) {
+  return {
+      op("heaviside", 2, [](const auto& x) { return x[0].heaviside(x[1]); }).with_dtypes(kAllTypes).in_range(-2, 2),
+      op("heaviside mixed", 2, [](const auto& x) { return x[0].heaviside(x[1]); })
+          .with_mixed({{DType::Float32, DType::Float64}, {DType::Int64, DType::Float32}}),
+      op("heaviside_", 2, [](const auto& x) { auto y = x[0].clone(); return y.heaviside_(x[1]); })
+          .with_dtypes(kAllTypes)
+          .in_range(-2, 2),
+      op("logaddexp", 2, [](const auto& x) { return x[0].logaddexp(x[1]); }).with_dtypes(kNumeric).grad2(),
+      op("logaddexp mixed", 2, [](const auto& x) { return logaddexp(x[0], x[1]); })
+          .with_mixed({{DType::Int64, DType::Float32}, {DType::Float32, DType::Float64}})
+          .grad(),
+      op("logaddexp2", 2, [](const auto& x) { return x[0].logaddexp2(x[1]); }).with_dtypes(kNumeric).grad2(),
+      op("logaddexp2 function", 2, [](const auto& x) { return logaddexp2(x[0], x[1]); }).grad(),
+      op("xlogy", 2, [](const auto& x) { return x[0].xlogy(x[1]); })
+          .with_dtypes(kAllTypes)
+          .in_ranges({{-2, 2}, {0, 3}})
+          .grad2(),
+      op("xlogy mixed", 2, [](const auto& x) { return xlogy(x[0], x[1]); })
+          .with_mixed({{DType::Int64, DType::Float32}, {DType::Float64, DType::Int32}})
+          .in_ranges({{-2, 2}, {0, 3}})
+          .grad(),
+      op("xlogy scalar", [](const auto& x) { return x[0].xlogy(2.5); }).with_dtypes(kAllTypes).grad2(),
+      op("xlogy scalar self", [](const auto& x) { return xlogy(3, x[0]); })
+          .with_dtypes(kAllTypes)
+          .in_range(0, 3)
+          .grad2(),
+      op("xlogy_", 2, [](const auto& x) { auto y = x[0] * 1; return y.xlogy_(x[1]); })
+          .with_dtypes(kAllTypes)
+          .in_ranges({{-2, 2}, {0, 3}})
+          .grad(),
+      op("xlogy_ scalar", [](const auto& x) { auto y = x[0] * 1; return y.xlogy_(2); }).with_dtypes(kFloating).grad(),
+  };
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -60,5 +60,81 @@ EMBER_OP_ROWS(matmul_rows) {
   };
 }
 
+
+// Products and diagonals composed of the ops above, with PyTorch's nodes.
+EMBER_OP_ROWS(product_rows) {
+  return {
+      op("outer", 2, [](const auto& x) { return x[0].outer(x[1]); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{3}, {4}}, {{0}, {2}}, {{3, 2}, {2}}, {{}, {2}}})
+          .grad2(),
+      op("ger function", 2, [](const auto& x) { return ger(x[0], x[1]); })
+          .with_mixed({{DType::Int32, DType::Float32}, {DType::Int32, DType::Int64}})
+          .with_cases({{{3}, {4}}}),
+      op("addmv", 3, [](const auto& x) { return x[0].addmv(x[1], x[2], 0.5, 2); })
+          .with_dtypes(kFloating)
+          .with_cases({{{3}, {3, 4}, {4}}, {{}, {3, 4}, {4}}, {{1}, {3, 4}, {4}}, {{3}, {3, 0}, {0}},
+                       {{2}, {3, 4}, {4}}, {{3, 1}, {3, 4}, {4}}})
+          .grad2(),
+      op("addmv integer", 3, [](const auto& x) { return addmv(x[0], x[1], x[2]); })
+          .with_dtypes(kIntegral)
+          .with_cases({{{3}, {3, 4}, {4}}}),
+      op("addmv beta 0", 3, [](const auto& x) { return x[0].log().addmv(x[1], x[2], 0); })
+          .in_ranges({{-1, 0}, {-1, 1}, {-1, 1}})
+          .with_cases({{{3}, {3, 4}, {4}}})
+          .grad(),
+      op("addr", 3, [](const auto& x) { return x[0].addr(x[1], x[2], 2, -1); })
+          .with_dtypes(kFloating)
+          .with_cases({{{3, 4}, {3}, {4}}, {{4}, {3}, {4}}, {{}, {3}, {4}}, {{3, 1}, {3}, {4}}, {{4, 3}, {3}, {4}}})
+          .grad2(),
+      op("addr integer", 3, [](const auto& x) { return addr(x[0], x[1], x[2], 2, 3); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{3, 4}, {3}, {4}}}),
+      op("addr promoting", 3, [](const auto& x) { return addr(x[0], x[1], x[2]); })
+          .with_mixed({{DType::Int64, DType::Float32, DType::Float64}})
+          .with_cases({{{3, 4}, {3}, {4}}}),
+      op("kron", 2, [](const auto& x) { return x[0].kron(x[1]); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{2, 3}, {3, 2}}, {{2}, {3, 2}}, {{}, {3}}, {{}, {}}, {{2, 1, 3}, {2, 2}}, {{0, 2}, {2}}})
+          .grad2(),
+      op("tensordot", 2, [](const auto& x) { return tensordot(x[0], x[1], {1, 2}, {1, 0}); })
+          .with_dtypes(kNumeric)
+          .with_cases({{{2, 3, 4}, {4, 3, 5}}, {{2, 1, 4}, {4, 3}}, {{2, 3, 4}, {4, 2}}})
+          .grad2(),
+      op("tensordot outer", 2, [](const auto& x) { return tensordot(x[0], x[1], {}, {}); })
+          .with_cases({{{2, 3}, {4}}})
+          .grad(),
+      op("trace", [](const auto& x) { return x[0].trace(); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{3, 3}}, {{2, 5}}, {{0, 3}}, {{4}}, {{}}})  // taller: ComposedOpsTest
+          .grad2(),
+      op("diag_embed", [](const auto& x) { return x[0].diag_embed(); }).with_dtypes(kAllTypes).grad2(),
+      op("diag_embed offset dims", [](const auto& x) { return x[0].diag_embed(-2, 0, -1); })
+          .with_cases({{{3}}, {{2, 3}}, {{2, 0}}})
+          .grad(),
+      op("diag_embed above", [](const auto& x) { return x[0].diag_embed(1, 2, 0); })
+          .with_cases({{{2, 3}}, {{4}}})
+          .grad(),
+      op("cross", 2, [](const auto& x) { return x[0].cross(x[1]); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{3}, {3}},
+                       {{3, 3}, {3, 3}},
+                       {{2, 3}, {2, 3}},
+                       {{3, 2}, {3, 2}},
+                       {{2, 2}, {2, 2}},
+                       {{4, 3}, {1, 3}},
+                       {{3, 3}, {1, 3}},
+                       {{2, 3}, {3}}})
+          .grad2(),
+      op("linalg_cross", 2, [](const auto& x) { return linalg_cross(x[0], x[1], -1); })
+          .with_dtypes(kNumeric)
+          .with_cases({{{3}, {3}}, {{4, 3}, {4, 1, 3}}, {{2, 1, 3}, {1, 4, 3}}, {{3, 2}, {3, 2}}, {{}, {}}})
+          .grad(),
+      op("linalg_cross dim 0", 2, [](const auto& x) { return linalg_cross(x[0], x[1], 0); })
+          .with_mixed({{DType::Float32, DType::Float64}})
+          .with_cases({{{3, 2}, {3, 2}}}),
+  };
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -4,6 +4,38 @@
 namespace ember::test {
 namespace {
 
+// var_mean and std_mean take a correction in ember and an unbiased flag in LibTorch 1.13's C++ API. Ember's
+// empty dims reduce everything, as LibTorch's nullopt: LibTorch 1.13's gradient for an empty list divides
+// by 1 - correction instead of N - correction.
+at::OptionalIntArrayRef all_or(at::IntArrayRef dims) {
+  return dims.empty() ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(dims);
+}
+std::tuple<Tensor, Tensor> var_mean_of(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return var_mean(x, dims, correction, keepdim);
+}
+std::tuple<at::Tensor, at::Tensor> var_mean_of(const at::Tensor& x, at::IntArrayRef dims, int64_t correction,
+                                               bool keepdim) {
+  return at::var_mean(x, all_or(dims), c10::optional<int64_t>(correction), keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean_of(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  return std_mean(x, dims, correction, keepdim);
+}
+std::tuple<at::Tensor, at::Tensor> std_mean_of(const at::Tensor& x, at::IntArrayRef dims, int64_t correction,
+                                               bool keepdim) {
+  return at::std_mean(x, all_or(dims), c10::optional<int64_t>(correction), keepdim);
+}
+// Both results in one tensor, so that a gradient goes through each.
+template <class T>
+T var_mean_sum(const T& x, std::vector<int64_t> dims, int64_t correction, bool keepdim) {
+  auto [spread, mean] = var_mean_of(x, dims, correction, keepdim);
+  return spread + mean;
+}
+template <class T>
+T std_mean_sum(const T& x, std::vector<int64_t> dims, int64_t correction, bool keepdim) {
+  auto [spread, mean] = std_mean_of(x, dims, correction, keepdim);
+  return spread * 2 + mean;
+}
+
 const std::vector<DType> kNumericAndBool = [] {
   std::vector<DType> all = kNumeric;
   all.push_back(DType::Bool);
@@ -68,6 +100,36 @@ EMBER_OP_ROWS(scan_rows) {
       op("cummin values", [](const auto& x) { return values_of(x[0].cummin(0)); }).with_dtypes(kNumeric).grad(),
       op("cummin indices", [](const auto& x) { return indices_of(x[0].cummin(-1)); }).with_dtypes(kNumeric),
       op("logcumsumexp", [](const auto& x) { return x[0].logcumsumexp(-1); }).with_dtypes(kFloating).grad(),
+  };
+}
+
+
+// Reductions in pairs: one call gives two results, compared one at a time or summed for the gradients.
+// Where a dim reduces one element, var's divisor N - 1 is 0: LibTorch 1.13 gives a 0-dim input the
+// gradient inf (its own branch), and the mean's gradient alone where ember's node also gets the
+// variance's zero gradient times inf (NaN); those shapes are left to the sum of both results.
+EMBER_OP_ROWS(reduction_pair_rows) {
+  const std::vector<Shapes> several_per_dim = {{{5, 7}}, {{2, 3, 4}}, {{0, 3}}, {{33, 17}}};
+  return {
+      op("var_mean", [](const auto& x) { return var_mean_sum(x[0], {-1}, 1, false); })
+          .with_dtypes(kFloating)
+          .with_cases(several_per_dim)
+          .grad2(),
+      op("var_mean all", [](const auto& x) { return var_mean_sum(x[0], {}, 0, false); }).with_dtypes(kNumeric).grad(),
+      op("var_mean var", [](const auto& x) { return std::get<0>(var_mean_of(x[0], {0}, 1, true)); })
+          .with_cases(several_per_dim)
+          .grad(),
+      op("var_mean mean", [](const auto& x) { return std::get<1>(var_mean_of(x[0], {0}, 1, true)); })
+          .with_cases(several_per_dim)
+          .grad(),
+      op("std_mean", [](const auto& x) { return std_mean_sum(x[0], {0}, 1, true); }).with_dtypes(kFloating).grad2(),
+      op("std_mean all", [](const auto& x) { return std_mean_sum(x[0], {}, 1, false); }).with_dtypes(kNumeric).grad(),
+      op("std_mean std", [](const auto& x) { return std::get<0>(std_mean_of(x[0], {-1}, 0, false)); }).grad(),
+      op("aminmax min", [](const auto& x) { return std::get<0>(x[0].aminmax()); }).with_dtypes(kAllTypes),
+      op("aminmax max", [](const auto& x) { return std::get<1>(x[0].aminmax()); }).with_dtypes(kAllTypes),
+      op("aminmax dim min", [](const auto& x) { return std::get<0>(x[0].aminmax(-1)); }).with_dtypes(kAllTypes),
+      op("aminmax dim max keepdim", [](const auto& x) { return std::get<1>(x[0].aminmax(0, true)); })
+          .with_dtypes(kAllTypes),
   };
 }
 

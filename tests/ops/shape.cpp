@@ -120,5 +120,37 @@ EMBER_OP_ROWS(joining_rows) {
   };
 }
 
+
+// Reversal, rotation, circular shifts and differences: copies with their own nodes (or PyTorch's
+// composition, for diff).
+EMBER_OP_ROWS(flip_rows) {
+  const std::vector<Shapes> matrices = {{{5, 7}}, {{2, 3, 4}}, {{0, 3}}, {{33, 17}}};
+  return {
+      op("flip", [](const auto& x) { return x[0].flip({0, -1}); }).with_dtypes(kAllTypes).grad2(),
+      op("flip no dims", [](const auto& x) { return x[0].flip({}); }).grad(),
+      op("fliplr", [](const auto& x) { return x[0].fliplr(); }).with_dtypes(kAllTypes).grad(),
+      op("flipud", [](const auto& x) { return x[0].flipud(); }).with_dtypes(kAllTypes).grad(),
+      op("roll", [](const auto& x) { return x[0].roll({1}, {-1}); }).with_dtypes(kAllTypes).grad2(),
+      op("roll two dims", [](const auto& x) { return x[0].roll({-7, 2}, {0, 1}); }).with_cases(matrices).grad(),
+      op("roll flattened", [](const auto& x) { return x[0].roll({4}); }).with_dtypes(kAllTypes).grad(),
+      op("rot90", [](const auto& x) { return x[0].rot90(); }).with_dtypes(kAllTypes).with_cases(matrices).grad2(),
+      op("rot90 twice", [](const auto& x) { return x[0].rot90(2, {1, 0}); }).with_cases(matrices).grad(),
+      op("rot90 three times", [](const auto& x) { return x[0].rot90(-1, {0, -1}).contiguous(); })
+          .with_cases(matrices)
+          .grad(),
+      op("rot90 none", [](const auto& x) { return x[0].rot90(4); }).with_cases(matrices).grad(),
+      op("diff", [](const auto& x) { return x[0].diff(); }).with_dtypes(kAllTypes).grad2(),
+      op("diff twice dim 0", [](const auto& x) { return x[0].diff(2, 0); }).with_dtypes(kAllTypes).grad(),
+      op("diff past the size", [](const auto& x) { return x[0].diff(9, 0); }).grad(),
+      op("diff prepend append", 3, [](const auto& x) { return x[0].diff(1, 1, x[1], x[2]); })
+          .with_dtypes(kAllTypes)
+          .with_cases({{{2, 3}, {2, 1}, {2, 2}}, {{2, 3}, {3, 1}, {2, 2}}, {{4, 0}, {4, 2}, {4, 1}}, {{3}, {1}, {1}}})
+          .grad(),
+      op("diff prepend promoting", 2, [](const auto& x) { return x[0].diff(1, 0, x[1]); })
+          .with_mixed({{DType::Int64, DType::Float32}, {DType::Float32, DType::Float64}})
+          .with_cases({{{4}, {2}}}),
+  };
+}
+
 }  // namespace
 }  // namespace ember::test
