@@ -13,8 +13,8 @@ namespace ember::autograd {
 
 class FunctionNode : public Node {
  public:
-  // Gets one gradient per forward output (zeros where none flowed, once any did) and returns one per
-  // forward input; an undefined result means no gradient.
+  // Gets one gradient per forward output (zeros where none flowed, once any did, unless the node asked
+  // for none) and returns one per forward input; an undefined result means no gradient.
   using Backward = std::function<tensor_list(FunctionNode& node, const tensor_list& grads)>;
 
   // `name` is a string literal (PyTorch's node name), kept without a copy.
@@ -27,11 +27,16 @@ class FunctionNode : public Node {
   // Saved tensor `i`, in the order saved.
   Tensor saved(size_t i);
   void set_backward(Backward backward) { backward_ = std::move(backward); }
+  // Off: outputs no gradient flowed to reach the backward undefined, as in PyTorch's generated nodes,
+  // for formulas where a zero gradient is not the same as none (0 * inf would make NaN).
+  void set_materialize_grads(bool value) { materialize_grads_ = value; }
+  bool materialize_grads() const override { return materialize_grads_; }
 
  private:
   const char* name_;
   std::vector<SavedVariable> saved_;
   Backward backward_;
+  bool materialize_grads_ = true;
 };
 
 // The node at a leaf that requires grad: adds arriving gradients into the leaf's grad().

@@ -35,6 +35,8 @@ class Record {
   size_t save(const Tensor& t);
   // Saves forward output `output_nr` (held without its autograd state, which points back here).
   size_t save_output(const Tensor& t, uint32_t output_nr = 0);
+  // The backward gets undefined gradients for outputs none flowed to (FunctionNode::set_materialize_grads).
+  void leave_missing_grads_undefined() { node_->set_materialize_grads(false); }
 
   // Makes the node the grad_fn of the outputs. Integral and bool outputs, and outputs that are one of
   // the inputs unchanged, are left alone.

@@ -24,9 +24,10 @@ Tensor reversed(const Tensor& x, const std::vector<int64_t>& dims) {
   return out.defined() ? out : x.clone();
 }
 
-// One dim shifted: the last `shift` elements (modulo the size) come first.
+// One dim shifted: the last `shift` elements (modulo the size) come first. x itself when nothing moves:
+// only the final result of a roll must be new memory, so intermediate dims copy nothing needlessly.
 Tensor rolled(const Tensor& x, int64_t shift, int64_t dim) {
-  if (x.numel() == 0) return x.clone();  // before the dim is checked, as in PyTorch
+  if (x.numel() == 0) return x;  // before the dim is checked, as in PyTorch
   if (x.dim() == 0) {
     throw IndexError("Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
   }
@@ -34,20 +35,23 @@ Tensor rolled(const Tensor& x, int64_t shift, int64_t dim) {
   const int64_t size = x.size(d);
   int64_t start = (size - shift) % size;
   if (start < 0) start += size;
-  if (start == 0) return x.clone();
+  if (start == 0) return x;
   return cat({x.narrow(d, start, size - start), x.narrow(d, 0, start)}, d);
 }
 
 Tensor rolled(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
   if (shifts.empty()) throw Error("`shifts` required");
-  if (dims.empty() && shifts.size() == 1) return rolled(x.flatten(), shifts[0], 0).view(x.sizes());
-  if (shifts.size() != dims.size()) {
-    throw Error("shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
-                ", dims:" + std::to_string(dims.size()));
-  }
   Tensor out = x;
-  for (size_t i = 0; i < dims.size(); ++i) out = rolled(out, shifts[i], dims[i]);
-  return out;
+  if (dims.empty() && shifts.size() == 1) {
+    out = rolled(x.flatten(), shifts[0], 0).view(x.sizes());
+  } else {
+    if (shifts.size() != dims.size()) {
+      throw Error("shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+                  ", dims:" + std::to_string(dims.size()));
+    }
+    for (size_t i = 0; i < dims.size(); ++i) out = rolled(out, shifts[i], dims[i]);
+  }
+  return out.storage() == x.storage() ? out.clone() : out;
 }
 
 }  // namespace

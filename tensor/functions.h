@@ -267,6 +267,31 @@ Tensor msort(const Tensor& x);
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
                                 bool sorted = true);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
+Tensor median(const Tensor& x);
+std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& x);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
+
+// ---- searching and counting (torch.searchsorted, bucketize, isin, bincount, histc); no gradients ----
+// The index at which each value would go into the sorted last dim of `sorted_sequence` (whose leading
+// dims match the values', or which is 1-D): the first such (side "left") or the last ("right").
+// `sorter` sorts an unsorted sequence (argsort's result). Results are int64, or int32 with out_int32.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+Tensor searchsorted(const Tensor& sorted_sequence, Scalar value, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+// searchsorted with 1-D boundaries and the values first.
+Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor bucketize(Scalar value, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+// Whether each element is among test_elements (bool, elements' shape); `invert` negates.
+// assume_unique is accepted for PyTorch's signature and changes nothing.
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, Scalar test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(Scalar element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0);
+Tensor histc(const Tensor& x, int64_t bins = 100, Scalar min = 0, Scalar max = 0);
 
 // ---- random ----
 // A counter-based (Philox) generator: draws depend only on the seed and how many came before. Threads may

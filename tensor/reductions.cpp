@@ -574,6 +574,8 @@ std::tuple<Tensor, Tensor> var_std_mean(ReduceOp op, const Tensor& x, IntArrayRe
   Tensor spread = reduce_values(op, x, rd, keepdim, x.dtype(), x.dtype(), static_cast<double>(correction));
   Tensor mean = reduce_values(ReduceOp::Mean, x, rd, keepdim, x.dtype(), x.dtype());
   if (!rec) return {spread, mean};
+  // Where N <= correction the spread's factor is infinite, so an unused spread must add nothing, not 0 * inf.
+  rec.leave_missing_grads_undefined();
   rec.save(x);
   if (is_std) rec.save_output(spread);
   const int64_t n = reduced_numel(x, rd);

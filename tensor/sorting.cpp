@@ -1,13 +1,18 @@
-// sort, argsort, msort, topk and kthvalue: PyTorch's checks and messages, then one SortKernels::sort
-// call that writes just the sorted positions the op returns (all of them, the first k, or the k-th).
+// sort, argsort, msort, topk, kthvalue, median and nanmedian: PyTorch's checks and messages, then one
+// SortKernels::sort call that writes just the sorted positions the op returns (all of them, the first k,
+// or the k-th). median sorts whole slices and gathers each slice's median position, which depends on
+// how many NaNs the slice holds.
 //
 // The kernel's order is always stable (ties keep their order; NaN is largest), so sort(stable=false),
 // whose order of ties PyTorch leaves open, gives the stable order too, and so do topk and kthvalue.
 // topk and kthvalue sort each whole slice: a selection would do less work for a small k on long slices.
 //
 // Autograd: PyTorch's nodes (SortBackward0, and SortBackward1 for the overload that takes `stable`;
-// TopkBackward0, KthvalueBackward0). The gradient goes back to the positions the indices name, zero
-// elsewhere, through a scatter whose own gradient is a gather, as in PyTorch; indices have none.
+// TopkBackward0, KthvalueBackward0, MedianBackward1, NanmedianBackward1). The gradient goes back to the
+// positions the indices name, zero elsewhere, through a scatter whose own gradient is a gather, as in
+// PyTorch; indices have none.
+#include <limits>
+
 #include "autograd/record.h"
 #include "runtime/kernels/sort.h"
 #include "tensor/ops_support.h"
@@ -88,6 +93,65 @@ void check_not_bool(const Tensor& x, const char* kernel) {
   if (x.dtype() == DType::Bool) throw Error("\"" + std::string(kernel) + "\" not implemented for 'Bool'");
 }
 
+// The median's sorted position in each slice along `dim` (keepdim sizes). NaN sorts last in input
+// order, so median's first NaN (which it returns, as PyTorch) is at n - (NaN count); nanmedian takes
+// the lower median of the rest, or the first NaN of an all-NaN slice.
+Tensor median_positions(const Tensor& x, int64_t dim, bool ignore_nan) {
+  const int64_t n = x.size(dim);
+  const Tensor nans = x.isnan().sum({dim}, /*keepdim=*/true);
+  if (ignore_nan) return (n - 1 - nans).clamp_min(0).bitwise_right_shift(1);
+  return where(nans.gt(0), n - nans, (n - 1) / 2);
+}
+
+// Both medians share PyTorch's messages, which name median.
+std::tuple<Tensor, Tensor> median_along(const char* node_name, const Tensor& x, int64_t dim, bool keepdim,
+                                        bool ignore_nan) {
+  const int64_t d = wrap_dim(dim, x.dim());
+  if (x.dim() > 0 && x.size(d) == 0) {
+    throw IndexError("median(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
+  }
+  check_not_bool(x, "median_out");
+  autograd::Record rec(node_name, {&x});
+  Selected picked = sorted_positions(x, d, false, 0, slice_length(x, d), true);
+  const bool squeezed = !keepdim && x.dim() > 0;
+  if (x.dim() > 0 && x.numel() > 0) {
+    const Tensor at = median_positions(x, d, ignore_nan);
+    detail::TrustedIndices trusted;  // positions within each slice by construction
+    picked.values = picked.values.gather(d, at);
+    picked.indices = picked.indices.gather(d, at);
+  } else if (x.dim() > 0) {  // slices of one or more elements, but none of them
+    picked.values = picked.values.narrow(d, 0, 1);
+    picked.indices = picked.indices.narrow(d, 0, 1);
+  }
+  if (squeezed) {
+    picked.values = picked.values.squeeze(d);
+    picked.indices = picked.indices.squeeze(d);
+  }
+  if (!rec) return {picked.values, picked.indices};
+  return record_selection(rec, picked, x, d, squeezed);
+}
+
+// median() and nanmedian(): the median of all elements; its gradient is shared evenly by the elements
+// equal to it (the NaNs, when it is NaN), as PyTorch's.
+Tensor median_of_all(const char* node_name, const Tensor& x, bool ignore_nan) {
+  check_not_bool(x, "median_cpu");
+  autograd::Record rec(node_name, {&x});
+  Tensor value;
+  if (x.numel() == 0) {
+    value = full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions().dtype(x.dtype()).device(x.device()));
+  } else {
+    value = std::get<0>(median_along(node_name, x.flatten(), 0, false, ignore_nan));
+  }
+  if (!rec) return value;
+  rec.save(x);
+  rec.save_output(value);
+  return rec.finish(value, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
+    const Tensor x = node.saved(0), median = node.saved(1);
+    const Tensor shares = x.eq(median).logical_or(x.isnan().logical_and(median.isnan())).to(g[0].dtype());
+    return autograd::tensor_list{shares * (g[0] / shares.sum())};
+  });
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
@@ -137,6 +201,18 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim
   return record_selection(rec, kth, *this, d, squeezed);
 }
 
+Tensor Tensor::median() const { return median_of_all("MedianBackward0", *this, false); }
+
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
+  return median_along("MedianBackward1", *this, dim, keepdim, false);
+}
+
+Tensor Tensor::nanmedian() const { return median_of_all("NanmedianBackward0", *this, true); }
+
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return median_along("NanmedianBackward1", *this, dim, keepdim, true);
+}
+
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) { return x.sort(dim, descending); }
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> stable, int64_t dim, bool descending) {
@@ -157,6 +233,16 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   return x.kthvalue(k, dim, keepdim);
+}
+
+Tensor median(const Tensor& x) { return x.median(); }
+
+std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) { return x.median(dim, keepdim); }
+
+Tensor nanmedian(const Tensor& x) { return x.nanmedian(); }
+
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
+  return x.nanmedian(dim, keepdim);
 }
 
 }  // namespace ember

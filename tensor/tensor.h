@@ -566,6 +566,19 @@ class Tensor {
   Tensor msort() const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  // The lower median ((n - 1) / 2-th smallest): NaN where a NaN is (median), or of the other values
+  // (nanmedian). The dim forms also give its index.
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+
+  // ---- counting (PyTorch's bincount, histc) ----
+  // Occurrences (or summed weights) of each value of a 1-D non-negative integer tensor; reads the
+  // largest value back, as PyTorch's size depends on it.
+  Tensor bincount(const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0) const;
+  // Counts in `bins` equal bins over [min, max]; min == max takes the data's range (a read-back).
+  Tensor histc(int64_t bins = 100, Scalar min = 0, Scalar max = 0) const;
 
   // ---- random, in place (Tensor.uniform_, normal_, bernoulli_, random_, exponential_, geometric_,
   // log_normal_, cauchy_; Philox, see above) ----

@@ -3,7 +3,18 @@
 #include <functional>
 #include <string>
 
+namespace at {
+class Tensor;
+}
+namespace ember {
+class Tensor;
+}
+
 namespace ember::test {
+
+// For ops without a derivative: `ember_out` has `torch_out`'s grad_fn name, and backward through its sum
+// fails with LibTorch's message.
+void expect_same_backward_error(const Tensor& ember_out, const at::Tensor& torch_out);
 
 // `ember_call` throws with the message LibTorch throws from `torch_call`; `what` names the case.
 void expect_same_error(const std::function<void()>& ember_call, const std::function<void()>& torch_call,
