@@ -47,12 +47,6 @@ bool leading_dims_match(const Tensor& seq, const Tensor& values) {
   return true;
 }
 
-std::string sizes_text(IntArrayRef sizes) {
-  std::string text = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
-  return text + "]";
-}
-
 bool resolve_right(bool right, std::optional<std::string_view> side) {
   if (!side) return right;
   if (*side != "left" && *side != "right") {
@@ -74,7 +68,7 @@ void check_search(const Tensor& seq, const Tensor& values, const std::optional<T
     }
     if (sorter->sizes() != seq.sizes()) {
       throw Error("torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor " +
-                  sizes_text(seq.sizes()) + "and got sorter tensor " + sizes_text(sorter->sizes()));
+                  to_string(seq.sizes()) + "and got sorter tensor " + to_string(sorter->sizes()));
     }
   }
   if (values.dim() == 0 && seq.dim() != 1) {
@@ -87,7 +81,7 @@ void check_search(const Tensor& seq, const Tensor& values, const std::optional<T
   if (seq.dim() != 1 && !leading_dims_match(seq, values)) {
     throw Error("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
                 "boundaries tensor and input value tensor must match, but we got boundaries tensor " +
-                sizes_text(seq.sizes()) + " and input value tensor " + sizes_text(values.sizes()));
+                to_string(seq.sizes()) + " and input value tensor " + to_string(values.sizes()));
   }
 }
 
