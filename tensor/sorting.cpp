@@ -138,6 +138,11 @@ Tensor median_of_all(const char* node_name, const Tensor& x, bool ignore_nan) {
   autograd::Record rec(node_name, {&x});
   Tensor value;
   if (x.numel() == 0) {
+    // PyTorch converts NaN to the dtype, which for integers gives whatever the host's conversion does.
+    if (!x.is_floating_point()) {
+      throw Error("median() of an empty " + scalar_type_name(x.dtype()) +
+                  " tensor has no value: it would be NaN, which integers cannot hold");
+    }
     value = full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions().dtype(x.dtype()).device(x.device()));
   } else {
     value = std::get<0>(median_along(node_name, x.flatten(), 0, false, ignore_nan));
