@@ -7,6 +7,8 @@
 // grad records PyTorch's NotImplemented node; histc records nothing, as in PyTorch.
 #include <cmath>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "autograd/record.h"
 #include "tensor/functions.h"
@@ -23,6 +25,14 @@ std::string number_text(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
+}
+
+// The smallest and largest elements, read back in one wait for the device.
+template <class T>
+std::pair<T, T> extremes(const Tensor& x) {
+  const auto [low, high] = x.aminmax();
+  const std::vector<T> both = stack({low, high}).to_vector<T>();
+  return {both[0], both[1]};
 }
 
 // The counts of `bins` positions (all in [0, bins)) given by `positions`, each adding its weight.
@@ -44,13 +54,13 @@ Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength)
   const char* refused = "bincount only supports 1-d non-negative integral inputs.";
   if (dim() != 1) throw Error(refused);
   const Tensor positions = to(DType::Int64);
-  const auto [low, high] = positions.aminmax();
-  if (low.item<int64_t>() < 0) throw Error(refused);
+  const auto [low, high] = extremes<int64_t>(positions);
+  if (low < 0) throw Error(refused);
   if (weights && (weights->dim() != 1 || weights->size(0) != size(0))) {
     throw Error("weights should be 1-d and have the same length as input");
   }
   if (weights) detail::check_same_device({this, &*weights});
-  const int64_t bins = std::max(minlength, high.item<int64_t>() + 1);
+  const int64_t bins = std::max(minlength, high + 1);
   // PyTorch counts float32 weights in float32 and every other weight in double.
   const DType counted = !weights ? DType::Int64 : weights->dtype() == DType::Float32 ? DType::Float32 : DType::Float64;
   autograd::Record rec("torch::autograd::NotImplemented", {weights ? &*weights : nullptr});
@@ -69,9 +79,7 @@ Tensor Tensor::histc(int64_t bins, Scalar min, Scalar max) const {
   }
   double low = min.to_double(), high = max.to_double();
   if (low == high && numel() > 0) {
-    const auto [data_low, data_high] = aminmax();
-    low = data_low.item<double>();
-    high = data_high.item<double>();
+    std::tie(low, high) = extremes<double>(*this);
   }
   if (low == high) {
     low -= 1;
