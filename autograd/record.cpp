@@ -152,4 +152,10 @@ FunctionNode::Backward not_implemented_backward(const char* op) {
   };
 }
 
+FunctionNode::Backward missing_formula_backward(const char* op) {
+  return [op](FunctionNode&, const tensor_list&) -> tensor_list {
+    throw Error("the derivative for '" + std::string(op) + "' is not implemented.");
+  };
+}
+
 }  // namespace ember::autograd

@@ -65,5 +65,8 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 // The backward of an op that PyTorch records as torch::autograd::NotImplemented: it throws PyTorch's
 // "derivative for aten::<op> is not implemented" when reached. `op` is a string literal.
 FunctionNode::Backward not_implemented_backward(const char* op);
+// The backward of an op whose PyTorch node has no formula (derivatives.yaml's not_implemented): it
+// throws PyTorch's "the derivative for '<op>' is not implemented." when reached. `op` is a literal.
+FunctionNode::Backward missing_formula_backward(const char* op);
 
 }  // namespace ember::autograd

@@ -271,6 +271,22 @@ Tensor median(const Tensor& x);
 std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor nanmedian(const Tensor& x);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false);
+Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor quantile(const Tensor& x, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   std::string_view interpolation = "linear");
+
+// ---- distinct values (torch.unique, unique_consecutive; Tensor::unique says more) ----
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted = true, bool return_inverse = false,
+                                          bool return_counts = false, std::optional<int64_t> dim = std::nullopt);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
 
 // ---- searching and counting (torch.searchsorted, bucketize, isin, bincount, histc); no gradients ----
 // The index at which each value would go into the sorted last dim of `sorted_sequence` (whose leading

@@ -103,19 +103,37 @@ Tensor median_positions(const Tensor& x, int64_t dim, bool ignore_nan) {
   return where(nans.gt(0), n - nans, (n - 1) / 2);
 }
 
-// Both medians share PyTorch's messages, which name median.
-std::tuple<Tensor, Tensor> median_along(const char* node_name, const Tensor& x, int64_t dim, bool keepdim,
-                                        bool ignore_nan) {
+// The most frequent value's sorted position in each slice along `dim` (keepdim sizes): the end of the
+// first longest run of equal values, so the smallest of equally frequent values and (the sort being
+// stable) its last occurrence, as PyTorch's CPU gives for slices of up to 16. Each NaN is a run of its
+// own, as in PyTorch.
+Tensor mode_positions(const Selected& sorted, int64_t dim) {
+  const Tensor& values = sorted.values;
+  const int64_t n = values.size(dim);
+  std::vector<int64_t> along(values.dim(), 1);
+  along[dim] = n;
+  const Tensor position = arange(n, TensorOptions().dtype(DType::Int64).device(values.device())).view(along);
+  const Tensor starts = cat({ones_like(values.narrow(dim, 0, 1), DType::Bool),
+                             values.narrow(dim, 1, n - 1).ne(values.narrow(dim, 0, n - 1))},
+                            dim);
+  const Tensor run_start = std::get<0>(ember::where(starts, position, 0).cummax(dim));
+  return (position - run_start).argmax(dim, /*keepdim=*/true);
+}
+
+// One sorted position of each slice along `dim`, given by `position_of(x, sorted slices, dim)` (keepdim
+// sizes): its value and index, recorded under `node_name`. `op` names the op in PyTorch's messages.
+template <class PositionOf>
+std::tuple<Tensor, Tensor> pick_sorted(const char* op, const char* node_name, const Tensor& x, int64_t dim,
+                                       bool keepdim, PositionOf position_of) {
   const int64_t d = wrap_dim(dim, x.dim());
   if (x.dim() > 0 && x.size(d) == 0) {
-    throw IndexError("median(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
+    throw IndexError(std::string(op) + "(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
   }
-  check_not_bool(x, "median_out");
   autograd::Record rec(node_name, {&x});
   Selected picked = sorted_positions(x, d, false, 0, slice_length(x, d), true);
   const bool squeezed = !keepdim && x.dim() > 0;
   if (x.dim() > 0 && x.numel() > 0) {
-    const Tensor at = median_positions(x, d, ignore_nan);
+    const Tensor at = position_of(x, picked, d);
     detail::TrustedIndices trusted;  // positions within each slice by construction
     picked.values = picked.values.gather(d, at);
     picked.indices = picked.indices.gather(d, at);
@@ -129,6 +147,16 @@ std::tuple<Tensor, Tensor> median_along(const char* node_name, const Tensor& x, 
   }
   if (!rec) return {picked.values, picked.indices};
   return record_selection(rec, picked, x, d, squeezed);
+}
+
+// Both medians share PyTorch's messages, which name median.
+std::tuple<Tensor, Tensor> median_along(const char* node_name, const Tensor& x, int64_t dim, bool keepdim,
+                                        bool ignore_nan) {
+  const int64_t d = wrap_dim(dim, x.dim());
+  if (x.dim() == 0 || x.size(d) != 0) check_not_bool(x, "median_out");  // after the empty dim's check
+  return pick_sorted("median", node_name, x, dim, keepdim, [ignore_nan](const Tensor& x, const Selected&, int64_t d) {
+    return median_positions(x, d, ignore_nan);
+  });
 }
 
 // median() and nanmedian(): the median of all elements; its gradient is shared evenly by the elements
@@ -214,6 +242,11 @@ std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
 
 Tensor Tensor::nanmedian() const { return median_of_all("NanmedianBackward0", *this, true); }
 
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
+  return pick_sorted("mode", "ModeBackward0", *this, dim, keepdim,
+                     [](const Tensor&, const Selected& sorted, int64_t d) { return mode_positions(sorted, d); });
+}
+
 std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
   return median_along("NanmedianBackward1", *this, dim, keepdim, true);
 }
@@ -245,6 +278,8 @@ Tensor median(const Tensor& x) { return x.median(); }
 std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) { return x.median(dim, keepdim); }
 
 Tensor nanmedian(const Tensor& x) { return x.nanmedian(); }
+
+std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) { return x.mode(dim, keepdim); }
 
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
   return x.nanmedian(dim, keepdim);

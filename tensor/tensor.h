@@ -572,6 +572,33 @@ class Tensor {
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
   Tensor nanmedian() const;
   std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  // The most frequent value of each slice (the smallest of equally frequent ones) and the index of its
+  // last occurrence. Each NaN counts as a value of its own.
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  // The q-th quantiles (q in [0, 1]: a number, or a 0-dim or 1-D tensor whose values lead the result's
+  // dims) of all elements or of each slice along dim, between the two nearest elements as
+  // `interpolation` says: "linear", "lower", "higher", "midpoint" or "nearest". quantile is NaN where a
+  // slice holds NaN; nanquantile leaves NaN out. float32 and float64, as PyTorch.
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+
+  // ---- distinct values (PyTorch's unique, unique_consecutive) ----
+  // (values, inverse, counts): the distinct elements in ascending order (or the distinct slices along
+  // dim, in lexicographic order), each element's (or slice's) index into them, and how often each
+  // occurs. unique_consecutive merges only neighbours and keeps their order. NaN is never equal to
+  // NaN, and ember always sorts (sorted=false leaves the order open in PyTorch). Outputs not asked for
+  // are empty. The count of distinct values is read back.
+  std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, bool return_inverse = false,
+                                            bool return_counts = false,
+                                            std::optional<int64_t> dim = std::nullopt) const;
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(bool return_inverse = false, bool return_counts = false,
+                                                        std::optional<int64_t> dim = std::nullopt) const;
 
   // ---- counting (PyTorch's bincount, histc) ----
   // Occurrences (or summed weights) of each value of a 1-D non-negative integer tensor; reads the
