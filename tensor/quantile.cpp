@@ -71,6 +71,9 @@ Tensor quantile_of(const Tensor& x, const Tensor& q, std::optional<int64_t> dim,
   if (!q_in_range && !q.ge(0).logical_and(q.le(1)).all().item<bool>()) {
     throw Error("quantile() q values must be in the range [0, 1]");
   }
+  const int64_t slice_length = !dim ? x.numel() : x.dim() == 0 ? 1 : x.size(wrapped_dim);
+  // Ranks are computed in x's dtype: float32 holds every integer up to 2^24 exactly.
+  if (slice_length > (int64_t{1} << 24)) throw Error("quantile() input tensor is too large");
 
   // Each slice sorted along the last dim, with the other dims laid out as the result's (q's dim last).
   std::vector<int64_t> sizes = output_sizes(x, q, dim, keepdim, wrapped_dim);
@@ -84,7 +87,6 @@ Tensor quantile_of(const Tensor& x, const Tensor& q, std::optional<int64_t> dim,
   std::vector<int64_t> slices(sizes.begin() + 1, sizes.end());
   slices.push_back(sorted.size(-1));
   sorted = sorted.reshape(slices);
-  if (sorted.size(-1) > (int64_t{1} << 24)) throw Error("quantile() input tensor is too large");
 
   Tensor ranks;
   if (ignore_nan) {

@@ -5,10 +5,10 @@
 // by each column from the last, which orders them lexicographically), then both find where each run of
 // equal rows starts. The number of runs sizes the result, so it is read back (nonzero), as PyTorch does.
 //
-// Where LibTorch's CPU differs, ember follows PyTorch's sorted semantics (its CUDA kernels): the result
-// is always sorted (sorted=false leaves the order to the implementation; LibTorch's CPU gives its hash
-// set's), and each NaN is a distinct value counted once, sorted last (LibTorch's CPU counts a NaN 0
-// times, maps it to index 0 and places it by hash). -0.0 and 0.0 are one value, the first one seen kept.
+// Where LibTorch's CPU differs, ember gives what a unique by sorting gives: the result is always sorted
+// (sorted=false leaves the order to the implementation; LibTorch's CPU gives its hash set's), and each
+// NaN is a distinct value counted once, sorted last (LibTorch's CPU counts a NaN 0 times, maps it to
+// index 0 and places it by hash). -0.0 and 0.0 are one value, the first one seen kept, as in LibTorch.
 //
 // Outputs that were not asked for are empty. The values keep the input's history under PyTorch's node,
 // whose backward fails with PyTorch's message: unique has no derivative.
@@ -66,8 +66,10 @@ std::tuple<Tensor, Tensor, Tensor> distinct_rows(const Tensor& rows, Wanted want
   const int64_t n = rows.size(0);
   detail::TrustedIndices trusted;  // every index below is a row's position or run, in range by construction
   Tensor order, ordered = rows;
-  if (wanted.sort && n > 1) {
-    order = rows.dim() == 1 ? rows.argsort(0, false) : lexicographic_order(rows);
+  if (wanted.sort && n > 1 && rows.dim() == 1) {
+    std::tie(ordered, order) = rows.sort(0);
+  } else if (wanted.sort && n > 1) {
+    order = lexicographic_order(rows);
     ordered = rows.index_select(0, order);
   }
   const Runs runs = runs_of(ordered);
@@ -136,7 +138,7 @@ std::tuple<Tensor, Tensor, Tensor> Tensor::unique_consecutive(bool return_invers
   if (dim && this->dim() != 1) {
     return distinct_slices("UniqueConsecutiveBackward0", "unique_consecutive", *this, *dim, wanted);
   }
-  if (dim) detail::wrap_dim(*dim, 1);
+  if (dim) detail::wrap_dim(*dim, 1);  // still PyTorch's error for a dim past its one
   return distinct_elements("UniqueConsecutiveBackward0", "unique_consecutive", *this, wanted);
 }
 

@@ -176,6 +176,10 @@ TEST_P(DistinctQuantileTest, QuantileRefusesWhatLibTorchRefuses) {
   same([&] { from(x).quantile(0.5, {}, false, "Linear"); }, [&] { x.quantile(0.5, {}, false, "Linear"); },
        "an unknown interpolation");
   same([&] { from(x).quantile(0.5, 2); }, [&] { x.quantile(0.5, 2); }, "a dim out of range");
+  const int64_t too_long = (int64_t{1} << 24) + 1;  // ranks in float32 stop being exact integers
+  const at::Tensor long_slice = at::zeros({too_long});
+  same([&] { zeros({too_long}, TensorOptions().device(device)).quantile(0.5); }, [&] { long_slice.quantile(0.5); },
+       "a slice longer than 2^24");
   // The order of the checks: each call fails two of them.
   same([&] { from(e).quantile(1.5, 0, false, "bad"); }, [&] { e.quantile(1.5, 0, false, "bad"); }, "q, then the mode");
   same([&] { from(e).quantile(0.5, 0, false, "bad"); }, [&] { e.quantile(0.5, 0, false, "bad"); },
