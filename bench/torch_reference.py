@@ -10,6 +10,9 @@ OpenBLAS in Debian's build).
 With --norm-cpu it times bench/norm_bench.cpp's forward+backward steps on PyTorch's CPU instead, which
 ember-bench runs itself for its ratios: one line per benchmark, "norm <name> <ms per step> <CPU ms per step>".
 
+With --sorting-cpu it times bench/sorting_bench.cpp's ops on PyTorch's CPU instead: one line per benchmark,
+"sorting <name> <ms per op>".
+
 With --optim-cpu it times bench/optim_bench.cpp's optimizer steps on PyTorch's CPU instead: one line per
 benchmark, "optim <name> <ms per step> <CPU ms per step> <ms per step with foreach=True>".
 """
@@ -152,7 +155,32 @@ def optim_cpu():
         print(f"optim {name} {wall * 1e3:.4f} {cpu * 1e3:.4f} {foreach * 1e3:.4f}", flush=True)
 
 
+def sorting_cpu():
+    """The ops of bench/sorting_bench.cpp on inputs of the same shapes and value ranges."""
+    torch.manual_seed(0)
+    long_floats = torch.rand(1 << 20)
+    long_integers = torch.randint(0, 1000, (1 << 20,))
+    bit_rows = torch.randint(0, 2, (4096, 16))
+    few_values = torch.randint(0, 8, (256, 64)).float()
+    sequence = torch.rand(1000).sort().values
+    values = torch.rand(1 << 16)
+    for name, fn in [
+        ("sort_2p20_f32", lambda: long_floats.sort()),
+        ("unique_2p20_i64", lambda: torch.unique(long_integers, return_inverse=True, return_counts=True)),
+        ("unique_consecutive_2p20_i64",
+         lambda: torch.unique_consecutive(long_integers, return_inverse=True, return_counts=True)),
+        ("unique_rows_4096x16", lambda: torch.unique(bit_rows, dim=0, return_inverse=True, return_counts=True)),
+        ("mode_256x64", lambda: few_values.mode()),
+        ("quantile_2p20_f32", lambda: long_floats.quantile(0.3)),
+        ("searchsorted_1000_2p16", lambda: torch.searchsorted(sequence, values)),
+    ]:
+        print(f"sorting {name} {cpu_timed(fn) * 1e3:.4f}", flush=True)
+
+
 def main():
+    if "--sorting-cpu" in sys.argv:
+        sorting_cpu()
+        return
     if "--conv-cpu" in sys.argv:
         conv_cpu()
         return
