@@ -33,8 +33,12 @@ constexpr uint32_t kStageTileMerge = 2;
 constexpr uint32_t kDescending = 1u << 8;  // SHAPE_* in sort.comp
 constexpr uint32_t kWritesValues = 1u << 9;
 constexpr uint32_t kWritesOutputs = 1u << 10;
-// Short rows share a workgroup, but not below this many workgroups where there are rows enough.
-constexpr int64_t kTargetWorkgroups = 64;
+// Short rows share a workgroup, but not below this many workgroups where there are rows enough. A
+// workgroup runs the network over its whole tile however few rows fill it, which a GPU hides across its
+// cores and a CPU driver pays for: there, few workgroups with full tiles (a [256, 64] sort took 25.7 ms
+// over 64 workgroups of a sixteenth-full tile on lavapipe).
+constexpr int64_t kTargetWorkgroupsGpu = 64;
+constexpr int64_t kTargetWorkgroupsCpu = 8;
 // Positions are 32-bit in the shader, and one of them marks an empty slot; a row's comparator count
 // (half its length rounded up to a power of two) times the rows of a launch stays below 2^32.
 constexpr int64_t kMaxLength = int64_t{1} << 31;
@@ -251,8 +255,10 @@ void VulkanSort::sort_rows(Stream& stream, const SortArgs& args) {
     auto groups = [&](int64_t wanted) { return static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, max_groups)); };
 
     if (single_pass) {
+      const int64_t target_workgroups =
+          context.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? kTargetWorkgroupsCpu : kTargetWorkgroupsGpu;
       const int64_t per_group =
-          std::clamp<int64_t>(ceil_div(row_count, kTargetWorkgroups), 1, int64_t{1} << (tile - padded));
+          std::clamp<int64_t>(ceil_div(row_count, target_workgroups), 1, int64_t{1} << (tile - padded));
       params.padded_log2 = padded;
       params.segments = static_cast<uint32_t>(per_group);
       params.chunks = 1;
