@@ -1,7 +1,7 @@
-// sort, argsort, msort, topk, kthvalue, median and nanmedian: PyTorch's checks and messages, then one
+// sort, argsort, msort, topk, kthvalue, median, nanmedian and mode: PyTorch's checks and messages, then one
 // SortKernels::sort call that writes just the sorted positions the op returns (all of them, the first k,
 // or the k-th). median sorts whole slices and gathers each slice's median position, which depends on
-// how many NaNs the slice holds.
+// how many NaNs the slice holds; mode gathers the end of each slice's first longest run of equal values.
 //
 // The kernel's order is always stable (ties keep their order; NaN is largest), so sort(stable=false),
 // whose order of ties PyTorch leaves open, gives the stable order too, and so do topk and kthvalue.
@@ -154,8 +154,8 @@ std::tuple<Tensor, Tensor> median_along(const char* node_name, const Tensor& x, 
                                         bool ignore_nan) {
   const int64_t d = wrap_dim(dim, x.dim());
   if (x.dim() == 0 || x.size(d) != 0) check_not_bool(x, "median_out");  // after the empty dim's check
-  return pick_sorted("median", node_name, x, dim, keepdim, [ignore_nan](const Tensor& x, const Selected&, int64_t d) {
-    return median_positions(x, d, ignore_nan);
+  return pick_sorted("median", node_name, x, dim, keepdim, [ignore_nan](const Tensor& input, const Selected&, int64_t d) {
+    return median_positions(input, d, ignore_nan);
   });
 }
 
