@@ -6,26 +6,17 @@
 // bin that is cut off, so that nothing is read back to drop them. bincount with weights that require
 // grad records PyTorch's NotImplemented node; histc records nothing, as in PyTorch.
 #include <cmath>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
 #include "autograd/record.h"
 #include "tensor/functions.h"
+#include "tensor/number_text.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
 
 namespace {
-
-// As C++ streams print a double, which PyTorch's message uses: NaN keeps its sign.
-std::string number_text(double value) {
-  if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
 
 // The smallest and largest elements, read back in one wait for the device.
 template <class T>
@@ -86,7 +77,7 @@ Tensor Tensor::histc(int64_t bins, Scalar min, Scalar max) const {
     high += 1;
   }
   if (!std::isfinite(low) || !std::isfinite(high)) {
-    throw Error("torch.histc: range of [" + number_text(low) + ", " + number_text(high) + "] is not finite");
+    throw Error("torch.histc: range of [" + detail::number_text(low) + ", " + detail::number_text(high) + "] is not finite");
   }
   if (low > high) throw Error("torch.histc: max must be larger than min");
   const autograd::NoGradGuard no_history;  // as PyTorch's histc, whose result never requires grad

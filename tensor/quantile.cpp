@@ -6,10 +6,9 @@
 // above, and lerp between them. The gradient flows back through the gathers and the sort to the input,
 // and through the lerp's weight to q, as in PyTorch. A slice with a NaN gives NaN (quantile), or the
 // quantile of its other values (nanquantile; NaN when all are NaN).
-#include <cmath>
-#include <sstream>
 
 #include "tensor/functions.h"
+#include "tensor/number_text.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -26,13 +25,6 @@ Interpolation interpolation_named(std::string_view name) {
   if (name == "nearest") return Interpolation::Nearest;
   throw Error("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got " +
               std::string(name));
-}
-
-// As C++ streams print a double, which PyTorch's message uses.
-std::string q_text(double q) {
-  std::ostringstream out;
-  out << q;
-  return out.str();
 }
 
 // The result's sizes: the reduced sizes (all of them without a dim), after q's count when q is 1-D.
@@ -117,7 +109,7 @@ Tensor quantile_of(const Tensor& x, const Tensor& q, std::optional<int64_t> dim,
 
 Tensor scalar_quantile_of(const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim,
                           std::string_view interpolation, bool ignore_nan) {
-  if (!(q >= 0 && q <= 1)) throw Error("quantile() q must be in the range [0, 1] but got " + q_text(q));
+  if (!(q >= 0 && q <= 1)) throw Error("quantile() q must be in the range [0, 1] but got " + detail::number_text(q));
   return quantile_of(x, full({}, q, TensorOptions().dtype(x.dtype()).device(x.device())), dim, keepdim,
                      interpolation, ignore_nan, /*q_in_range=*/true);
 }

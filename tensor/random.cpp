@@ -3,7 +3,6 @@
 // Philox block, so a launch of n elements advances the generator by n blocks: draws depend only on the
 // seed and the draws before them.
 #include <cmath>
-#include <sstream>
 #include <string>
 
 #include "runtime/integer_range.h"
@@ -11,6 +10,7 @@
 #include "runtime/kernels/reduce.h"
 #include "tensor/known_values.h"
 #include "tensor/multinomial_checks.h"
+#include "tensor/number_text.h"
 #include "tensor/ops_support.h"
 
 namespace ember {
@@ -55,13 +55,6 @@ namespace {
 
 Generator& generator_or_default(Generator* generator) { return generator ? *generator : default_generator(); }
 
-// A double as PyTorch's messages print it (C++ stream formatting: 2, 0.5).
-std::string format_number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
 // Fills `out` (any strides) with draws of `op`.
 // `args` names the draw and its parameters; out and the generator state are filled in here.
 void draw(const Tensor& out, RandomArgs args, Generator* generator, const Tensor* probabilities = nullptr) {
@@ -83,12 +76,12 @@ void check_floating(DType dtype, const std::string& kernel) {
 void check_uniform_dtype(DType dtype) { check_floating(dtype, "check_uniform_bounds"); }
 
 void check_normal(DType dtype, double std) {
-  if (std < 0) throw Error("normal expects std >= 0.0, but found std " + format_number(std));
+  if (std < 0) throw Error("normal expects std >= 0.0, but found std " + detail::number_text(std));
   check_floating(dtype, "normal_kernel_cpu");
 }
 
 void check_probability(double p) {
-  if (!(p >= 0 && p <= 1)) throw Error("bernoulli_ expects p to be in [0, 1], but got p=" + format_number(p));
+  if (!(p >= 0 && p <= 1)) throw Error("bernoulli_ expects p to be in [0, 1], but got p=" + detail::number_text(p));
 }
 
 // random_'s checks: from < to, and both ends representable in an integral dtype.
@@ -114,8 +107,8 @@ Tensor new_tensor(IntArrayRef sizes, const TensorOptions& options, DType fallbac
 Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
   check_uniform_dtype(dtype());
   if (from > to) {
-    throw Error("uniform_ expects to return a [from, to) range, but found from=" + format_number(from) +
-                " > to=" + format_number(to));
+    throw Error("uniform_ expects to return a [from, to) range, but found from=" + detail::number_text(from) +
+                " > to=" + detail::number_text(to));
   }
   detail::check_no_internal_overlap(*this);
   draw(*this, {.op = RandomOp::Uniform, .low = from, .high = to}, generator);
@@ -144,7 +137,7 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) {
 }
 
 Tensor& Tensor::exponential_(double lambd, Generator* generator) {
-  if (!(lambd >= 0)) throw Error("exponential_ expects lambda >= 0.0, but found lambda=" + format_number(lambd));
+  if (!(lambd >= 0)) throw Error("exponential_ expects lambda >= 0.0, but found lambda=" + detail::number_text(lambd));
   check_floating(dtype(), "exponential_cpu");
   detail::check_no_internal_overlap(*this);
   draw(*this, {.op = RandomOp::Exponential, .lambda = lambd}, generator);
@@ -152,7 +145,7 @@ Tensor& Tensor::exponential_(double lambd, Generator* generator) {
 }
 
 Tensor& Tensor::geometric_(double p, Generator* generator) {
-  if (!(p > 0 && p < 1)) throw Error("geometric_ expects p to be in (0, 1), but got p=" + format_number(p));
+  if (!(p > 0 && p < 1)) throw Error("geometric_ expects p to be in (0, 1), but got p=" + detail::number_text(p));
   if (dtype() == DType::Bool) throw Error("\"geometric_cpu\" not implemented for 'Bool'");
   detail::check_no_internal_overlap(*this);
   draw(*this, {.op = RandomOp::Geometric, .probability = p}, generator);
@@ -160,7 +153,7 @@ Tensor& Tensor::geometric_(double p, Generator* generator) {
 }
 
 Tensor& Tensor::log_normal_(double mean, double std, Generator* generator) {
-  if (!(std > 0)) throw Error("log_normal_ expects std > 0.0, but found std=" + format_number(std));
+  if (!(std > 0)) throw Error("log_normal_ expects std > 0.0, but found std=" + detail::number_text(std));
   check_floating(dtype(), "log_normal_cpu");
   detail::check_no_internal_overlap(*this);
   draw(*this, {.op = RandomOp::LogNormal, .mean = mean, .std = std}, generator);
