@@ -22,6 +22,7 @@
 
 #include "data/worker_exception.h"
 #include "runtime/error.h"
+#include "runtime/record_function.h"
 
 namespace ember::data::detail {
 
@@ -78,6 +79,11 @@ class BatchPipeline {
 
   // The next batch, or nullopt when the epoch is over. Rethrows a worker's exception as WorkerException.
   std::optional<Batch> next() {
+    // PyTorch's profiler region around each fetch, the one that finds the epoch over included.
+    const profiler::RecordFunction region(!profiler::recording() ? ""
+                                          : threads_.empty()
+                                              ? "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+                                              : "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
     // join() dropped the queued jobs, so a batch still due would never come.
     if (joined_) throw Error("DataLoader: the loader was joined; it makes no more batches");
     if (threads_.empty()) {

@@ -1,12 +1,11 @@
 #include "nn/module.h"
 
-#include <cxxabi.h>
-
 #include <ostream>
 #include <sstream>
 #include <typeinfo>
 #include <unordered_set>
 
+#include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/zero_grad.h"
 #include "runtime/device.h"
@@ -16,9 +15,7 @@ namespace ember::nn {
 namespace {
 
 std::string demangled_class_name(const std::type_info& type) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  std::string name = status == 0 && text ? text.get() : type.name();
+  std::string name = autograd::demangled_name(type.name());
   if (const size_t template_start = name.find('<'); template_start != std::string::npos) name.resize(template_start);
   if (const size_t scope = name.rfind("::"); scope != std::string::npos) name = name.substr(scope + 2);
   if (name.size() > 4 && name.ends_with("Impl")) name.resize(name.size() - 4);

@@ -6,7 +6,9 @@
 
 #include "autograd/grad_mode.h"
 #include "optim/options_support.h"
+#include "optim/profiler_region.h"
 #include "runtime/error.h"
+#include "runtime/record_function.h"
 #include "tensor/functions.h"
 
 namespace ember::optim {
@@ -241,6 +243,7 @@ LBFGS::LineSearchResult LBFGS::strong_wolfe(const LossClosure& closure, double t
 }
 
 Tensor LBFGS::step(LossClosure closure) {
+  const profiler::RecordFunction region(profiler_region_name(*this, "step"));
   if (!closure) throw Error("LBFGS requires a closure function");
   check_can_step();
   autograd::NoGradGuard no_grad;

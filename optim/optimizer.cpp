@@ -9,10 +9,13 @@
 #include <span>
 #include <sstream>
 
+#include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/zero_grad.h"
 #include "runtime/error.h"
+#include "optim/profiler_region.h"
 #include "runtime/json_nesting.h"
+#include "runtime/record_function.h"
 #include "tensor/ops_support.h"
 
 namespace ember::optim {
@@ -247,7 +250,15 @@ size_t Optimizer::size() const noexcept {
   return n;
 }
 
+std::string profiler_region_name(const Optimizer& optimizer, const char* method) {
+  if (!profiler::recording()) return {};
+  std::string name = autograd::demangled_name(typeid(optimizer).name());
+  if (const size_t scope = name.rfind("::"); scope != std::string::npos) name = name.substr(scope + 2);
+  return std::string("Optimizer.") + method + "#" + name + "." + method;
+}
+
 void Optimizer::zero_grad(bool set_to_none) {
+  const profiler::RecordFunction region(profiler_region_name(*this, "zero_grad"));
   for (OptimizerParamGroup& group : param_groups_) {
     for (Tensor& p : group.params()) autograd::zero_grad(p, set_to_none);
   }
@@ -320,6 +331,7 @@ void Optimizer::make_eager_state() {
 }
 
 Tensor Optimizer::step(LossClosure closure) {
+  const profiler::RecordFunction region(profiler_region_name(*this, "step"));
   Tensor loss;
   if (closure) {
     autograd::AutoGradMode enable(true);
@@ -334,6 +346,7 @@ void Optimizer::step_unless(const Tensor& found_inf) {
   if (!found_inf.defined() || found_inf.dtype() != DType::Float32 || found_inf.numel() != 1) {
     throw Error("step_unless: found_inf must be a float32 tensor of one element");
   }
+  const profiler::RecordFunction region(profiler_region_name(*this, "step"));
   autograd::NoGradGuard no_grad;
   for (size_t g = 0; g < param_groups_.size(); ++g) step_group(g, found_inf);
 }

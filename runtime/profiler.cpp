@@ -53,6 +53,7 @@ void Profile::stop() {
   const bool reset = now.empty_pairs < at_start_.empty_pairs;
   measured_.empty_pairs = now.empty_pairs - (reset ? 0 : at_start_.empty_pairs);
   measured_.empty_total_ms = now.empty_total_ms - (reset ? 0 : at_start_.empty_total_ms);
+  measured_.scopes = now.scopes;
 }
 
 std::vector<KernelAverage> Profile::key_averages() {
@@ -73,6 +74,15 @@ std::string Profile::table() {
   return vulkan::kernel_table("ember profile", times, 1e3 * timestamp_overhead_ms());
 }
 
+std::vector<OpAverage> Profile::op_averages(std::string_view sort_by) {
+  const double empty_ms = timestamp_overhead_ms();
+  return detail::op_averages(at_start_.scopes, measured_.scopes, empty_ms, sort_by);
+}
+
+std::string Profile::op_table(std::string_view sort_by, size_t row_limit) {
+  return detail::op_table("ember profile", op_averages(sort_by), row_limit);
+}
+
 Profile::Totals Profile::totals_now() {
   Totals totals;
   for (const vulkan::KernelTime& time : vulkan::kernel_times()) {
@@ -81,6 +91,7 @@ Profile::Totals Profile::totals_now() {
   const auto [pairs, nanoseconds] = vulkan::empty_intervals();
   totals.empty_pairs = pairs;
   totals.empty_total_ms = nanoseconds * 1e-6;
+  totals.scopes = detail::scope_totals();
   return totals;
 }
 

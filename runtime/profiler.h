@@ -15,10 +15,17 @@
 // The timestamps cost time on every dispatch (on lavapipe about as much as a small kernel); each batch
 // also times a pair with nothing between them, and the table's "net" column takes that cost off. On a
 // GPU that overlaps dispatches a pair of timestamps brackets more than one kernel, so a total is an upper
-// bound there. CUDA kernels are not timed (Nsight Systems does that); a profile of CUDA work is empty.
+// bound there. CUDA kernels are not timed (Nsight Systems does that); a profile of CUDA work has no kernels.
+//
+// The profile also gathers the named regions of the program (runtime/record_function.h): ember's own
+// around backward nodes and optimizer steps, and the program's. op_table() shows each name's host time
+// and the device time of the dispatches recorded in it, as PyTorch's key_averages().table(sort_by=...).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "runtime/record_function.h"
 
 namespace ember::profiler {
 
@@ -49,11 +56,20 @@ class Profile {
   // total, per kernel.
   std::string table();
 
+  // The regions that ended between start and stop(), by name, sorted by `sort_by`: PyTorch's keys
+  // "self_cpu_time_total", "cpu_time_total", "self_device_time_total", "device_time_total" (or "cuda" for
+  // "device"), and "count". A region still open at stop() is left out, as PyTorch leaves it. Each stops
+  // a running profile.
+  std::vector<OpAverage> op_averages(std::string_view sort_by = "self_cpu_time_total");
+  // op_averages() as a table, its first `row_limit` rows.
+  std::string op_table(std::string_view sort_by = "self_cpu_time_total", size_t row_limit = 100);
+
  private:
   struct Totals {
     std::vector<KernelAverage> kernels;
     uint64_t empty_pairs = 0;
     double empty_total_ms = 0;
+    std::vector<detail::ScopeTotals> scopes;
   };
   static Totals totals_now();
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/record_function.h"
 #include "runtime/stream.h"
 
 namespace ember::vulkan {
@@ -29,7 +30,10 @@ Totals& totals() {
 }
 
 void print_report_at_exit() {
-  const std::string report = kernel_profile_report();
+  std::string report = kernel_profile_report();
+  const std::vector<profiler::OpAverage> ops = profiler::detail::op_averages(
+      {}, profiler::detail::scope_totals(), 1e-6 * empty_interval_nanoseconds(), "self_cpu_time_total");
+  if (!ops.empty()) report.append("\n").append(profiler::detail::op_table("ember op profile (EMBER_PROFILE=1)", ops, 100));
   std::fputs(report.c_str(), stderr);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/record_function.h"
 #include "runtime/vulkan/kernel_profile.h"
 
 namespace ember::vulkan {
@@ -281,6 +282,7 @@ void VulkanStream::dispatch(const Pipeline& pipeline, std::span<const Binding> b
     if (batch_timestamps_.shaders.empty()) write_timestamp_pair(commands, 0, [] {});
     write_timestamp_pair(commands, static_cast<uint32_t>(2 + 2 * batch_timestamps_.shaders.size()), record_dispatch);
     batch_timestamps_.shaders.push_back(&pipeline.name);
+    batch_timestamps_.scopes.push_back(profiler::detail::current_scope());
   } else {
     record_dispatch();
   }
@@ -444,7 +446,10 @@ void VulkanStream::retire_timestamps(Timestamps& timestamps) {
       return static_cast<double>(ticks[2 * pair + 1] - ticks[2 * pair]) * nanoseconds_per_tick;
     };
     add_empty_interval(interval(0));
-    for (size_t i = 0; i < timestamps.shaders.size(); ++i) add_kernel_time(*timestamps.shaders[i], interval(1 + i));
+    for (size_t i = 0; i < timestamps.shaders.size(); ++i) {
+      add_kernel_time(*timestamps.shaders[i], interval(1 + i));
+      profiler::detail::add_scope_device_time(timestamps.scopes[i], interval(1 + i));
+    }
   }
   spare_query_pools_.push_back(timestamps.pool);
   timestamps = {};

@@ -86,6 +86,7 @@ class VulkanStream final : public Stream {
   struct Timestamps {
     VkQueryPool pool = VK_NULL_HANDLE;
     std::vector<const std::string*> shaders;  // Pipeline::name, which lives as long as the device
+    std::vector<uint32_t> scopes;  // the profiler region each was recorded in (record_function.h)
   };
   struct InFlight {
     VkCommandBuffer commands;
