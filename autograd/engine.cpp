@@ -136,10 +136,11 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
 
   // PyTorch's name for a node's region, so that a profile of backward reads as PyTorch's. PyTorch runs
   // no root node for a single root edge, so that root has no region.
-  const bool skipped_by_pytorch = dynamic_cast<const GraphRoot*>(node.get()) && node->num_outputs() == 1;
-  const profiler::RecordFunction region(profiler::recording() && !skipped_by_pytorch
-                                            ? "autograd::engine::evaluate_function: " + node->name()
-                                            : std::string());
+  std::string region_name;
+  if (profiler::recording() && !(dynamic_cast<const GraphRoot*>(node.get()) && node->num_outputs() == 1)) {
+    region_name = "autograd::engine::evaluate_function: " + node->name();
+  }
+  const profiler::RecordFunction region(region_name);
   grads = node->run_pre_hooks(std::move(grads));
   tensor_list outputs(node->num_outputs());
   const bool any_grad = std::any_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });

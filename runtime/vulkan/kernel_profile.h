@@ -2,8 +2,9 @@
 // Where a Vulkan device's time goes, shader by shader. With EMBER_PROFILE=1 in the environment when a
 // stream is made, that stream writes a GPU timestamp before and after each dispatch and adds the time
 // between them to its shader's total when the batch finishes; the totals are printed to stderr at exit
-// (a table, largest first), followed by the table of the program's regions (runtime/record_function.h). While a profiler::Profile runs (runtime/profiler.h), every stream does the
-// same for the batches it begins. Off by default: the timestamps cost time on every dispatch, which each
+// (a table, largest first), followed by the table of the program's regions (runtime/record_function.h).
+// While a profiler::Profile runs (runtime/profiler.h), every stream does the same for the batches it
+// begins. Off by default: the timestamps cost time on every dispatch, which each
 // batch measures with a pair of timestamps around nothing, and the table subtracts.
 //
 // On a GPU that overlaps dispatches the two timestamps bracket more than one shader's work, so a total
