@@ -52,7 +52,7 @@ TEST_F(RecordFunctionTest, RegionsNestWithSelfAndTotalApart) {
     {
       profiler::RecordFunction inner("inner");
       dispatch(3);
-      sleep_ms(20);
+      sleep_ms(40);
     }
   }
   dispatch(1);  // outside every region
@@ -67,9 +67,9 @@ TEST_F(RecordFunctionTest, RegionsNestWithSelfAndTotalApart) {
   EXPECT_EQ(outer->dispatches, 5u) << table;
   EXPECT_EQ(inner->dispatches, 3u) << table;
 
-  EXPECT_GE(inner->cpu_time_total_ms, 20.0);
+  EXPECT_GE(inner->cpu_time_total_ms, 40.0);
   EXPECT_DOUBLE_EQ(inner->self_cpu_time_total_ms, inner->cpu_time_total_ms);  // nothing nested in it
-  EXPECT_GE(outer->cpu_time_total_ms, 25.0);
+  EXPECT_GE(outer->cpu_time_total_ms, 45.0);
   EXPECT_NEAR(outer->self_cpu_time_total_ms, outer->cpu_time_total_ms - inner->cpu_time_total_ms, 1e-9);
   EXPECT_GE(outer->self_cpu_time_total_ms, 5.0);
 
@@ -89,20 +89,25 @@ TEST_F(RecordFunctionTest, RegionsNestWithSelfAndTotalApart) {
 }
 
 TEST_F(RecordFunctionTest, RegionsOfOneNameAddUpAndSortByTheKeyAsked) {
+  // Adds over 4 MiB each, so that their net device time is well above zero, past the timestamps' cost.
+  Tensor large = ember::zeros({1024, 1024}, TensorOptions().device(device));
+  large.add_(1.0);
+  device->synchronize();
   profiler::Profile profile;
   for (int i = 0; i < 3; ++i) {
     profiler::RecordFunction step("step");
-    dispatch(1);
+    large.add_(1.0);
   }
   {
     profiler::RecordFunction slow("slow");
-    sleep_ms(10);
+    sleep_ms(30);
   }
   const std::vector<profiler::OpAverage> by_count = profile.op_averages("count");
   ASSERT_EQ(by_count.size(), 2u) << profile.op_table("count");
   EXPECT_EQ(by_count[0].name, "step");
   EXPECT_EQ(by_count[0].count, 3u);
   EXPECT_EQ(by_count[0].dispatches, 3u);
+  EXPECT_GT(by_count[0].device_time_total_ms, 0.0) << profile.op_table("count");
   EXPECT_EQ(by_count[1].name, "slow");
   EXPECT_EQ(by_count[1].dispatches, 0u);
   EXPECT_EQ(by_count[1].device_time_total_ms, 0.0);
