@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -37,6 +36,15 @@ class RecordFunctionTest : public VulkanTest {
   static const profiler::OpAverage* find(const std::vector<profiler::OpAverage>& ops, const std::string& name) {
     auto it = std::find_if(ops.begin(), ops.end(), [&](const profiler::OpAverage& op) { return op.name == name; });
     return it == ops.end() ? nullptr : &*it;
+  }
+  // "name\tcount" per region, by name, a line each: what the Python oracles print.
+  static std::string names_and_counts(std::vector<profiler::OpAverage> ops) {
+    std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    std::string text;
+    for (const profiler::OpAverage& op : ops) {
+      text.append(text.empty() ? "" : "\n").append(op.name).append("\t").append(std::to_string(op.count));
+    }
+    return text;
   }
   static void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
@@ -208,11 +216,8 @@ print("@@END@@")
     loss.backward();
     adam.step();
   }
-  std::vector<profiler::OpAverage> ops = profile.op_averages();
-  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  std::ostringstream ours;
-  for (const profiler::OpAverage& op : ops) ours << (&op == &ops.front() ? "" : "\n") << op.name << "\t" << op.count;
-  EXPECT_EQ(ours.str(), answers[0]) << profile.op_table();
+  const std::vector<profiler::OpAverage> ops = profile.op_averages();
+  EXPECT_EQ(names_and_counts(ops), answers[0]) << profile.op_table();
 
   // Every dispatch of the steps was recorded in one of those regions.
   const profiler::OpAverage* forward = find(ops, "forward");
@@ -244,11 +249,7 @@ print("@@END@@")
   const Tensor b = x.sin().sum();
   profiler::Profile profile;
   autograd::backward({a, b});
-  std::vector<profiler::OpAverage> ops = profile.op_averages();
-  std::sort(ops.begin(), ops.end(), [](const auto& l, const auto& r) { return l.name < r.name; });
-  std::ostringstream ours;
-  for (const profiler::OpAverage& op : ops) ours << (&op == &ops.front() ? "" : "\n") << op.name << "\t" << op.count;
-  EXPECT_EQ(ours.str(), answers[0]) << profile.op_table();
+  EXPECT_EQ(names_and_counts(profile.op_averages()), answers[0]) << profile.op_table();
 }
 
 // A DataLoader's fetches, each a region named as PyTorch names it for its loader without and with
@@ -276,9 +277,7 @@ for workers in (0, 1):
     size_t batches = 0;
     for (auto& batch : loader) batches += batch.data.numel() > 0 ? 1 : 0;
     EXPECT_EQ(batches, 3u);
-    std::ostringstream ours;
-    for (const profiler::OpAverage& op : profile.op_averages()) ours << op.name << "\t" << op.count;
-    EXPECT_EQ(ours.str(), answers[workers]) << profile.op_table();
+    EXPECT_EQ(names_and_counts(profile.op_averages()), answers[workers]) << profile.op_table();
   }
 }
 
