@@ -1,8 +1,10 @@
 #pragma once
-// The autograd surface: grad modes, the engine, hooks, custom functions and gradcheck.
+// The autograd surface: grad modes, the engine, hooks, custom functions, gradcheck and the derivatives
+// of whole functions (autograd::functional).
 #include "autograd/autograd_meta.h"
 #include "autograd/engine.h"
 #include "autograd/function.h"
+#include "autograd/functional.h"
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
 #include "autograd/node.h"

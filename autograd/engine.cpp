@@ -193,8 +193,6 @@ void execute(GraphTask& task, const std::shared_ptr<Node>& root, bool create_gra
   }
 }
 
-std::string torch_size(IntArrayRef sizes) { return "torch.Size(" + to_string(sizes) + ")"; }
-
 // The root edges and their gradients, with PyTorch's checks.
 std::shared_ptr<GraphRoot> make_root(const tensor_list& outputs, const tensor_list& grad_outputs) {
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size()) {
@@ -224,6 +222,8 @@ std::shared_ptr<GraphRoot> make_root(const tensor_list& outputs, const tensor_li
 }
 
 }  // namespace
+
+std::string torch_size(IntArrayRef sizes) { return "torch.Size(" + to_string(sizes) + ")"; }
 
 void backward(const tensor_list& tensors, const tensor_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph) {

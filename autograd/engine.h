@@ -4,6 +4,7 @@
 // slot are summed before it runs, and saved tensors are freed after each node unless retain_graph.
 // Every gradient is computed by device ops recorded on the streams: the engine itself never waits.
 #include <optional>
+#include <string>
 
 #include "autograd/node.h"
 
@@ -19,5 +20,8 @@ void backward(const tensor_list& tensors, const tensor_list& grad_tensors = {},
 tensor_list grad(const tensor_list& outputs, const tensor_list& inputs, const tensor_list& grad_outputs = {},
                  std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                  bool allow_unused = false);
+
+// Sizes as PyTorch's messages print them: "torch.Size([2, 3])".
+std::string torch_size(IntArrayRef sizes);
 
 }  // namespace ember::autograd

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "autograd/engine.h"
 #include "tensor/ops_support.h"
 
 namespace ember::testing {
@@ -98,7 +99,7 @@ void check_attributes(const Tensor& actual, const Tensor& expected, const Assert
     fail(options, "The values for attribute '" + attribute + "' do not match: " + a + " != " + b + ".");
   };
   if (!(actual.sizes() == expected.sizes())) {
-    mismatch("shape", "torch.Size(" + to_string(actual.sizes()) + ")", "torch.Size(" + to_string(expected.sizes()) + ")");
+    mismatch("shape", autograd::torch_size(actual.sizes()), autograd::torch_size(expected.sizes()));
   }
   if (options.check_stride && !(actual.strides() == expected.strides())) {
     mismatch("stride()", python_tuple(actual.strides()), python_tuple(expected.strides()));
