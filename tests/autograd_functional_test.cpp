@@ -1,6 +1,7 @@
-// torch.autograd.functional (vjp, jvp, jacobian, hessian, vhp, hvp) against python3-torch's: the same
-// functions at the same points, in both forms (lists and single tensors), with create_graph, with an
-// input the outputs ignore, and PyTorch's messages for bad calls and for strict mode.
+// The derivatives of whole functions against python3-torch's: torch.autograd.functional (vjp, jvp,
+// jacobian, hessian, vhp, hvp) and the transforms of torch.func (functorch in 1.13: grad, grad_and_value,
+// jacrev, hessian). The same functions at the same points, in both forms (lists and single tensors),
+// with create_graph or nested, with an input the outputs ignore, and PyTorch's messages for bad calls.
 #include <cmath>
 #include <functional>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/func.h"
 #include "autograd/functional.h"
 #include "tests/oracle.h"
 #include "tests/python_oracle.h"
@@ -29,13 +31,17 @@ Tensor ts(const Tensor& x) { return (x.pow(3) * x.cos()).sum(); }
 tensor_list g(const tensor_list& in) { return {in[0].exp()}; }
 
 const char* kPythonFunctions = R"(
-import torch
+import torch, functorch
 from torch.autograd.functional import vjp, jvp, jacobian, hessian, vhp, hvp
 def f(x, y): return (x.exp() * y, x.mm(y.t()).tanh())
 def s(x, y): return (x.pow(3) * y.sin()).sum() + x.mm(y.t()).tanh().sum()
 def t(x): return x.sin() * x.sum()
 def ts(x): return (x.pow(3) * x.cos()).sum()
 def g(x, z): return (x.exp(),)
+def sc(x, y): return s(x, y)
+def s_aux(x, y): return s(x, y), (x.sin(),)
+def sc1(x): return x.sin() * x.pow(3)
+def g_sum(x, z): return x.exp().sum()
 def flat(r):
     if isinstance(r, torch.Tensor): return [r.detach().flatten().double()]
     return [e for part in r for e in flat(part)]
@@ -240,6 +246,55 @@ TEST_P(AutogradFunctionalTest, BadCallsAndStrictModeGivePyTorchsMessages) {
   // Without strict, the same calls give zeros.
   expect("show(hessian(linear, x))", {AF::hessian(linear, x)});
   expect("show(vhp(linear, x, w0))", joined(AF::vhp(linear, x, w0)));
+  compare_with_python();
+}
+
+// The transforms, with their scalar functions: sc is s as one tensor, sc1 a function of a 0-dim tensor.
+Tensor sc(const tensor_list& in) { return s(in)[0]; }
+Tensor sc1(const Tensor& x) { return x.sin() * x.pow(3); }
+Tensor g_sum(const tensor_list& in) { return in[0].exp().sum(); }
+
+TEST_P(AutogradFunctionalTest, FuncTransformsMatchFunctorch) {
+  const Tensor x = input("x", {2, 3}, 41), y = input("y", {2, 3}, 42), x0 = input("x0", {}, 43);
+  expect("show(functorch.grad(sc, argnums=(0, 1))(x, y))", func::grad(sc, {0, 1})({x, y}));
+  expect("show(functorch.grad(sc)(x, y))", func::grad(sc)({x, y}));
+  expect("show(functorch.grad(sc, argnums=(-1,))(x, y))", func::grad(sc, {-1})({x, y}));
+  expect("show(functorch.grad(g_sum, argnums=(0, 1))(x, y))", func::grad(g_sum, {0, 1})({x, y}));
+  const auto [gradients, value] = func::grad_and_value(sc, {0, 1})({x, y});
+  tensor_list gradients_and_value = gradients;
+  gradients_and_value.push_back(value);
+  expect("show(functorch.grad_and_value(sc, argnums=(0, 1))(x, y))", gradients_and_value);
+  const auto with_aux = [](const tensor_list& in) { return std::pair<Tensor, tensor_list>{sc(in), {in[0].sin()}}; };
+  expect("show(functorch.grad(s_aux, argnums=(0, 1), has_aux=True)(x, y))",
+         joined(func::grad_with_aux(with_aux, {0, 1})({x, y})));
+  // Nested: second and third derivatives, and a Hessian as the Jacobian of a gradient.
+  expect("show(functorch.grad(functorch.grad(sc1))(x0))", {func::grad(func::grad(sc1))(x0)});
+  expect("show(functorch.grad(functorch.grad(functorch.grad(sc1)))(x0))",
+         {func::grad(func::grad(func::grad(sc1)))(x0)});
+  expect("show(functorch.jacrev(functorch.grad(ts))(x))", {func::jacrev(func::grad(ts))(x)});
+  expect("show(functorch.jacrev(f, argnums=(0, 1))(x, y))", joined(func::jacrev(f, {0, 1})({x, y})));
+  expect("show(functorch.jacrev(t)(x))", {func::jacrev(t)(x)});
+  expect("show(functorch.hessian(sc, argnums=(0, 1))(x, y))", joined(func::hessian(sc, {0, 1})({x, y})));
+  expect("show(functorch.hessian(ts)(x))", {func::hessian(ts)(x)});
+  EXPECT_EQ(func::hessian(ts)(x).sizes(), (std::vector<int64_t>{2, 3, 2, 3}));
+  // An inner gradient of a function that captures the outer argument stays differentiable: d/dx of
+  // sum(x * x) is 2x, not x.
+  script += "def closure(x): return (x * functorch.grad(lambda v: (x * v).sum())(torch.ones_like(x))).sum()\n";
+  const auto closure = [](const Tensor& in) {
+    const auto inner = func::grad([in](const Tensor& v) { return (in * v).sum(); });
+    return (in * inner(ones_like(in))).sum();
+  };
+  expect("show(functorch.grad(closure)(x))", {func::grad(closure)(x)});
+  // Ordinary autograd outside the transform differentiates its result; without it there is no graph.
+  EXPECT_FALSE(func::grad(ts)(x).requires_grad());
+  Tensor tracked = x.detach();
+  tracked.requires_grad_(true);
+  expect("xr = x.clone().requires_grad_()\nshow(torch.autograd.grad(functorch.grad(ts)(xr).sum(), xr))",
+         autograd::grad({func::grad(ts)(tracked).sum()}, {tracked}));
+  expect_message("functorch.grad(t)(x)", [&] { func::grad(t)(x); });
+  expect_message("functorch.grad(sc, argnums=(2,))(x, y)", [&] { func::grad(sc, {2})({x, y}); });
+  expect_message("functorch.grad(sc, argnums=(0, 0))(x, y)", [&] { func::grad(sc, {0, 0})({x, y}); });
+  expect_message("functorch.grad(sc, argnums=())(x, y)", [&] { func::grad(sc, {})({x, y}); });
   compare_with_python();
 }
 
