@@ -52,11 +52,6 @@ std::vector<size_t> checked_argnums(const std::vector<int64_t>& argnums, size_t 
   return wrapped;
 }
 
-tensor_list without_graph(tensor_list tensors) {
-  for (Tensor& t : tensors) t = t.defined() ? t.detach() : t;
-  return tensors;
-}
-
 struct GradResult {
   tensor_list gradients;
   Tensor value;
@@ -70,17 +65,9 @@ GradResult grad_and_value_with_aux(const FunctionWithAux& f, const std::vector<i
   InsideTransform inside;
   autograd::EnableGradGuard enable_grad;
   tensor_list differentiated;
-  for (const size_t k : wrt) {
-    // A fresh tensor, so that the derivative is with respect to this argument only, even where f also
-    // captures the tensor passed in.
-    if (keep_graph && args[k].requires_grad()) {
-      args[k] = args[k].view_as(args[k]);
-    } else {
-      args[k] = args[k].detach();
-      args[k].requires_grad_(true);
-    }
-    differentiated.push_back(args[k]);
-  }
+  for (const size_t k : wrt) differentiated.push_back(args[k]);
+  differentiated = autograd::functional::detail::stand_ins(differentiated, keep_graph, /*need_graph=*/true);
+  for (size_t j = 0; j < wrt.size(); ++j) args[wrt[j]] = differentiated[j];
   auto [value, aux] = f(args);
   if (value.dim() != 0) {
     throw Error("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with " +
@@ -93,7 +80,10 @@ GradResult grad_and_value_with_aux(const FunctionWithAux& f, const std::vector<i
   for (size_t k = 0; k < gradients.size(); ++k) {
     if (!gradients[k].defined()) gradients[k] = zeros_like(differentiated[k]);
   }
-  if (!keep_graph) return {without_graph(gradients), value.detach(), without_graph(aux)};
+  if (!keep_graph) {
+    return {autograd::functional::detail::detached(gradients), value.detach(),
+            autograd::functional::detail::detached(aux)};
+  }
   return {gradients, value, aux};
 }
 

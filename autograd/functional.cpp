@@ -13,28 +13,8 @@ namespace ember::autograd::functional {
 // The messages are PyTorch's, word for word, so that errors read the same in both.
 namespace {
 
-// Fresh tensors for the inputs, so that the derivatives are taken with respect to these and not to
-// tensors `func` may capture. They stay connected to the caller's graph only when it asks for one.
-tensor_list stand_ins(const tensor_list& inputs, bool create_graph, bool need_graph) {
-  tensor_list result;
-  result.reserve(inputs.size());
-  for (const Tensor& input : inputs) {
-    if (create_graph && input.requires_grad()) {
-      result.push_back(input.view_as(input));
-    } else {
-      Tensor fresh = input.detach();
-      fresh.requires_grad_(need_graph);
-      result.push_back(std::move(fresh));
-    }
-  }
-  return result;
-}
-
 tensor_list without_graph(tensor_list tensors, bool create_graph) {
-  if (!create_graph) {
-    for (Tensor& t : tensors) t = t.defined() ? t.detach() : t;
-  }
-  return tensors;
+  return create_graph ? tensors : detail::detached(std::move(tensors));
 }
 
 // v pairs with `other` (the outputs for vjp, the inputs for the rest).
@@ -48,8 +28,9 @@ void check_v(const tensor_list& v, const tensor_list& other, bool other_is_list)
   }
   for (size_t i = 0; i < v.size(); ++i) {
     if (!(v[i].sizes() == other[i].sizes())) {
-      throw Error(std::string(other_is_list ? "Entry " + std::to_string(i) + " in " : "") + "v has invalid size: should be " +
-                  torch_size(other[i].sizes()) + " but got " + torch_size(v[i].sizes()) + ".");
+      const std::string entry = other_is_list ? "Entry " + std::to_string(i) + " in " : "";
+      throw Error(entry + "v has invalid size: should be " + torch_size(other[i].sizes()) + " but got " +
+                  torch_size(v[i].sizes()) + ".");
     }
   }
 }
@@ -159,11 +140,11 @@ std::pair<tensor_list, tensor_list> vjp_impl(const Function& func, const tensor_
   tensor_list inputs, outputs, v;
   {
     EnableGradGuard enable_grad;
-    inputs = stand_ins(inputs_given, create_graph, true);
+    inputs = detail::stand_ins(inputs_given, create_graph, true);
     outputs = func(inputs);
     check_requires_grad(outputs, Checked::Outputs, strict);
     if (!v_given.empty()) {
-      v = stand_ins(v_given, create_graph, false);
+      v = detail::stand_ins(v_given, create_graph, false);
       check_v(v, outputs, form.outputs_are_list);
     } else if (outputs.size() != 1 || outputs[0].numel() != 1) {
       throw Error("The vector v can only be None if the user-provided function returns a single Tensor with a "
@@ -181,9 +162,9 @@ std::pair<tensor_list, tensor_list> jvp_impl(const Function& func, const tensor_
   tensor_list inputs, outputs, v, grad_outputs, grad_inputs;
   {
     EnableGradGuard enable_grad;
-    inputs = stand_ins(inputs_given, create_graph, true);
+    inputs = detail::stand_ins(inputs_given, create_graph, true);
     if (!v_given.empty()) {
-      v = stand_ins(v_given, create_graph, false);
+      v = detail::stand_ins(v_given, create_graph, false);
       check_v(v, inputs, form.inputs_are_list);
     } else if (inputs.size() != 1 || inputs[0].numel() != 1) {
       throw Error("The vector v can only be None if the input to the user-provided function is a single Tensor "
@@ -207,7 +188,7 @@ std::pair<tensor_list, tensor_list> jvp_impl(const Function& func, const tensor_
 std::vector<tensor_list> jacobian_impl(const Function& func, const tensor_list& inputs_given, bool create_graph,
                                        bool strict) {
   EnableGradGuard enable_grad;
-  const tensor_list inputs = stand_ins(inputs_given, create_graph, true);
+  const tensor_list inputs = detail::stand_ins(inputs_given, create_graph, true);
   const tensor_list outputs = func(inputs);
   check_requires_grad(outputs, Checked::Outputs, strict);
   std::vector<tensor_list> jacobian;
@@ -282,9 +263,9 @@ SecondOrderStart second_order_start(const Function& func, const tensor_list& inp
                                     const tensor_list& v_given, bool create_graph, bool strict, Form form,
                                     const char* caller) {
   SecondOrderStart s;
-  s.inputs = stand_ins(inputs_given, create_graph, true);
+  s.inputs = detail::stand_ins(inputs_given, create_graph, true);
   if (!v_given.empty()) {
-    s.v = stand_ins(v_given, create_graph, false);
+    s.v = detail::stand_ins(v_given, create_graph, false);
     check_v(s.v, s.inputs, form.inputs_are_list);
   } else if (s.inputs.size() != 1 || s.inputs[0].numel() != 1) {
     throw Error("The vector v can only be None if the input to the user-provided function is a single Tensor "
@@ -342,6 +323,26 @@ std::pair<Tensor, Tensor> single(std::pair<tensor_list, tensor_list> result) {
 }
 
 }  // namespace
+
+tensor_list detail::stand_ins(const tensor_list& inputs, bool create_graph, bool need_graph) {
+  tensor_list result;
+  result.reserve(inputs.size());
+  for (const Tensor& input : inputs) {
+    if (create_graph && input.requires_grad()) {
+      result.push_back(input.view_as(input));
+    } else {
+      Tensor fresh = input.detach();
+      fresh.requires_grad_(need_graph);
+      result.push_back(std::move(fresh));
+    }
+  }
+  return result;
+}
+
+tensor_list detail::detached(tensor_list tensors) {
+  for (Tensor& t : tensors) t = t.defined() ? t.detach() : t;
+  return tensors;
+}
 
 std::pair<tensor_list, tensor_list> vjp(const Function& func, const tensor_list& inputs, const tensor_list& v,
                                         bool create_graph, bool strict) {

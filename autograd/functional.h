@@ -57,4 +57,14 @@ std::pair<tensor_list, tensor_list> hvp(const Function& func, const tensor_list&
 std::pair<Tensor, Tensor> hvp(const TensorFunction& func, const Tensor& input, const Tensor& v = {},
                               bool create_graph = false, bool strict = false);
 
+// Shared with ember::func.
+namespace detail {
+// Fresh tensors that stand for `inputs`, so that derivatives are taken with respect to these and not to
+// the tensors a function may capture. They stay connected to the caller's graph where create_graph and
+// the input requires grad; otherwise they are new leaves that require grad when need_graph.
+tensor_list stand_ins(const tensor_list& inputs, bool create_graph, bool need_graph);
+// The tensors detached, undefined ones left undefined: results handed back without a graph.
+tensor_list detached(tensor_list tensors);
+}  // namespace detail
+
 }  // namespace ember::autograd::functional
