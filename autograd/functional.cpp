@@ -119,11 +119,8 @@ tensor_list zeros_for_unreached(tensor_list grads, const tensor_list& refs, bool
   return grads;
 }
 
-// Whether the single-tensor form was called: it changes a few of PyTorch's messages.
-struct Form {
-  bool inputs_are_list = true;
-  bool outputs_are_list = true;
-};
+// Whether the list form or the single-tensor form was called: it changes a few of PyTorch's messages.
+enum class Form { List, Single };
 
 tensor_list requires_grad_zeros_like(const tensor_list& tensors) {
   tensor_list zeros;
@@ -145,7 +142,7 @@ std::pair<tensor_list, tensor_list> vjp_impl(const Function& func, const tensor_
     check_requires_grad(outputs, Checked::Outputs, strict);
     if (!v_given.empty()) {
       v = detail::stand_ins(v_given, create_graph, false);
-      check_v(v, outputs, form.outputs_are_list);
+      check_v(v, outputs, form == Form::List);
     } else if (outputs.size() != 1 || outputs[0].numel() != 1) {
       throw Error("The vector v can only be None if the user-provided function returns a single Tensor with a "
                   "single element.");
@@ -165,7 +162,7 @@ std::pair<tensor_list, tensor_list> jvp_impl(const Function& func, const tensor_
     inputs = detail::stand_ins(inputs_given, create_graph, true);
     if (!v_given.empty()) {
       v = detail::stand_ins(v_given, create_graph, false);
-      check_v(v, inputs, form.inputs_are_list);
+      check_v(v, inputs, form == Form::List);
     } else if (inputs.size() != 1 || inputs[0].numel() != 1) {
       throw Error("The vector v can only be None if the input to the user-provided function is a single Tensor "
                   "with a single element.");
@@ -266,7 +263,7 @@ SecondOrderStart second_order_start(const Function& func, const tensor_list& inp
   s.inputs = detail::stand_ins(inputs_given, create_graph, true);
   if (!v_given.empty()) {
     s.v = detail::stand_ins(v_given, create_graph, false);
-    check_v(s.v, s.inputs, form.inputs_are_list);
+    check_v(s.v, s.inputs, form == Form::List);
   } else if (s.inputs.size() != 1 || s.inputs[0].numel() != 1) {
     throw Error("The vector v can only be None if the input to the user-provided function is a single Tensor "
                 "with a single element.");
@@ -316,8 +313,6 @@ Function over_lists(const TensorFunction& func) {
 
 tensor_list list_of(const Tensor& t) { return t.defined() ? tensor_list{t} : tensor_list{}; }
 
-constexpr Form kSingle{false, false};
-
 std::pair<Tensor, Tensor> single(std::pair<tensor_list, tensor_list> result) {
   return {result.first.at(0), result.second.at(0)};
 }
@@ -346,20 +341,20 @@ tensor_list detail::detached(tensor_list tensors) {
 
 std::pair<tensor_list, tensor_list> vjp(const Function& func, const tensor_list& inputs, const tensor_list& v,
                                         bool create_graph, bool strict) {
-  return vjp_impl(func, inputs, v, create_graph, strict, Form{});
+  return vjp_impl(func, inputs, v, create_graph, strict, Form::List);
 }
 std::pair<Tensor, Tensor> vjp(const TensorFunction& func, const Tensor& input, const Tensor& v, bool create_graph,
                               bool strict) {
-  return single(vjp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, kSingle));
+  return single(vjp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, Form::Single));
 }
 
 std::pair<tensor_list, tensor_list> jvp(const Function& func, const tensor_list& inputs, const tensor_list& v,
                                         bool create_graph, bool strict) {
-  return jvp_impl(func, inputs, v, create_graph, strict, Form{});
+  return jvp_impl(func, inputs, v, create_graph, strict, Form::List);
 }
 std::pair<Tensor, Tensor> jvp(const TensorFunction& func, const Tensor& input, const Tensor& v, bool create_graph,
                               bool strict) {
-  return single(jvp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, kSingle));
+  return single(jvp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, Form::Single));
 }
 
 std::vector<tensor_list> jacobian(const Function& func, const tensor_list& inputs, bool create_graph, bool strict) {
@@ -378,20 +373,20 @@ Tensor hessian(const TensorFunction& func, const Tensor& input, bool create_grap
 
 std::pair<tensor_list, tensor_list> vhp(const Function& func, const tensor_list& inputs, const tensor_list& v,
                                         bool create_graph, bool strict) {
-  return vhp_impl(func, inputs, v, create_graph, strict, Form{});
+  return vhp_impl(func, inputs, v, create_graph, strict, Form::List);
 }
 std::pair<Tensor, Tensor> vhp(const TensorFunction& func, const Tensor& input, const Tensor& v, bool create_graph,
                               bool strict) {
-  return single(vhp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, kSingle));
+  return single(vhp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, Form::Single));
 }
 
 std::pair<tensor_list, tensor_list> hvp(const Function& func, const tensor_list& inputs, const tensor_list& v,
                                         bool create_graph, bool strict) {
-  return hvp_impl(func, inputs, v, create_graph, strict, Form{});
+  return hvp_impl(func, inputs, v, create_graph, strict, Form::List);
 }
 std::pair<Tensor, Tensor> hvp(const TensorFunction& func, const Tensor& input, const Tensor& v, bool create_graph,
                               bool strict) {
-  return single(hvp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, kSingle));
+  return single(hvp_impl(over_lists(func), {input}, list_of(v), create_graph, strict, Form::Single));
 }
 
 }  // namespace ember::autograd::functional
