@@ -1,4 +1,4 @@
-// Normalization, dropout and cross-entropy: forward plus backward through nn::functional (autograd
+// Normalization, dropout, cross-entropy and CTC: forward plus backward through nn::functional (autograd
 // included, as a training step runs them), float32, on training shapes. Each reports milliseconds per
 // forward+backward, the bytes its kernels must move at least as GB/s and as a fraction of the device
 // copy at the input's size (`fraction_of_copy`), and beside it PyTorch's CPU on the same shapes in the
@@ -10,7 +10,8 @@
 // backward sums read x and dy; grad_in reads x, dy, writes dx), layer norm 7N (forward reads x, writes
 // y; grad_in reads x, dy, writes dx; weight and bias gradients read x, dy), dropout 5N (read x, write y;
 // read dy, write dx; the mask is 1/32 of that), cross-entropy 3N (forward reads the scores; backward
-// reads them and writes the gradient).
+// reads them and writes the gradient), CTC 3N (the log-probabilities read forward and backward, the
+// gradient written). `dispatches` counts the kernels and copies one step records.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -21,6 +22,7 @@
 #include "bench/torch_reference_lines.h"
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/cross_entropy.h"
+#include "nn/functional/ctc_loss.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
 
@@ -49,8 +51,10 @@ void run(benchmark::State& state, const std::string& name, double bytes, uint64_
          const std::function<void()>& step) {
   ember::Device& device = *bench_device();
   auto stream = device.default_stream();
+  const uint64_t dispatches_before = stream->stats().dispatches;
   step();  // compiles the pipelines outside the timed region
   stream->synchronize();
+  state.counters["dispatches"] = static_cast<double>(stream->stats().dispatches - dispatches_before);
   double seconds = 0;
   const double cpu_start = process_cpu_seconds();
   for (auto _ : state) {
@@ -114,6 +118,21 @@ void BM_CrossEntropy(benchmark::State& state, int64_t batch, int64_t classes) {
       });
 }
 
+// A speech-sized batch: 16 utterances of 50 frames over 20 classes, 10 labels each, through log_softmax.
+void BM_CtcLoss(benchmark::State& state, int64_t frames, int64_t batch, int64_t classes, int64_t labels) {
+  Tensor x = ember::randn({frames, batch, classes}, f32()).requires_grad_(true);
+  const auto int64 = ember::TensorOptions(ember::kInt64).device(bench_device());
+  const Tensor targets = ember::randint(1, classes, {batch, labels}, int64);
+  const Tensor input_lengths = ember::full({batch}, frames, int64), target_lengths = ember::full({batch}, labels, int64);
+  run(state,
+      "ctc_loss_" + std::to_string(frames) + "x" + std::to_string(batch) + "x" + std::to_string(classes) + "_" +
+          std::to_string(labels),
+      3.0 * x.nbytes(), x.nbytes(), [&] {
+        const Tensor loss = F::ctc_loss(x.log_softmax(2), targets, input_lengths, target_lengths);
+        ember::autograd::grad({loss}, {x});
+      });
+}
+
 template <class... Args>
 void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args... args) {
   benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
@@ -130,6 +149,7 @@ void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args..
   add("BM_Dropout/2048x512", BM_Dropout, int64_t{2048}, int64_t{512});
   add("BM_CrossEntropy/64x10", BM_CrossEntropy, int64_t{64}, int64_t{10});
   add("BM_CrossEntropy/4096x1000", BM_CrossEntropy, int64_t{4096}, int64_t{1000});
+  add("BM_CtcLoss/50x16x20_10", BM_CtcLoss, int64_t{50}, int64_t{16}, int64_t{20}, int64_t{10});
   return true;
 }();
 

@@ -125,6 +125,12 @@ def norm_cpu():
         x = torch.randn(batch, classes, requires_grad=True)
         t = torch.randint(0, classes, (batch,))
         report(f"cross_entropy_{batch}x{classes}", step_time(lambda: F.cross_entropy(x, t), [x]))
+    for frames, batch, classes, labels in [(50, 16, 20, 10)]:
+        x = torch.randn(frames, batch, classes, requires_grad=True)
+        targets = torch.randint(1, classes, (batch, labels))
+        input_lengths, target_lengths = torch.full((batch,), frames), torch.full((batch,), labels)
+        report(f"ctc_loss_{frames}x{batch}x{classes}_{labels}",
+               step_time(lambda: F.ctc_loss(x.log_softmax(2), targets, input_lengths, target_lengths), [x]))
 
 
 def optim_cpu():

@@ -4,6 +4,7 @@
 #include "nn/functional/attention.h"
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/ctc_loss.h"
 #include "nn/functional/cross_entropy.h"
 #include "nn/functional/distance.h"
 #include "nn/functional/dropout.h"

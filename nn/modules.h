@@ -7,6 +7,7 @@
 #include "nn/modules/container/parameter_list.h"
 #include "nn/modules/container/sequential.h"
 #include "nn/modules/conv.h"
+#include "nn/modules/ctc_loss.h"
 #include "nn/modules/distance.h"
 #include "nn/modules/dropout.h"
 #include "nn/modules/embedding.h"

@@ -128,6 +128,7 @@ TEST(LossPythonTest, GaussianNllLossAndReprsMatchPyTorch) {
       {"torch.nn.MSELoss()", nn::MSELoss()->repr()},
       {"torch.nn.BCEWithLogitsLoss()", nn::BCEWithLogitsLoss()->repr()},
       {"torch.nn.TripletMarginLoss()", nn::TripletMarginLoss()->repr()},
+      {"torch.nn.CTCLoss()", nn::CTCLoss()->repr()},
   };
   for (const auto& [python, _] : reprs) script += "print(" + python + ")\nprint('@@END@@')\n";
   std::vector<std::string> answers;
