@@ -8,6 +8,8 @@
 
 #include "autograd/record.h"
 #include "nn/functional/norm_support.h"
+#include "nn/functional/padding.h"
+#include "nn/functional/pooling.h"
 #include "runtime/kernels/norm.h"
 #include "tensor/autocast.h"
 #include "tensor/ops_support.h"
@@ -187,6 +189,19 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
 
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
   return detail::group_norm(input, options.num_groups(), options.weight(), options.bias(), options.eps());
+}
+
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options) {
+  if (input.dim() < 3) {
+    throw Error("Expected 3D or higher dimensionality input (got " + std::to_string(input.dim()) + " dimensions)");
+  }
+  if (input.numel() == 0) return input;
+  const int64_t size = options.size();
+  // (N, 1, C, rest): a window of `size` channels, zero-padded as PyTorch pads them, one column at a time.
+  Tensor squares = input.mul(input).reshape({input.size(0), 1, input.size(1), -1});
+  squares = pad(squares, PadFuncOptions({0, 0, size / 2, (size - 1) / 2}));
+  const Tensor mean = avg_pool2d(squares, AvgPool2dFuncOptions({size, 1}).stride(1)).reshape(input.sizes());
+  return input / mean.mul(options.alpha()).add(options.k()).pow(options.beta());
 }
 
 }  // namespace ember::nn::functional

@@ -1,5 +1,5 @@
 #pragma once
-// Layer norm and group norm, as LibTorch 1.13's torch::nn::functional::layer_norm and group_norm
+// Layer norm, group norm and local response norm, as LibTorch 1.13's torch::nn::functional::layer_norm and group_norm
 // (https://pytorch.org/docs/1.13/generated/torch.nn.functional.layer_norm.html, .../group_norm.html).
 //
 //   auto y = F::layer_norm(x, F::LayerNormFuncOptions({512}).weight(gamma).bias(beta));
@@ -17,6 +17,10 @@ namespace ember::nn::functional {
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+// Composed as PyTorch composes it: the squares averaged over a window of channels by avg_pool2d (PyTorch
+// takes avg_pool3d past 3 dims; the windows and their values are the same), then input / (k + alpha
+// avg)^beta. An empty input is returned as it is, as Python's is.
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options);
 
 namespace detail {
 Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight,

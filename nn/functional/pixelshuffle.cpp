@@ -3,6 +3,7 @@
 #include "nn/functional/pixelshuffle.h"
 
 #include <string>
+#include <vector>
 
 #include "autograd/record.h"
 #include "runtime/error.h"
@@ -92,6 +93,24 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options
 
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options) {
   return pixel_unshuffle_of(input, options.downscale_factor());
+}
+
+Tensor channel_shuffle(const Tensor& input, const ChannelShuffleFuncOptions& options) {
+  if (input.dim() <= 2) {
+    throw Error("channel_shuffle expects input with > 2 dims, but got input with sizes " + to_string(input.sizes()));
+  }
+  const int64_t groups = options.groups(), channels = input.size(1);
+  if (groups <= 0) {
+    throw Error("Number of groups to divide channels in must be positive. Value of groups:" + std::to_string(groups));
+  }
+  if (channels % groups != 0) {
+    throw Error("Number of channels must be divisible by groups. Got " + std::to_string(channels) + " channels and " +
+                std::to_string(groups) + " groups.");
+  }
+  std::vector<int64_t> grouped = input.sizes().vec();
+  grouped[1] = channels / groups;
+  grouped.insert(grouped.begin() + 1, groups);
+  return input.reshape(grouped).transpose(1, 2).reshape(input.sizes());
 }
 
 }  // namespace ember::nn::functional

@@ -11,5 +11,9 @@ namespace ember::nn::functional {
 
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
+// (N, g·k, *) -> (N, k·g, *): channel c·k + j moves to j·g + c, as torch.nn.functional.channel_shuffle.
+// Unlike PyTorch 1.13's (whose node is NotImplemented), it is differentiable: a reshape, a transpose and
+// a copy, as PyTorch 2 composes it.
+Tensor channel_shuffle(const Tensor& input, const ChannelShuffleFuncOptions& options);
 
 }  // namespace ember::nn::functional

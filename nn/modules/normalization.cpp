@@ -193,6 +193,15 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
   return functional::detail::group_norm(input, options.num_groups(), weight, bias, options.eps());
 }
 
+LocalResponseNormImpl::LocalResponseNormImpl(const LocalResponseNormOptions& options) : options(options) {}
+
+std::string LocalResponseNormImpl::extra_repr() const {
+  return std::to_string(options.size()) + ", alpha=" + repr_float(options.alpha()) +
+         ", beta=" + repr_float(options.beta()) + ", k=" + repr_float(options.k());
+}
+
+Tensor LocalResponseNormImpl::forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+
 template class BatchNormImpl<1>;
 template class BatchNormImpl<2>;
 template class BatchNormImpl<3>;

@@ -91,4 +91,19 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
 };
 EMBER_MODULE(GroupNorm);
 
+// Divides each element by a power of its neighbouring channels' mean square
+// (https://pytorch.org/docs/1.13/generated/torch.nn.LocalResponseNorm.html).
+//   nn::LocalResponseNorm norm(5);  norm(x)  // x: (N, C, *)
+class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  LocalResponseNormImpl(int64_t size) : LocalResponseNormImpl(LocalResponseNormOptions(size)) {}
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options);
+  void reset() override {}
+  std::string extra_repr() const override;
+  Tensor forward(const Tensor& input);
+
+  LocalResponseNormOptions options;
+};
+EMBER_MODULE(LocalResponseNorm);
+
 }  // namespace ember::nn

@@ -22,6 +22,19 @@ class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
 };
 EMBER_MODULE(PixelShuffle);
 
+// (N, g·k, *) -> (N, k·g, *) (https://pytorch.org/docs/1.13/generated/torch.nn.ChannelShuffle.html).
+//   nn::ChannelShuffle shuffle(2);  shuffle(x)  // channels 0 1 2 3 -> 0 2 1 3
+class ChannelShuffleImpl : public Cloneable<ChannelShuffleImpl> {
+ public:
+  explicit ChannelShuffleImpl(const ChannelShuffleOptions& options);
+  void reset() override {}
+  std::string extra_repr() const override;
+  Tensor forward(const Tensor& input);
+
+  ChannelShuffleOptions options;
+};
+EMBER_MODULE(ChannelShuffle);
+
 // (*, C, H r, W r) -> (*, C r², H, W) (https://pytorch.org/docs/1.13/generated/torch.nn.PixelUnshuffle.html).
 //   nn::PixelUnshuffle unshuffle(2);  unshuffle(x)  // (1, 2, 6, 6) -> (1, 8, 3, 3)
 class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {

@@ -31,7 +31,19 @@ struct GroupNormOptions {
   EMBER_ARG(bool, affine) = true;
 };
 
+// LocalResponseNorm: each element divided by (k + alpha * mean of squares over `size` neighbouring
+// channels)^beta (https://pytorch.org/docs/1.13/generated/torch.nn.LocalResponseNorm.html).
+struct LocalResponseNormOptions {
+  /* implicit */ LocalResponseNormOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.0;
+};
+
 namespace functional {
+
+using LocalResponseNormFuncOptions = LocalResponseNormOptions;
 
 // F::layer_norm(input, LayerNormFuncOptions({4}).weight(w).bias(b)).
 struct LayerNormFuncOptions {

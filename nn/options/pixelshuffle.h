@@ -19,7 +19,14 @@ struct PixelUnshuffleOptions {
   EMBER_ARG(int64_t, downscale_factor);
 };
 
+// ChannelShuffle: https://pytorch.org/docs/1.13/generated/torch.nn.ChannelShuffle.html
+struct ChannelShuffleOptions {
+  ChannelShuffleOptions(int64_t groups) : groups_(groups) {}
+  EMBER_ARG(int64_t, groups);
+};
+
 namespace functional {
+using ChannelShuffleFuncOptions = ChannelShuffleOptions;
 using PixelShuffleFuncOptions = PixelShuffleOptions;
 using PixelUnshuffleFuncOptions = PixelUnshuffleOptions;
 }  // namespace functional
