@@ -30,7 +30,6 @@ std::vector<int64_t> host_lengths(const Tensor& lengths, const char* name) {
 struct Extended {
   int64_t positions = 0;              // P = 2 * (longest target) + 1
   std::vector<int64_t> labels;        // (N, P)
-  std::vector<int64_t> target_count;  // L per sequence
   // Whether position s may be entered from s - 2, skipping a blank: s holds a label unlike s - 2's.
   bool may_skip_to(int64_t n, int64_t s) const {
     const int64_t* row = labels.data() + n * positions;
@@ -43,7 +42,6 @@ Extended extend_targets(const Tensor& targets, const std::vector<int64_t>& targe
   const int64_t batch = static_cast<int64_t>(target_lengths.size());
   const std::vector<int64_t> values = targets.to_vector<int64_t>();
   Extended e;
-  e.target_count = target_lengths;
   const int64_t longest = batch == 0 ? 0 : *std::max_element(target_lengths.begin(), target_lengths.end());
   e.positions = 2 * longest + 1;
   e.labels.assign(static_cast<size_t>(batch * e.positions), blank);
@@ -266,9 +264,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
       // PyTorch's _ctc_loss_backward has no derivative of its own: under create_graph, reaching it fails.
       const Tensor saved_log_probs = node.saved(1);
       autograd::Record second("torch::autograd::NotImplemented", {&g[0], &saved_log_probs});
-      const Tensor grad = unit_gradient * per_sequence;
-      return autograd::tensor_list{second ? second.finish(grad, autograd::not_implemented_backward("_ctc_loss_backward"))
-                                          : grad};
+      Tensor grad = unit_gradient * per_sequence;
+      if (second) grad = second.finish(grad, autograd::not_implemented_backward("_ctc_loss_backward"));
+      return autograd::tensor_list{grad};
     });
   }
   if (options.zero_infinity()) losses = where(losses == kInfinity, 0.0, losses);

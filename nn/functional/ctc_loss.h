@@ -10,7 +10,7 @@ namespace ember::nn::functional {
 // targets: (N, S) padded, or 1-D with the N sequences one after another. input_lengths and target_lengths:
 // N frame and label counts. The lengths are read on the host, and so are the targets (one wait for the
 // device when they live there), as PyTorch's CPU kernel reads them; the recursions over frames run on the
-// device, four launches per frame forward and, when a gradient is wanted, four more backward.
+// device, three launches per frame forward and, when a gradient is wanted, three more backward.
 //
 // Like PyTorch's, the gradient is the one its CtcLossBackward0 computes, exp(log_probs) minus the
 // alignment occupancy: the exact gradient when log_probs come from log_softmax (the usual case), not

@@ -1,6 +1,7 @@
 #pragma once
-// Options of layer norm and group norm, as LibTorch 1.13's torch::nn::LayerNormOptions,
-// GroupNormOptions and their FuncOptions (https://pytorch.org/docs/1.13/generated/torch.nn.LayerNorm.html,
+// Options of layer norm, group norm and local response norm, as LibTorch 1.13's
+// torch::nn::LayerNormOptions, GroupNormOptions, LocalResponseNormOptions and their FuncOptions
+// (https://pytorch.org/docs/1.13/generated/torch.nn.LayerNorm.html,
 // https://pytorch.org/docs/1.13/generated/torch.nn.GroupNorm.html). NormalizeFuncOptions lives beside
 // functional::normalize.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Options of PixelShuffle and PixelUnshuffle and their functionals, as LibTorch 1.13 has them:
+// Options of PixelShuffle, PixelUnshuffle and ChannelShuffle and their functionals, as LibTorch 1.13 has them:
 // `F::pixel_shuffle(x, F::PixelShuffleFuncOptions(2))`.
 #include <cstdint>
 

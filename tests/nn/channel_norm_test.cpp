@@ -34,7 +34,8 @@ TEST_P(ChannelNormTest, LocalResponseNormMatchesLibTorch) {
     Tensor x = from(xt.detach()).requires_grad_(true);
     const at::Tensor expected = torch::nn::functional::local_response_norm(
         xt, torch::nn::functional::LocalResponseNormFuncOptions(c.size).alpha(c.alpha).beta(c.beta).k(c.k));
-    const Tensor y = F::local_response_norm(x, F::LocalResponseNormFuncOptions(c.size).alpha(c.alpha).beta(c.beta).k(c.k));
+    const Tensor y =
+        F::local_response_norm(x, F::LocalResponseNormFuncOptions(c.size).alpha(c.alpha).beta(c.beta).k(c.k));
     EXPECT_TENSOR_EQ(y, expected.detach(), 1e-12, 1e-12);
     EXPECT_EQ(y.grad_fn()->name(), expected.grad_fn()->name());
     const at::Tensor g = random_torch(c.shape, kFloat64, 2);
