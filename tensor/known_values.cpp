@@ -46,8 +46,18 @@ const KnownValues* known_for(const Tensor& tensor) {
 
 // Whether `known`'s range is exact for `tensor`: only a view of every noted element is, since a part of
 // them may lack the extremes.
+// Whether `tensor` reaches every noted element, so that their exact bounds are its own: the storage's
+// first `count` elements in order once the dims it repeats (stride 0) or has once (size 1) are set
+// aside. The whole upload qualifies, and so does an expand or unsqueeze of it; a part of it does not.
 bool covers_every_noted_element(const KnownValues& known, const Tensor& tensor) {
-  return known.exact && tensor.is_contiguous() && tensor.storage_offset() == 0 && tensor.numel() == known.count;
+  if (!known.exact || tensor.storage_offset() != 0) return false;
+  int64_t reached = 1;
+  for (int64_t d = tensor.dim() - 1; d >= 0; --d) {
+    if (tensor.size(d) == 1 || tensor.stride(d) == 0) continue;
+    if (tensor.stride(d) != reached) return false;
+    reached *= tensor.size(d);
+  }
+  return reached == known.count;
 }
 
 }  // namespace

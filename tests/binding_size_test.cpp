@@ -1,7 +1,7 @@
 // Every kernel family on tensors larger than one storage-buffer binding (128 MiB on lavapipe, up to
 // 4 GiB on desktop GPUs): a training set of 1.5 bindings (on lavapipe 60000 x 784 float32, Fashion-MNIST's
 // size) through reductions, scans, gathers, scatters, sorts, matmul and its backward, convolution and its
-// gradients, pooling and resampling, and the norms, compared with LibTorch.
+// gradients, pooling and resampling, the norms, and the CTC loss's recursions, compared with LibTorch.
 #include <torch/nn/functional/batchnorm.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/functional/normalization.h>
@@ -10,6 +10,7 @@
 #include "nn/functional/batchnorm.h"
 #include "nn/functional/conv.h"
 #include "nn/functional/cross_entropy.h"
+#include "nn/functional/ctc_loss.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/pooling.h"
@@ -268,6 +269,33 @@ TEST_P(BindingSizeTest, CrossEntropyOverEveryRow) {
   expected.backward();
   const at::Tensor rows = row_indices();
   EXPECT_TENSOR_EQ(x.grad().index_select(0, from_torch(rows, device)), xt.grad().index_select(0, rows), 1e-4, 1e-12);
+}
+
+TEST_P(BindingSizeTest, CtcLossPastOneBinding) {
+  // 64 sequences of 150 labels (301 extended positions): the recursions' tables and emissions, 4 bytes
+  // per frame, sequence and position, pass one binding, so each recursion runs as several launches.
+  const int64_t batch = 64, labels = 150, classes = 20, positions = 2 * labels + 1;
+  const uint64_t range = device->info().max_storage_buffer_range;
+  const int64_t frames = static_cast<int64_t>(range / (batch * positions * 4)) * 11 / 10 + 1;
+  ASSERT_GT(static_cast<uint64_t>(frames * batch * positions * 4), range);
+  at::Generator gen = at::detail::createCPUGenerator(8);
+  const at::Tensor logits = at::randn({frames, batch, classes}, gen);
+  const at::Tensor targets = at::randint(1, classes, {batch, labels}, gen, at::kLong);
+  const at::Tensor input_lengths = at::randint(frames / 2, frames + 1, {batch}, gen, at::kLong);
+  const at::Tensor target_lengths = at::randint(labels / 2, labels + 1, {batch}, gen, at::kLong);
+  Tensor x = from_torch(logits, device).requires_grad_(true);
+  const Tensor loss = ember::nn::functional::ctc_loss(x.log_softmax(2), from_torch(targets, device),
+                                                      from_torch(input_lengths, device),
+                                                      from_torch(target_lengths, device));
+  at::Tensor xt = logits.to(at::kDouble).requires_grad_(true);
+  const at::Tensor expected =
+      torch::nn::functional::ctc_loss(xt.log_softmax(2), targets, input_lengths, target_lengths);
+  EXPECT_TENSOR_EQ(loss.to(kFloat64), expected.detach(), 1e-4, 0);
+  loss.backward();
+  expected.backward();
+  // Each gradient is a difference of terms up to 1 whose logs add a loss in the thousands: float32's
+  // rounding of those logs leaves about 1e-6 of absolute error.
+  EXPECT_TENSOR_EQ(x.grad().to(kFloat64), xt.grad(), 1e-3, 2e-5);
 }
 
 // A parameter past one binding: the fused step splits it into segments, in windows of each role.

@@ -130,6 +130,18 @@ TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUploadOrAnArange) {
   EXPECT_EQ(dispatches_of([&] { v.index_select(0, index); }), trusted);
   EXPECT_GT(dispatches_of([&] { v.index_select(0, index + 0); }), trusted);
   EXPECT_TENSOR_EQ(v.index_select(0, index), values.index_select(0, to_torch(index)));
+  // An expand of the whole upload reaches every value: gather takes its range as known.
+  const Tensor columns = upload({2, 0, 1, 2});
+  const Tensor by_row = columns.unsqueeze(0).expand({5, 4});
+  const uint64_t trusted_gather = dispatches_of([&] {
+    detail::TrustedIndices trust;
+    v.gather(1, by_row);
+  });
+  EXPECT_EQ(dispatches_of([&] { v.gather(1, by_row); }), trusted_gather);
+  EXPECT_TENSOR_EQ(v.gather(1, by_row), values.gather(1, to_torch(columns).unsqueeze(0).expand({5, 4})));
+  const Tensor with_three = upload({2, 0, 3});
+  expect_error<Error>([&] { v.gather(1, with_three.unsqueeze(0).expand({5, 3})); },
+                           torch_error([&] { values.gather(1, to_torch(with_three).unsqueeze(0).expand({5, 3})); }));
   // A part of an upload may lack its extremes: [0, 1] of [0, 1, 7] is in range for 5 rows.
   const Tensor with_seven = upload({0, 1, 7});
   EXPECT_TENSOR_EQ(v.index_select(0, with_seven.narrow(0, 0, 2)), values.index_select(0, at::arange(2)));

@@ -2,7 +2,7 @@
 // with and without log-softmax, weights, ignored rows and label smoothing; the reductions, over one
 // workgroup and over many whose partial sums a second dispatch merges; the total weight and logsumexp
 // the backward reads; the status words for an out-of-range target (its 64 bits); the backward; and
-// the argument checks.
+// the argument checks. Then the CTC recursion against the same recursion in LibTorch, frame by frame.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -161,6 +161,139 @@ TEST_P(LossKernelsTest, RejectsBadArguments) {
     kernels().cross_entropy_backward(*stream, {.grad_in = gi.ref(), .grad_out = out.ref(), .in = x.ref(),
                                                .target = t.ref(), .shape = {4, 3, 1}, .total_weight = total.ref()});
   }, "cross_entropy_backward: the backward of log_softmax needs the forward's logsumexp");
+}
+
+// CtcRecursionArgs's recursion on the host in float64, frame by frame, on a copy of the table.
+at::Tensor ctc_reference(const at::Tensor& table, const at::Tensor& emissions, const at::Tensor& moves, int64_t first,
+                         int64_t end, CtcDirection direction) {
+  at::Tensor out = table.to(at::kDouble).clone();
+  const at::Tensor e = emissions.to(at::kDouble), m = moves.to(at::kDouble);
+  const bool backward = direction == CtcDirection::Backward;
+  for (int64_t k = first; k < end; ++k) {
+    const int64_t t = backward ? end - 1 - (k - first) : k;
+    const at::Tensor neighbours = out[backward ? t + 1 : t - 1].unfold(1, 3, 1) + m;  // (N, P, 3)
+    out[t].narrow(1, backward ? 0 : 2, e.size(2)).copy_(neighbours.logsumexp(2) + e[t]);
+  }
+  return out;
+}
+
+struct CtcCase {
+  int64_t frames, batch, positions;
+  CtcDirection direction;
+  int64_t first, end;
+};
+
+struct CtcOperands {
+  at::Tensor table, emissions, moves;
+};
+
+// A table of random values with -inf padding columns, random emissions, and moves of which a share
+// `blocked` are -inf (moves an alignment may not make), the rest 0; all in `dtype`.
+CtcOperands ctc_operands(const CtcCase& c, DType dtype, uint64_t seed, double blocked = 0.2) {
+  const bool backward = c.direction == CtcDirection::Backward;
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  const int64_t rows = c.frames + (backward ? 1 : 0);
+  at::Tensor table = random_torch({rows, c.batch, c.positions + 2}, dtype, gen, ValueRange{-3, 0});
+  table.narrow(2, backward ? c.positions : 0, 2).fill_(-INFINITY);
+  const at::Tensor emissions = random_torch({c.frames, c.batch, c.positions}, dtype, gen, ValueRange{-2, 0});
+  const at::Tensor moves = at::zeros({c.batch, c.positions, 3}, emissions.options())
+                               .masked_fill(at::rand({c.batch, c.positions, 3}, gen) < blocked, -INFINITY);
+  return {table, emissions, moves};
+}
+
+class CtcRecursion {
+ public:
+  CtcRecursion(const std::shared_ptr<Device>& device, const CtcOperands& o)
+      : table(from_torch(o.table, device)), emissions(from_torch(o.emissions, device)),
+        moves(from_torch(o.moves, device)) {}
+  void run(LossKernels& kernels, Stream& stream, int64_t first, int64_t end, CtcDirection direction) {
+    kernels.ctc_recursion(stream, {.table = table.ref(), .emissions = emissions.ref(), .moves = moves.ref(),
+                                   .batch = emissions.size(1), .positions = emissions.size(2), .first_frame = first,
+                                   .end_frame = end, .direction = direction});
+  }
+  Tensor table, emissions, moves;
+};
+
+TEST_P(LossKernelsTest, CtcRecursionAgainstTheHostRecursion) {
+  const auto forward = CtcDirection::Forward, backward = CtcDirection::Backward;
+  const std::vector<CtcCase> cases = {
+      {7, 3, 5, forward, 1, 7},      {7, 3, 5, backward, 0, 7},
+      {9, 2, 4, forward, 3, 6},      {9, 2, 4, backward, 2, 8},  // rows outside the frames stay as they were
+      {4, 2, 300, forward, 1, 4},    {4, 2, 300, backward, 0, 4},  // two positions per invocation
+      {3, 70, 1, forward, 1, 3},     {5, 0, 3, backward, 0, 5},   {6, 2, 3, forward, 4, 4},
+  };
+  for (const DType dtype : {DType::Float32, DType::Float64}) {
+    if (!device->supports(dtype)) continue;
+    for (const CtcCase& c : cases) {
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + " " + std::to_string(c.frames) + "x" + std::to_string(c.batch) +
+                   "x" + std::to_string(c.positions) + (c.direction == backward ? " backward " : " forward ") +
+                   std::to_string(c.first) + ".." + std::to_string(c.end));
+      const CtcOperands o = ctc_operands(c, dtype, 7);
+      CtcRecursion recursion(device, o);
+      recursion.run(kernels(), *stream, c.first, c.end, c.direction);
+      const double tol = dtype == DType::Float64 ? 1e-12 : 1e-5;
+      const at::Tensor expected = ctc_reference(o.table, o.emissions, o.moves, c.first, c.end, c.direction);
+      EXPECT_TENSOR_EQ(recursion.table.to(kFloat64), expected, tol, tol);
+    }
+  }
+}
+
+// NaN spreads along the alignments that reach it, +inf wins, and positions whose three moves are all
+// -inf stay -inf.
+TEST_P(LossKernelsTest, CtcRecursionSpecialValues) {
+  for (const CtcDirection direction : {CtcDirection::Forward, CtcDirection::Backward}) {
+    CtcOperands o = ctc_operands({4, 2, 6, direction, 0, 4}, DType::Float32, 9);
+    o.table[direction == CtcDirection::Forward ? 0 : 4][0][3] = NAN;
+    o.emissions[2][1][4] = INFINITY;
+    o.moves[1].narrow(0, 0, 2).fill_(-INFINITY);
+    const int64_t first = direction == CtcDirection::Forward ? 1 : 0;
+    CtcRecursion recursion(device, o);
+    recursion.run(kernels(), *stream, first, 4, direction);
+    EXPECT_TENSOR_EQ(recursion.table.to(kFloat64), ctc_reference(o.table, o.emissions, o.moves, first, 4, direction),
+                     1e-5, 1e-5);
+  }
+}
+
+// More frames than one launch walks on llvmpipe (its loop limit), so the recursion runs as several
+// launches that must hand the boundary rows on in order, in both directions.
+TEST_P(LossKernelsTest, CtcRecursionOverManyFrames) {
+  const DType dtype = device->supports(DType::Float64) ? DType::Float64 : DType::Float32;
+  for (const CtcDirection direction : {CtcDirection::Forward, CtcDirection::Backward}) {
+    const CtcCase c{40000, 2, 3, direction, direction == CtcDirection::Forward ? 1 : 0, 40000};
+    // No blocked moves, or every alignment would end within a few hundred frames and the rows after
+    // would all be -inf; emissions near zero keep the values within float32's reach over 40000 frames.
+    CtcOperands o = ctc_operands(c, dtype, 11, 0);
+    o.emissions = o.emissions * 1e-3;
+    CtcRecursion recursion(device, o);
+    recursion.run(kernels(), *stream, c.first, c.end, direction);
+    const double tol = dtype == DType::Float64 ? 1e-10 : 1e-4;
+    const at::Tensor expected = ctc_reference(o.table, o.emissions, o.moves, c.first, c.end, direction);
+    EXPECT_TENSOR_EQ(recursion.table.to(kFloat64), expected, tol, tol);
+  }
+}
+
+TEST_P(LossKernelsTest, CtcRecursionRejectsBadArguments) {
+  const CtcOperands o = ctc_operands({4, 2, 3, CtcDirection::Forward, 1, 4}, DType::Float32, 3);
+  CtcRecursion good(device, o);
+  const Tensor e64 = from_torch(o.emissions.to(at::kDouble), device);
+  const Tensor short_table = from_torch(o.table.narrow(0, 0, 3).contiguous(), device);
+  const Tensor strided_moves = from_torch(o.moves, device).transpose(0, 1).contiguous().transpose(0, 1);
+  const auto call = [&](const Tensor& table, const Tensor& emissions, const Tensor& moves, int64_t first,
+                        int64_t positions) {
+    kernels().ctc_recursion(*stream, {.table = table.ref(), .emissions = emissions.ref(), .moves = moves.ref(),
+                                      .batch = 2, .positions = positions, .first_frame = first, .end_frame = 4,
+                                      .direction = CtcDirection::Forward});
+  };
+  expect_error<Error>([&] { call(good.table, good.emissions, good.moves, 0, 3); },
+                      "ctc_recursion: the forward recursion starts at frame 1");
+  expect_error<Error>([&] { call(good.table, e64, good.moves, 1, 3); },
+                      "ctc_recursion: the emissions and moves must have the table's dtype");
+  expect_error<Error>([&] { call(good.table, good.emissions, good.moves, 1, 4); },
+                      "ctc_recursion: the table must be contiguous [at least 4, 2, 6]");
+  expect_error<Error>([&] { call(short_table, good.emissions, good.moves, 1, 3); },
+                      "ctc_recursion: the table must be contiguous [at least 4, 2, 5]");
+  expect_error<Error>([&] { call(good.table, good.emissions, strided_moves, 1, 3); },
+                      "ctc_recursion: the moves must be contiguous [2, 3, 3]");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LossKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);

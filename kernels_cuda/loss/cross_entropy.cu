@@ -3,6 +3,7 @@
 // each merged across the block, which gives a row with +inf, or of -inf only, PyTorch's NaN; the forward
 // stores each row's loss (reduction None) or atomically adds (loss, weight) into a two-value
 // accumulator that a one-thread kernel turns into the result; the backward writes each row's gradient.
+// The CTC recursion is in ctc_recursion.cu.
 #include <cmath>
 #include <cstdint>
 
@@ -10,6 +11,7 @@
 #include "kernels_cuda/common/device_math.cuh"
 #include "kernels_cuda/common/strided_index.cuh"
 #include "kernels_cuda/common/typed_operands.cuh"
+#include "kernels_cuda/loss/ctc_recursion.h"
 #include "runtime/kernels/loss.h"
 
 namespace ember::cuda {
@@ -167,6 +169,7 @@ class CudaLoss final : public LossKernels {
   explicit CudaLoss(CudaDevice& device) : device_(device) {}
   void cross_entropy(Stream& stream, const CrossEntropyArgs& args) override;
   void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) override;
+  void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) override { launch_ctc_recursion(stream, args); }
 
  private:
   void launch(Stream& stream, const LossLaunch& p, bool backward, std::initializer_list<Allocation*> touched);

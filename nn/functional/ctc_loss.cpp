@@ -1,7 +1,7 @@
 // CTC loss as PyTorch 1.13's ctc_loss: its checks and messages in its order, then the forward (alpha)
 // recursion for the loss and, when a gradient is wanted, the backward (beta) recursion for the gradient
-// CtcLossBackward0 returns. Both run in log space on the device, one launch group per frame for every
-// sequence and every position of the extended label sequence at once.
+// CtcLossBackward0 returns. Both run in log space on the device, each as one launch of the loss family's
+// recursion kernel: a workgroup per sequence walks the frames, its invocations over the positions.
 #include "nn/functional/ctc_loss.h"
 
 #include <algorithm>
@@ -12,6 +12,8 @@
 
 #include "autograd/record.h"
 #include "runtime/error.h"
+#include "runtime/kernels/loss.h"
+#include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
 
@@ -115,24 +117,32 @@ Tensor upload(const std::vector<T>& values, IntArrayRef sizes, DType dtype, cons
   return from_blob(values.data(), sizes, TensorOptions().dtype(dtype).device(like.device()));
 }
 
-// Adds what the next state emits to each of its three moves, for every frame at once: (T, N, P, 3), so
-// that a frame of a recursion is three launches (add, logsumexp, copy into place).
-Tensor moves_with_emissions(const Tensor& emissions, const Tensor& moves) { return moves + emissions.unsqueeze(3); }
+// Host values in `like`'s floating dtype (float32 or float64), converted on the host, not by a launch.
+Tensor upload_floating(const std::vector<double>& values, IntArrayRef sizes, const Tensor& like) {
+  if (like.dtype() == kFloat64) return upload(values, sizes, kFloat64, like);
+  return upload(std::vector<float>(values.begin(), values.end()), sizes, kFloat32, like);
+}
+
+void run_recursion(const Tensor& table, const Tensor& emissions, const Tensor& moves, int64_t first_frame,
+                   int64_t end_frame, CtcDirection direction) {
+  const Tensor e = emissions.contiguous(), m = moves.contiguous();
+  const CtcRecursionArgs args{.table = table.ref(), .emissions = e.ref(), .moves = m.ref(), .batch = e.size(1),
+                              .positions = e.size(2), .first_frame = first_frame, .end_frame = end_frame,
+                              .direction = direction};
+  const auto& device = table.device();
+  ember::detail::kernels_for<LossKernels>(*device).ctc_recursion(*ember::detail::stream_for(*device), args);
+}
 
 // The log-probability of every alignment prefix: alpha[t, n, s] over frames t, sequences n and extended
 // positions s, kept with two -inf columns in front so that the three predecessors of s (s - 2, s - 1,
-// s) are one unfold window. `moves` (N, P, 3) is -inf for the skip from s - 2 where it is not allowed.
+// s) sit side by side. `moves` (N, P, 3) is -inf for the skip from s - 2 where it is not allowed.
 // Returns the padded (T, N, P + 2) buffer.
 Tensor forward_variables(const Tensor& emissions, const Tensor& moves) {
   const int64_t frames = emissions.size(0), batch = emissions.size(1), positions = emissions.size(2);
   Tensor alpha = full({frames, batch, positions + 2}, -kInfinity, options_of(emissions));
   const int64_t first = std::min<int64_t>(2, positions);  // an alignment starts on the blank or the first label
   alpha.select(0, 0).narrow(1, 2, first).copy_(emissions.select(0, 0).narrow(1, 0, first));
-  const Tensor steps = moves_with_emissions(emissions, moves);
-  for (int64_t t = 1; t < frames; ++t) {
-    const Tensor predecessors = alpha.select(0, t - 1).unfold(1, 3, 1) + steps.select(0, t);
-    alpha.select(0, t).narrow(1, 2, positions).copy_(predecessors.logsumexp({2}));
-  }
+  run_recursion(alpha, emissions, moves, 1, frames, CtcDirection::Forward);
   return alpha;
 }
 
@@ -144,11 +154,7 @@ Tensor backward_variables(const Tensor& emissions, const Tensor& moves, const Te
   const int64_t frames = emissions.size(0), batch = emissions.size(1), positions = emissions.size(2);
   Tensor beta = full({frames + 1, batch, positions + 2}, -kInfinity, options_of(emissions));
   beta.select(0, frames).narrow(1, 0, positions).copy_(seed);
-  const Tensor steps = moves_with_emissions(emissions, moves);
-  for (int64_t t = frames - 1; t >= 0; --t) {
-    const Tensor successors = beta.select(0, t + 1).unfold(1, 3, 1) + steps.select(0, t);
-    beta.select(0, t).narrow(1, 0, positions).copy_(successors.logsumexp({2}));
-  }
+  run_recursion(beta, emissions, moves, 0, frames, CtcDirection::Backward);
   return beta;
 }
 
@@ -177,7 +183,7 @@ Tensor reduce(const Tensor& losses, const std::vector<int64_t>& target_lengths, 
     std::vector<double> divisors;
     for (const int64_t length : target_lengths) divisors.push_back(static_cast<double>(std::max<int64_t>(length, 1)));
     const int64_t count = static_cast<int64_t>(divisors.size());
-    return (losses / upload(divisors, {count}, kFloat64, losses).to(losses.dtype())).mean();
+    return (losses / upload_floating(divisors, {count}, losses)).mean();
   }
   return batched ? losses : losses.squeeze(0);
 }
@@ -208,7 +214,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     // No frames: the empty target has probability one, any other none.
     std::vector<double> losses;
     for (const int64_t length : target_lengths) losses.push_back(length == 0 ? -0.0 : kInfinity);
-    nll = upload(losses, {batch}, kFloat64, lp).to(lp.dtype());
+    nll = upload_floating(losses, {batch}, lp);
     gradient = zeros_like(lp);
   } else {
     // Host-built tables: -inf marks what an alignment may not do, 0 what it may.
@@ -216,7 +222,6 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     std::vector<double> seed(static_cast<size_t>(batch * positions), -kInfinity);
     std::vector<uint8_t> within(static_cast<size_t>(frames * batch), 0);
     std::vector<int64_t> last_states(static_cast<size_t>(batch * 2));
-    bool empty_alignment = false;
     std::vector<uint8_t> empty_rows(static_cast<size_t>(batch), 0);
     for (int64_t n = 0; n < batch; ++n) {
       for (int64_t s = 0; s < positions; ++s) {
@@ -234,21 +239,21 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
       last_states[static_cast<size_t>(2 * n)] = input_lengths[n] == 0 ? row : row + 2 + last_blank;
       last_states[static_cast<size_t>(2 * n + 1)] =
           input_lengths[n] == 0 || last_blank == 0 ? row : row + 2 + last_blank - 1;
-      if (input_lengths[n] == 0 && target_lengths[n] == 0) empty_rows[static_cast<size_t>(n)] = empty_alignment = true;
+      if (input_lengths[n] == 0 && target_lengths[n] == 0) empty_rows[static_cast<size_t>(n)] = 1;
     }
-    const DType dtype = lp.dtype();
     const Tensor extended_labels = upload(extended.labels, {batch, positions}, kInt64, lp);
     const Tensor emissions = lp.gather(2, extended_labels.unsqueeze(0).expand({frames, batch, positions}));
-    const Tensor alpha = forward_variables(emissions, upload(skip_back, {batch, positions, 3}, kFloat64, lp).to(dtype));
+    const Tensor alpha = forward_variables(emissions, upload_floating(skip_back, {batch, positions, 3}, lp));
     nll = -alpha.reshape({-1}).index_select(0, upload(last_states, {batch * 2}, kInt64, lp)).reshape({batch, 2})
                .logsumexp({1});
+    const bool empty_alignment = std::ranges::any_of(empty_rows, [](uint8_t empty) { return empty != 0; });
     if (empty_alignment) nll = where(upload(empty_rows, {batch}, kBool, lp), -0.0, nll);
     if (rec) {
       const Tensor within_input = upload(within, {frames, batch, 1}, kBool, lp);
-      const Tensor seed_row = upload(seed, {batch, positions}, kFloat64, lp).to(dtype);
+      const Tensor seed_row = upload_floating(seed, {batch, positions}, lp);
       // Past a sequence's last frame its beta holds the seed, which starts the recursion at that frame.
       const Tensor beta = backward_variables(where(within_input, emissions, seed_row),
-                                             upload(skip_ahead, {batch, positions, 3}, kFloat64, lp).to(dtype),
+                                             upload_floating(skip_ahead, {batch, positions, 3}, lp),
                                              seed_row);
       gradient = loss_gradient(lp, alpha.narrow(2, 2, positions), beta.narrow(0, 0, frames).narrow(2, 0, positions),
                                nll, extended_labels, within_input, options.zero_infinity());

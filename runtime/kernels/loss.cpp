@@ -64,4 +64,26 @@ void CrossEntropyBackwardArgs::check() const {
           op, "the backward of log_softmax needs the forward's logsumexp");
 }
 
+void CtcRecursionArgs::check() const {
+  const char* op = "ctc_recursion";
+  require(batch >= 0 && positions >= 0 && first_frame >= 0 && end_frame >= first_frame, op,
+          "negative sizes, or frames that end before they start");
+  require(direction == CtcDirection::Backward || first_frame >= 1, op, "the forward recursion starts at frame 1");
+  require(table.dtype == DType::Float32 || table.dtype == DType::Float64, op, "the table must be float32 or float64");
+  require(emissions.dtype == table.dtype && moves.dtype == table.dtype, op,
+          "the emissions and moves must have the table's dtype");
+  const int64_t rows = end_frame + (direction == CtcDirection::Backward ? 1 : 0);
+  require(table.ndim == 3 && table.sizes[0] >= rows && table.sizes[1] == batch && table.sizes[2] == positions + 2 &&
+              contiguous_with(table, table.numel()),
+          op, "the table must be contiguous [at least " + std::to_string(rows) + ", " + std::to_string(batch) + ", " +
+                  std::to_string(positions + 2) + "]");
+  require(emissions.ndim == 3 && emissions.sizes[0] >= end_frame && emissions.sizes[1] == batch &&
+              emissions.sizes[2] == positions && contiguous_with(emissions, emissions.numel()),
+          op, "the emissions must be contiguous [at least " + std::to_string(end_frame) + ", " + std::to_string(batch) +
+                  ", " + std::to_string(positions) + "]");
+  require(moves.ndim == 3 && moves.sizes[0] == batch && moves.sizes[1] == positions && moves.sizes[2] == 3 &&
+              contiguous_with(moves, moves.numel()),
+          op, "the moves must be contiguous [" + std::to_string(batch) + ", " + std::to_string(positions) + ", 3]");
+}
+
 }  // namespace ember

@@ -1,7 +1,7 @@
 #pragma once
 // The loss kernel family: cross-entropy over class indices, log-softmax and NLL fused, forward in one
 // pass over the scores (one more dispatch merges a reduction over several workgroups) and backward in
-// one. With log_softmax off it is nll_loss over log-probabilities.
+// one. With log_softmax off it is nll_loss over log-probabilities. And the CTC loss's recursions (below).
 //
 // The scores are contiguous, [outer, classes, inner] (inner: the product of the spatial dims), one row
 // of `classes` scores `inner` apart per target. For a row with target t (not ignore_index), weights w
@@ -66,11 +66,36 @@ struct CrossEntropyBackwardArgs {
   void check() const;
 };
 
+enum class CtcDirection : uint8_t { Forward, Backward };
+
+// One recursion of the CTC loss (nn/functional/ctc_loss.cpp) over frames [first_frame, end_frame) of a
+// table of log-probabilities of alignment prefixes (Forward, alpha, frames ascending) or suffixes
+// (Backward, beta, frames descending). For N sequences of P extended positions, with every row of the
+// table padded by two -inf columns (in front Forward, behind Backward) that the kernel never writes,
+// and e = emissions[t][n][s]:
+//   Forward:  table[t][n][s + 2] = logsumexp over k < 3 of (table[t - 1][n][s + k] + moves[n][s][k]) + e
+//   Backward: table[t][n][s]     = logsumexp over k < 3 of (table[t + 1][n][s + k] + moves[n][s][k]) + e
+// Frame t needs frame t - 1 (t + 1) finished, so a sequence's frames run one after another; sequences
+// and positions run side by side. The logsumexp of values that are all -inf is -inf, with an infinite
+// maximum it is that maximum, and with a NaN it is NaN.
+struct CtcRecursionArgs {
+  TensorRef table;      // [rows, N, P + 2], float32 or float64, contiguous; rows >= end_frame (+ 1 Backward)
+  TensorRef emissions;  // [frames >= end_frame, N, P], the table's dtype, contiguous
+  TensorRef moves;      // [N, P, 3], the table's dtype, contiguous: 0 for a move allowed, -inf for one not
+  int64_t batch = 0;      // N
+  int64_t positions = 0;  // P
+  int64_t first_frame = 0;  // Forward: at least 1
+  int64_t end_frame = 0;
+  CtcDirection direction = CtcDirection::Forward;
+  void check() const;
+};
+
 class LossKernels : public KernelFamily {
  public:
   static constexpr std::string_view kName = "loss";
   virtual void cross_entropy(Stream& stream, const CrossEntropyArgs& args) = 0;
   virtual void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) = 0;
+  virtual void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) = 0;
 };
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 // that fits a buffer binding, forward and backward; a Mean or Sum over more than one workgroup adds one
 // dispatch that merges the workgroups' partial sums. A CPU driver gets few workgroups (each extra
 // dispatch costs more there than the parallelism gains), so batch 64 × 10 classes is one dispatch.
+// The CTC recursion has a launcher of its own (ctc_launcher.cpp).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -12,6 +13,7 @@
 #include "runtime/kernels/loss.h"
 #include "shaders/common/launch.h"
 #include "shaders/common/vulkan_family.h"
+#include "shaders/loss/ctc_launcher.h"
 #include "shaders/norm/row_lanes.h"
 #include "shaders/reduce/reduce_plan.h"
 
@@ -78,6 +80,9 @@ class VulkanLoss final : public LossKernels {
   explicit VulkanLoss(VulkanDevice& device) : device_(device) {}
   void cross_entropy(Stream& stream, const CrossEntropyArgs& args) override;
   void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) override;
+  void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) override {
+    launch_ctc_recursion(device_, stream, args);
+  }
 
  private:
   void run(Stream& stream, uint32_t mode, const Launch& launch);

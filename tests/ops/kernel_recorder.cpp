@@ -179,6 +179,9 @@ class RecordingLoss final : public Recording<LossKernels> {
   void cross_entropy_backward(Stream& s, const CrossEntropyBackwardArgs& a) override {
     note("loss.cross_entropy_backward"); inner().cross_entropy_backward(s, a);
   }
+  void ctc_recursion(Stream& s, const CtcRecursionArgs& a) override {
+    note("loss.ctc_recursion"); inner().ctc_recursion(s, a);
+  }
 };
 
 class RecordingAttention final : public Recording<AttentionKernels> {
@@ -248,6 +251,7 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   all.push_back("dropout.apply_mask");
   all.push_back("loss.cross_entropy");
   all.push_back("loss.cross_entropy_backward");
+  all.push_back("loss.ctc_recursion");
   all.push_back("attention.forward");
   all.push_back("attention.backward");
   for (OptimAlgorithm a : {OptimAlgorithm::SGD, OptimAlgorithm::Adam, OptimAlgorithm::RMSprop, OptimAlgorithm::Adagrad,

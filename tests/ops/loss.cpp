@@ -40,6 +40,20 @@ at::Tensor label_lists(at::IntArrayRef shape, at::Generator& gen) {
   return labels.masked_fill(stop, -1);
 }
 
+// CTC operands for a case {(T, N, C), (N, S), (N), (N)}: log-probabilities as any values (PyTorch's
+// gradient is then CtcLossBackward0's formula on both sides), padded targets of classes 1 to C - 1, and
+// at least 2S + 1 frames per sequence, so that every target can be aligned.
+InputMaker ctc_inputs() {
+  return [](DType dtype, const Shapes& shapes, at::Generator& gen) {
+    const int64_t frames = shapes[0][0], classes = shapes[0][2], longest = shapes[1][1];
+    const at::TensorOptions longs = at::TensorOptions().dtype(at::kLong);
+    return std::vector<at::Tensor>{random_torch(shapes[0], dtype, gen, ValueRange{-3, 0}),
+                                   at::randint(1, classes, shapes[1], gen, longs),
+                                   at::randint(2 * longest + 1, frames + 1, shapes[2], gen, longs),
+                                   at::randint(0, longest + 1, shapes[3], gen, longs)};
+  };
+}
+
 const std::vector<Shapes> kSameShapes = {{{}, {}}, {{7}, {7}}, {{3, 5}, {3, 5}}, {{2, 0}, {2, 0}}, {{4, 3, 5}, {4, 3, 5}}};
 
 }  // namespace
@@ -177,6 +191,17 @@ EMBER_OP_ROWS(margin_loss_rows) {
           .with_inputs([](DType dtype, const Shapes& shapes, at::Generator& gen) {
             return std::vector<at::Tensor>{random_torch(shapes[0], dtype, gen), label_lists(shapes[1], gen)};
           })
+          .grad(),
+      EMBER_NN_OP("ctc_loss", 4, F::ctc_loss(x[0], x[1], x[2], x[3]))
+          .with_cases({{{8, 3, 5}, {3, 3}, {3}, {3}}, {{5, 1, 4}, {1, 2}, {1}, {1}}})
+          .with_inputs(ctc_inputs())
+          .constant_inputs({1, 2, 3})
+          .grad(),
+      EMBER_NN_OP("ctc_loss sum zero_infinity", 4,
+                  F::ctc_loss(x[0], x[1], x[2], x[3], F::CTCLossFuncOptions().reduction(kSum).zero_infinity(true)))
+          .with_cases({{{9, 4, 6}, {4, 4}, {4}, {4}}})
+          .with_inputs(ctc_inputs())
+          .constant_inputs({1, 2, 3})
           .grad(),
   };
 }
