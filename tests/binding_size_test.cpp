@@ -273,7 +273,8 @@ TEST_P(BindingSizeTest, CrossEntropyOverEveryRow) {
 
 TEST_P(BindingSizeTest, CtcLossPastOneBinding) {
   // 64 sequences of 150 labels (301 extended positions): the recursions' tables and emissions, 4 bytes
-  // per frame, sequence and position, pass one binding, so each recursion runs as several launches.
+  // per frame, sequence and position, pass one binding, so each recursion, and the gradient that reads
+  // the tables, runs as several launches.
   const int64_t batch = 64, labels = 150, classes = 20, positions = 2 * labels + 1;
   const uint64_t range = device->info().max_storage_buffer_range;
   const int64_t frames = static_cast<int64_t>(range / (batch * positions * 4)) * 11 / 10 + 1;

@@ -2,7 +2,8 @@
 // with and without log-softmax, weights, ignored rows and label smoothing; the reductions, over one
 // workgroup and over many whose partial sums a second dispatch merges; the total weight and logsumexp
 // the backward reads; the status words for an out-of-range target (its 64 bits); the backward; and
-// the argument checks. Then the CTC recursion against the same recursion in LibTorch, frame by frame.
+// the argument checks. Then the CTC recursion against the same recursion in LibTorch, frame by frame,
+// and the CTC gradient against its formula.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -294,6 +295,72 @@ TEST_P(LossKernelsTest, CtcRecursionRejectsBadArguments) {
                       "ctc_recursion: the table must be contiguous [at least 4, 2, 5]");
   expect_error<Error>([&] { call(good.table, good.emissions, strided_moves, 1, 3); },
                       "ctc_recursion: the moves must be contiguous [2, 3, 3]");
+}
+
+// CtcGradientArgs's formula in float64 with LibTorch's ops: the occupancy per class through a one-hot
+// matmul, rows past each sequence's frames, and sequences of infinite loss under zero_infinity, zero.
+at::Tensor ctc_gradient_reference(const at::Tensor& log_probs, const at::Tensor& alpha, const at::Tensor& beta,
+                                  const at::Tensor& labels, const at::Tensor& nll, const at::Tensor& lengths,
+                                  bool zero_infinity) {
+  const int64_t frames = log_probs.size(0), positions = labels.size(1);
+  const at::Tensor lp = log_probs.to(at::kDouble), losses = nll.to(at::kDouble);
+  const at::Tensor both = alpha.to(at::kDouble).narrow(2, 2, positions) +
+                         beta.to(at::kDouble).narrow(0, 0, frames).narrow(2, 0, positions);
+  at::Tensor shift = both.amax(2, true);
+  shift = shift.masked_fill(shift == -INFINITY, 0);
+  const at::Tensor position_class = at::one_hot(labels.to(at::kLong), lp.size(2)).to(at::kDouble);  // (N, P, C)
+  const at::Tensor occupancy = at::einsum("tnp,npc->tnc", {(both - shift).exp(), position_class}).log() + shift;
+  at::Tensor grad = lp.exp() - (occupancy + losses.reshape({1, -1, 1}) - lp).exp();
+  at::Tensor zero = at::arange(frames).reshape({-1, 1}) >= lengths.to(at::kLong).reshape({1, -1});
+  if (zero_infinity) zero = zero.logical_or(losses.reshape({1, -1}) == INFINITY);
+  return grad.masked_fill(zero.unsqueeze(2), 0);
+}
+
+TEST_P(LossKernelsTest, CtcGradientAgainstItsFormula) {
+  const int64_t frames = 6, batch = 3, classes = 5, positions = 7;
+  for (const DType dtype : {DType::Float32, DType::Float64}) {
+    if (!device->supports(dtype)) continue;
+    for (const bool zero_infinity : {false, true}) {
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + (zero_infinity ? " zero_infinity" : ""));
+      at::Generator gen = at::detail::createCPUGenerator(13);
+      const at::Tensor log_probs = random_torch({frames, batch, classes}, dtype, gen, ValueRange{-3, 0});
+      at::Tensor alpha = random_torch({frames, batch, positions + 2}, dtype, gen, ValueRange{-9, -1});
+      at::Tensor beta = random_torch({frames + 1, batch, positions + 2}, dtype, gen, ValueRange{-9, -1});
+      alpha.narrow(2, 0, 2).fill_(-INFINITY);
+      beta.narrow(2, positions, 2).fill_(-INFINITY);
+      alpha[2][1].fill_(-INFINITY);  // a row no alignment reaches: its shift is 0
+      // Blanks (class 0) between labels, a repeated label, and padding blanks.
+      const at::Tensor labels = at::tensor({0, 2, 0, 2, 0, 4, 0, 0, 1, 0, 3, 0, 0, 0, 0, 4, 0, 4, 0, 1, 0}, at::kInt)
+                                    .reshape({batch, positions});
+      const at::Tensor nll = at::tensor({7.5, INFINITY, 4.25}, at::kDouble).to(log_probs.scalar_type());
+      const at::Tensor lengths = at::tensor({6, 4, 5}, at::kInt);
+      Tensor grad = ember::empty({frames, batch, classes}, TensorOptions(dtype).device(device));
+      const Tensor lp = put(log_probs), a = put(alpha), b = put(beta);
+      const Tensor l = put(labels), n = put(nll), len = put(lengths);
+      kernels().ctc_gradient(*stream, {.grad = grad.ref(), .log_probs = lp.ref(), .alpha = a.ref(), .beta = b.ref(),
+                                       .labels = l.ref(), .nll = n.ref(), .input_lengths = len.ref(),
+                                       .zero_infinity = zero_infinity});
+      const double tol = dtype == DType::Float64 ? 1e-12 : 1e-5;
+      EXPECT_TENSOR_EQ(grad.to(kFloat64),
+                       ctc_gradient_reference(log_probs, alpha, beta, labels, nll, lengths, zero_infinity), tol, tol);
+    }
+  }
+}
+
+TEST_P(LossKernelsTest, CtcGradientRejectsBadArguments) {
+  const Tensor lp = put(at::rand({4, 2, 5})), alpha = put(at::rand({4, 2, 5})), beta = put(at::rand({5, 2, 5}));
+  const Tensor labels = put(at::zeros({2, 3}, at::kInt)), labels64 = put(at::zeros({2, 3}, at::kLong));
+  const Tensor nll = put(at::rand({2})), lengths = put(at::full({2}, 4, at::kInt));
+  Tensor grad = ember::empty({4, 2, 5}, TensorOptions(kFloat32).device(device));
+  const auto call = [&](const Tensor& b, const Tensor& l) {
+    kernels().ctc_gradient(*stream, {.grad = grad.ref(), .log_probs = lp.ref(), .alpha = alpha.ref(), .beta = b.ref(),
+                                     .labels = l.ref(), .nll = nll.ref(), .input_lengths = lengths.ref()});
+  };
+  expect_error<Error>([&] { call(beta, labels64); }, "ctc_gradient: the labels and input lengths must be int32");
+  expect_error<Error>([&] { call(alpha.narrow(0, 0, 3).contiguous(), labels); },
+                      "ctc_gradient: alpha and beta must be contiguous [T, N, P + 2] (beta: at least T rows)");
+  expect_error<Error>([&] { call(beta.to(kFloat64), labels); },
+                      "ctc_gradient: log_probs, alpha, beta and nll must have the gradient's dtype");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LossKernelsTest, testing::Values("vulkan", "cuda"), backend_test_name);

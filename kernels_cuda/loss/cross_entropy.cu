@@ -3,7 +3,7 @@
 // each merged across the block, which gives a row with +inf, or of -inf only, PyTorch's NaN; the forward
 // stores each row's loss (reduction None) or atomically adds (loss, weight) into a two-value
 // accumulator that a one-thread kernel turns into the result; the backward writes each row's gradient.
-// The CTC recursion is in ctc_recursion.cu.
+// The CTC kernels are in ctc_recursion.cu.
 #include <cmath>
 #include <cstdint>
 
@@ -170,6 +170,9 @@ class CudaLoss final : public LossKernels {
   void cross_entropy(Stream& stream, const CrossEntropyArgs& args) override;
   void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) override;
   void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) override { launch_ctc_recursion(stream, args); }
+  void ctc_gradient(Stream& stream, const CtcGradientArgs& args) override {
+    launch_ctc_gradient(device_, stream, args);
+  }
 
  private:
   void launch(Stream& stream, const LossLaunch& p, bool backward, std::initializer_list<Allocation*> touched);

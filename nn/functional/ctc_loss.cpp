@@ -158,21 +158,22 @@ Tensor backward_variables(const Tensor& emissions, const Tensor& moves, const Te
   return beta;
 }
 
-// What PyTorch's _ctc_loss_backward returns for a unit gradient of each sequence's loss:
-// exp(lp) - exp(log(sum over positions s holding class c of alpha * beta) + nll - lp), zero past each
-// sequence's frames (and for infinite losses under zero_infinity).
+// What PyTorch's _ctc_loss_backward returns for a unit gradient of each sequence's loss (CtcGradientArgs),
+// from the padded alpha and beta tables.
 Tensor loss_gradient(const Tensor& log_probs, const Tensor& alpha, const Tensor& beta, const Tensor& nll,
-                     const Tensor& extended, const Tensor& within_input, bool zero_infinity) {
-  const Tensor both = alpha + beta;  // (T, N, P); the emission at t is counted twice, hence "- lp" below
-  Tensor shift = both.amax({2}, true);
-  shift = shift.masked_fill(shift == -kInfinity, 0);
-  const Tensor per_position = (both - shift).exp().permute({1, 0, 2});        // (N, T, P)
-  const Tensor position_class = one_hot(extended, log_probs.size(2)).to(log_probs.dtype());  // (N, P, C)
-  const Tensor occupancy = per_position.bmm(position_class).permute({1, 0, 2}).log() + shift;  // (T, N, C)
-  const Tensor nll_per_frame = nll.reshape({1, -1, 1});
-  // where, not a product: a NaN gradient of an impossible sequence stays out of the frames past its end.
-  Tensor grad = where(within_input, log_probs.exp() - (occupancy + nll_per_frame - log_probs).exp(), 0.0);
-  if (zero_infinity) grad = where(nll_per_frame == kInfinity, 0.0, grad);
+                     const Extended& extended, const std::vector<int64_t>& input_lengths, bool zero_infinity) {
+  const int64_t batch = log_probs.size(1);
+  const std::vector<int32_t> labels(extended.labels.begin(), extended.labels.end());
+  const std::vector<int32_t> lengths(input_lengths.begin(), input_lengths.end());
+  const Tensor labels_on_device = upload(labels, {batch, extended.positions}, kInt32, log_probs);
+  const Tensor lengths_on_device = upload(lengths, {batch}, kInt32, log_probs);
+  const Tensor lp = log_probs.contiguous(), losses = nll.contiguous();
+  Tensor grad = empty_like(lp);
+  const CtcGradientArgs args{.grad = grad.ref(), .log_probs = lp.ref(), .alpha = alpha.ref(), .beta = beta.ref(),
+                             .labels = labels_on_device.ref(), .nll = losses.ref(),
+                             .input_lengths = lengths_on_device.ref(), .zero_infinity = zero_infinity};
+  const auto& device = lp.device();
+  ember::detail::kernels_for<LossKernels>(*device).ctc_gradient(*ember::detail::stream_for(*device), args);
   return grad;
 }
 
@@ -253,10 +254,8 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
       const Tensor seed_row = upload_floating(seed, {batch, positions}, lp);
       // Past a sequence's last frame its beta holds the seed, which starts the recursion at that frame.
       const Tensor beta = backward_variables(where(within_input, emissions, seed_row),
-                                             upload_floating(skip_ahead, {batch, positions, 3}, lp),
-                                             seed_row);
-      gradient = loss_gradient(lp, alpha.narrow(2, 2, positions), beta.narrow(0, 0, frames).narrow(2, 0, positions),
-                               nll, extended_labels, within_input, options.zero_infinity());
+                                             upload_floating(skip_ahead, {batch, positions, 3}, lp), seed_row);
+      gradient = loss_gradient(lp, alpha, beta, nll, extended, input_lengths, options.zero_infinity());
     }
   }
   Tensor losses = nll;

@@ -86,4 +86,29 @@ void CtcRecursionArgs::check() const {
           op, "the moves must be contiguous [" + std::to_string(batch) + ", " + std::to_string(positions) + ", 3]");
 }
 
+void CtcGradientArgs::check() const {
+  const char* op = "ctc_gradient";
+  require(grad.dtype == DType::Float32 || grad.dtype == DType::Float64, op, "the gradient must be float32 or float64");
+  require(log_probs.dtype == grad.dtype && alpha.dtype == grad.dtype && beta.dtype == grad.dtype &&
+              nll.dtype == grad.dtype,
+          op, "log_probs, alpha, beta and nll must have the gradient's dtype");
+  require(labels.dtype == DType::Int32 && input_lengths.dtype == DType::Int32, op,
+          "the labels and input lengths must be int32");
+  require(grad.ndim == 3, op, "the gradient must be [T, N, C]");
+  const int64_t frames = grad.sizes[0], batch = grad.sizes[1], classes = grad.sizes[2];
+  require(labels.ndim == 2 && labels.sizes[0] == batch && contiguous_with(labels, labels.numel()), op,
+          "the labels must be contiguous [N, P]");
+  const int64_t positions = labels.sizes[1];
+  const auto is = [&](const TensorRef& ref, int64_t rows) {
+    return ref.ndim == 3 && ref.sizes[0] >= rows && ref.sizes[1] == batch && contiguous_with(ref, ref.numel());
+  };
+  require(is(grad, frames) && is(log_probs, frames) && log_probs.sizes[0] == frames && log_probs.sizes[2] == classes,
+          op, "the gradient and log_probs must be contiguous [T, N, C]");
+  require(is(alpha, frames) && alpha.sizes[0] == frames && alpha.sizes[2] == positions + 2 && is(beta, frames) &&
+              beta.sizes[2] == positions + 2,
+          op, "alpha and beta must be contiguous [T, N, P + 2] (beta: at least T rows)");
+  require(contiguous_with(nll, batch) && contiguous_with(input_lengths, batch), op,
+          "nll and the input lengths must hold one value per sequence");
+}
+
 }  // namespace ember

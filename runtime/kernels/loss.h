@@ -90,12 +90,32 @@ struct CtcRecursionArgs {
   void check() const;
 };
 
+// The gradient of each sequence's CTC loss by its log-probabilities, as PyTorch's _ctc_loss_backward
+// gives it for a unit gradient, from the recursions' tables. For frame t of sequence n (a row) and class c:
+//   grad[t][n][c] = exp(lp) - exp(log(occupancy) + shift + nll[n] - lp),   lp = log_probs[t][n][c]
+// where occupancy = Σ over positions s labelled c of exp(alpha[t][n][s + 2] + beta[t][n][s] - shift) and
+// shift = max over s of alpha + beta (0 where that is -inf): the share of the alignments through c at t.
+// (alpha + beta counts lp twice, hence the "- lp".) A row at or past the sequence's input length is zero,
+// and so is every row of a sequence with an infinite loss under zero_infinity.
+struct CtcGradientArgs {
+  TensorRef grad;       // [T, N, C], float32 or float64, contiguous; written whole
+  TensorRef log_probs;  // [T, N, C], grad's dtype, contiguous
+  TensorRef alpha;      // [T, N, P + 2], grad's dtype, contiguous: CtcRecursionArgs's Forward table
+  TensorRef beta;       // [at least T, N, P + 2], grad's dtype, contiguous: its Backward table
+  TensorRef labels;     // [N, P], int32, contiguous: the class of each extended position, below C
+  TensorRef nll;        // [N], grad's dtype: each sequence's loss
+  TensorRef input_lengths;  // [N], int32
+  bool zero_infinity = false;
+  void check() const;
+};
+
 class LossKernels : public KernelFamily {
  public:
   static constexpr std::string_view kName = "loss";
   virtual void cross_entropy(Stream& stream, const CrossEntropyArgs& args) = 0;
   virtual void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) = 0;
   virtual void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) = 0;
+  virtual void ctc_gradient(Stream& stream, const CtcGradientArgs& args) = 0;
 };
 
 }  // namespace ember

@@ -2,7 +2,7 @@
 // that fits a buffer binding, forward and backward; a Mean or Sum over more than one workgroup adds one
 // dispatch that merges the workgroups' partial sums. A CPU driver gets few workgroups (each extra
 // dispatch costs more there than the parallelism gains), so batch 64 × 10 classes is one dispatch.
-// The CTC recursion has a launcher of its own (ctc_launcher.cpp).
+// The CTC kernels have a launcher of their own (ctc_launcher.cpp).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -82,6 +82,9 @@ class VulkanLoss final : public LossKernels {
   void cross_entropy_backward(Stream& stream, const CrossEntropyBackwardArgs& args) override;
   void ctc_recursion(Stream& stream, const CtcRecursionArgs& args) override {
     launch_ctc_recursion(device_, stream, args);
+  }
+  void ctc_gradient(Stream& stream, const CtcGradientArgs& args) override {
+    launch_ctc_gradient(device_, stream, args);
   }
 
  private:

@@ -182,6 +182,9 @@ class RecordingLoss final : public Recording<LossKernels> {
   void ctc_recursion(Stream& s, const CtcRecursionArgs& a) override {
     note("loss.ctc_recursion"); inner().ctc_recursion(s, a);
   }
+  void ctc_gradient(Stream& s, const CtcGradientArgs& a) override {
+    note("loss.ctc_gradient"); inner().ctc_gradient(s, a);
+  }
 };
 
 class RecordingAttention final : public Recording<AttentionKernels> {
@@ -252,6 +255,7 @@ std::vector<std::string> KernelRecorder::every_kernel_op() {
   all.push_back("loss.cross_entropy");
   all.push_back("loss.cross_entropy_backward");
   all.push_back("loss.ctc_recursion");
+  all.push_back("loss.ctc_gradient");
   all.push_back("attention.forward");
   all.push_back("attention.backward");
   for (OptimAlgorithm a : {OptimAlgorithm::SGD, OptimAlgorithm::Adam, OptimAlgorithm::RMSprop, OptimAlgorithm::Adagrad,
