@@ -1,7 +1,8 @@
 // CTC loss as PyTorch 1.13's ctc_loss: its checks and messages in its order, then the forward (alpha)
 // recursion for the loss and, when a gradient is wanted, the backward (beta) recursion for the gradient
 // CtcLossBackward0 returns. Both run in log space on the device, each as one launch of the loss family's
-// recursion kernel: a workgroup per sequence walks the frames, its invocations over the positions.
+// recursion kernel (a workgroup per sequence walks the frames, its invocations over the positions), and
+// the gradient from their tables is the family's ctc_gradient kernel.
 #include "nn/functional/ctc_loss.h"
 
 #include <algorithm>

@@ -9,8 +9,9 @@ namespace ember::nn::functional {
 // log_probs: (T, N, C) log-probabilities per frame (or (T, C) for one sequence), float32 or float64.
 // targets: (N, S) padded, or 1-D with the N sequences one after another. input_lengths and target_lengths:
 // N frame and label counts. The lengths are read on the host, and so are the targets (one wait for the
-// device when they live there), as PyTorch's CPU kernel reads them; the recursions over frames run on the
-// device, three launches per frame forward and, when a gradient is wanted, three more backward.
+// device when they live there), as PyTorch's CPU kernel reads them. The rest runs on the device: each
+// recursion over the frames is one launch of its own kernel (forward, and backward when a gradient is
+// wanted), and the gradient two more.
 //
 // Like PyTorch's, the gradient is the one its CtcLossBackward0 computes, exp(log_probs) minus the
 // alignment occupancy: the exact gradient when log_probs come from log_softmax (the usual case), not

@@ -125,8 +125,6 @@ void launch_ctc_gradient(VulkanDevice& device, Stream& stream, const CtcGradient
   VulkanStream& vs = vulkan_stream(stream);
   const uint32_t element = static_cast<uint32_t>(element_size(args.grad.dtype));
   if (rows * classes == 0) return;
-  // The occupancy adds into the gradient, which starts at zero; a fill is no dispatch.
-  vs.fill_words(*args.grad.allocation, args.grad.byte_offset, static_cast<uint64_t>(rows * classes) * element, 0u);
   const Context& context = device.context();
   const int64_t window = static_cast<int64_t>(max_window_bytes(context));
   const int64_t max_groups = context.properties.limits.maxComputeWorkGroupCount[0];
@@ -144,6 +142,8 @@ void launch_ctc_gradient(VulkanDevice& device, Stream& stream, const CtcGradient
                            " extended positions over " + std::to_string(classes) +
                            " classes is more than this device's launches reach");
   }
+  // The occupancy adds into the gradient, which starts at zero; a fill is no dispatch.
+  vs.fill_words(*args.grad.allocation, args.grad.byte_offset, static_cast<uint64_t>(rows * classes) * element, 0u);
   const std::shared_ptr<Allocation> shift = device.allocator().allocate(static_cast<uint64_t>(rows) * element,
                                                                         stream.shared_from_this());
   const auto whole = [&](const TensorRef& ref) {
