@@ -13,7 +13,7 @@
 layout(constant_id = 0) const uint MODE = 0;
 #define MODE_OCCUPANCY 0u
 #define MODE_FINISH 1u
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0) buffer Grad { compute_t grad[]; };
 layout(set = 0, binding = 1) readonly buffer LogProbs { compute_t log_probs[]; };

@@ -34,7 +34,7 @@ const KernelAbiRegistration kAbis{
     {"ctc_gradient_f64", 8, sizeof(CtcGradientParams)},
 };
 
-constexpr uint32_t kGradientWorkgroup = 64;  // local_size_x of ctc_gradient.comp
+constexpr uint32_t kGradientWorkgroup = 256;  // local_size_x of ctc_gradient.comp
 constexpr int64_t kBelowFloatExact = int64_t{1} << 24;  // divide_small's dividends
 
 // Half of llvmpipe's limit. Each frame counts as its position blocks plus two (the frame loop's own
