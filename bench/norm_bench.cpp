@@ -1,4 +1,4 @@
-// Normalization, dropout, cross-entropy and CTC: forward plus backward through nn::functional (autograd
+// Normalization, dropout, cross-entropy, CTC and fractional max pooling: forward plus backward through nn::functional (autograd
 // included, as a training step runs them), float32, on training shapes. Each reports milliseconds per
 // forward+backward, the bytes its kernels must move at least as GB/s and as a fraction of the device
 // copy at the input's size (`fraction_of_copy`), and beside it PyTorch's CPU on the same shapes in the
@@ -11,7 +11,7 @@
 // y; grad_in reads x, dy, writes dx; weight and bias gradients read x, dy), dropout 5N (read x, write y;
 // read dy, write dx; the mask is 1/32 of that), cross-entropy 3N (forward reads the scores; backward
 // reads them and writes the gradient), CTC 3N (the log-probabilities read forward and backward, the
-// gradient written). `dispatches` counts the kernels and copies one step records.
+// gradient written), fractional max pooling 2N (the input read, its gradient written). `dispatches` counts the kernels and copies one step records.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -24,6 +24,7 @@
 #include "nn/functional/cross_entropy.h"
 #include "nn/functional/ctc_loss.h"
 #include "nn/functional/dropout.h"
+#include "nn/functional/fractional_max_pool.h"
 #include "nn/functional/normalization.h"
 
 namespace ember_bench {
@@ -133,6 +134,18 @@ void BM_CtcLoss(benchmark::State& state, int64_t frames, int64_t batch, int64_t 
       });
 }
 
+// The CNN's first activations pooled to 20x20 by 2x2 windows, the windows drawn afresh each step.
+void BM_FractionalMaxPool(benchmark::State& state, int64_t batch, int64_t channels, int64_t side, int64_t out) {
+  Tensor x = ember::randn({batch, channels, side, side}, f32()).requires_grad_(true);
+  run(state,
+      "fractional_max_pool_" + std::to_string(batch) + "x" + std::to_string(channels) + "x" + std::to_string(side) +
+          "_" + std::to_string(out),
+      2.0 * x.nbytes(), x.nbytes(), [&] {
+        const Tensor y = F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions(2).output_size(out));
+        ember::autograd::grad({y}, {x}, {ember::ones_like(y)});
+      });
+}
+
 template <class... Args>
 void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args... args) {
   benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
@@ -150,6 +163,7 @@ void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args..
   add("BM_CrossEntropy/64x10", BM_CrossEntropy, int64_t{64}, int64_t{10});
   add("BM_CrossEntropy/4096x1000", BM_CrossEntropy, int64_t{4096}, int64_t{1000});
   add("BM_CtcLoss/50x16x20_10", BM_CtcLoss, int64_t{50}, int64_t{16}, int64_t{20}, int64_t{10});
+  add("BM_FractionalMaxPool/64x32x28_20", BM_FractionalMaxPool, int64_t{64}, int64_t{32}, int64_t{28}, int64_t{20});
   return true;
 }();
 

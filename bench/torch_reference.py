@@ -131,6 +131,11 @@ def norm_cpu():
         input_lengths, target_lengths = torch.full((batch,), frames), torch.full((batch,), labels)
         report(f"ctc_loss_{frames}x{batch}x{classes}_{labels}",
                step_time(lambda: F.ctc_loss(x.log_softmax(2), targets, input_lengths, target_lengths), [x]))
+    for batch, channels, side, out in [(64, 32, 28, 20)]:
+        x = torch.randn(batch, channels, side, side, requires_grad=True)
+        g = torch.ones(batch, channels, out, out)
+        report(f"fractional_max_pool_{batch}x{channels}x{side}_{out}",
+               step_time(lambda: F.fractional_max_pool2d(x, 2, output_size=out), [x], g))
 
 
 def optim_cpu():

@@ -10,6 +10,7 @@
 #include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
 #include "nn/functional/fold.h"
+#include "nn/functional/fractional_max_pool.h"
 #include "nn/functional/instancenorm.h"
 #include "nn/functional/linear.h"
 #include "nn/functional/loss.h"

@@ -12,6 +12,7 @@
 #include "nn/modules/dropout.h"
 #include "nn/modules/embedding.h"
 #include "nn/modules/fold.h"
+#include "nn/modules/fractional_max_pool.h"
 #include "nn/modules/functional.h"
 #include "nn/modules/linear.h"
 #include "nn/modules/loss.h"

@@ -125,6 +125,21 @@ Tensor MaxUnpoolImpl<D>::forward(const Tensor& input, const Tensor& indices,
   }
 }
 
+template <size_t D>
+std::string LPPoolImpl<D>::extra_repr() const {
+  return "norm_type=" + repr_float(options.norm_type()) + ", kernel_size=" + size_repr(options.kernel_size()) +
+         ", stride=" + size_repr(options.stride()) + ", ceil_mode=" + repr_bool(options.ceil_mode());
+}
+
+template <size_t D>
+Tensor LPPoolImpl<D>::forward(const Tensor& input) {
+  if constexpr (D == 1) {
+    return functional::lp_pool1d(input, options);
+  } else {
+    return functional::lp_pool2d(input, options);
+  }
+}
+
 template class MaxPoolImpl<1>;
 template class MaxPoolImpl<2>;
 template class AvgPoolImpl<1>;
@@ -135,5 +150,7 @@ template class AdaptiveAvgPoolImpl<1, ExpandingArray<1>>;
 template class AdaptiveAvgPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
 template class MaxUnpoolImpl<1>;
 template class MaxUnpoolImpl<2>;
+template class LPPoolImpl<1>;
+template class LPPoolImpl<2>;
 
 }  // namespace ember::nn

@@ -110,4 +110,23 @@ using MaxUnpool2dImpl = MaxUnpoolImpl<2>;
 EMBER_MODULE(MaxUnpool1d);
 EMBER_MODULE(MaxUnpool2d);
 
+// The p-norm of each window, (sum of x^p)^(1/p) (https://pytorch.org/docs/1.13/generated/torch.nn.LPPool2d.html).
+//   nn::LPPool2d pool(nn::LPPool2dOptions(2, 3).stride(2));  pool(x)
+template <size_t D>
+class LPPoolImpl : public Cloneable<LPPoolImpl<D>> {
+ public:
+  LPPoolImpl(double norm_type, ExpandingArray<D> kernel_size) : LPPoolImpl(LPPoolOptions<D>(norm_type, kernel_size)) {}
+  explicit LPPoolImpl(const LPPoolOptions<D>& options)
+      : Cloneable<LPPoolImpl<D>>(name_with_dims("LPPool", D)), options(options) {}
+  void reset() override {}
+  std::string extra_repr() const override;
+  Tensor forward(const Tensor& input);
+
+  LPPoolOptions<D> options;
+};
+using LPPool1dImpl = LPPoolImpl<1>;
+using LPPool2dImpl = LPPoolImpl<2>;
+EMBER_MODULE(LPPool1d);
+EMBER_MODULE(LPPool2d);
+
 }  // namespace ember::nn

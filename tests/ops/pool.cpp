@@ -1,7 +1,8 @@
-// Rows for pooling: max (with indices), average, adaptive and LP pooling in one and two dims, and max
-// unpooling. ember calls nn::functional with LibTorch's options; LibTorch's side calls ATen's ops,
+// Rows for pooling: max (with indices), average, adaptive and LP pooling in one and two dims, max
+// unpooling, and fractional max pooling in two and three dims (its samples given, so both sides agree). ember calls nn::functional with LibTorch's options; LibTorch's side calls ATen's ops,
 // which LibTorch's functionals forward to. Inputs are batched, unbatched, of batch 1 and of batch 0;
 // sizes that leave a window too small are refused by both.
+#include "nn/functional/fractional_max_pool.h"
 #include "nn/functional/pooling.h"
 #include "tests/ops/nn_row.h"
 
@@ -28,6 +29,21 @@ std::vector<at::Tensor> pooled_and_indices(DType dtype, const Shapes& shapes, at
 std::vector<at::Tensor> pooled_and_indices_1d(DType dtype, const Shapes& shapes, at::Generator& gen) {
   auto [out, indices] = at::max_pool1d_with_indices(random_torch(shapes[0], DType::Float32, gen), {2});
   return {out.to(torch_dtype(dtype)), indices};
+}
+
+// An input (random, or small integers for `tied`) and fractional pooling's samples for it: (N, C, D)
+// in [0, 1), N one for an unbatched input. The rows leave out the broadcast layout: PyTorch's CPU kernel
+// reads the samples in memory order, which an expanded samples tensor does not hold.
+InputMaker with_samples(size_t spatial_dims, bool tied = false) {
+  return [spatial_dims, tied](DType dtype, const Shapes& shapes, at::Generator& gen) {
+    const std::vector<int64_t>& sizes = shapes[0];
+    const bool batched = sizes.size() == spatial_dims + 2;
+    const int64_t channels = sizes[sizes.size() - spatial_dims - 1];
+    at::Tensor input = tied ? tied_values(dtype, shapes, gen)[0] : random_torch(sizes, dtype, gen);
+    at::Tensor samples = at::rand({batched ? sizes[0] : 1, channels, static_cast<int64_t>(spatial_dims)}, gen)
+                             .to(torch_dtype(dtype));
+    return std::vector<at::Tensor>{input, samples};
+  };
 }
 
 EMBER_OP_ROWS(pool_rows) {
@@ -163,6 +179,62 @@ EMBER_OP_ROWS(pool_rows) {
           .with_cases({{{2, 3, 9}}, {{3, 8}}})
           .in_range(0.5, 2)
           .grad(),
+      EMBER_NN_OP_PAIR("fractional_max_pool2d", 2,
+               F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(2).output_size(ExpandingArray<2>({4, 3}))._random_samples(x[1])),
+               std::get<0>(at::fractional_max_pool2d(x[0], {2, 2}, {4, 3}, x[1])))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 7, 8}}, {{3, 9, 6}}, {{1, 1, 5, 4}}, {{0, 2, 6, 6}}, {{0, 5, 4}}})
+          .with_inputs(with_samples(2))
+          .constant_inputs({1})
+          .without_broadcast_layout()
+          .recorded_as("FractionalMaxPool2DBackward0")
+          .grad2(),
+      EMBER_NN_OP_PAIR("fractional_max_pool2d indices", 2,
+               indices_of(F::fractional_max_pool2d_with_indices(x[0], F::FractionalMaxPool2dFuncOptions({3, 2}).output_size(ExpandingArray<2>({3, 5}))._random_samples(x[1]))),
+               std::get<1>(at::fractional_max_pool2d(x[0], {3, 2}, {3, 5}, x[1])))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 7, 8}}, {{3, 9, 6}}, {{1, 2, 5, 7}}})
+          .with_inputs(with_samples(2, true))
+          .constant_inputs({1})
+          .without_broadcast_layout(),
+      // One output along a dim: its window ends at the input's end.
+      EMBER_NN_OP_PAIR("fractional_max_pool2d to one", 2,
+               F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(3).output_size(ExpandingArray<2>({1, 2}))._random_samples(x[1])),
+               std::get<0>(at::fractional_max_pool2d(x[0], {3, 3}, {1, 2}, x[1])))
+          .with_dtypes({DType::Float32, DType::Float64})
+          .with_cases({{{2, 2, 3, 5}}, {{2, 7, 4}}})
+          .with_inputs(with_samples(2))
+          .constant_inputs({1})
+          .without_broadcast_layout()
+          .grad(),
+      EMBER_NN_OP_PAIR("fractional_max_pool2d ratio", 2,
+               F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(2).output_ratio(0.5)._random_samples(x[1])),
+               torch::nn::functional::fractional_max_pool2d(
+                   x[0], torch::nn::functional::FractionalMaxPool2dFuncOptions(2).output_ratio(0.5)._random_samples(x[1])))
+          .with_dtypes({DType::Float32, DType::Float64})
+          .with_cases({{{2, 3, 9, 8}}, {{3, 6, 11}}})
+          .with_inputs(with_samples(2))
+          .constant_inputs({1})
+          .without_broadcast_layout()
+          .grad(),
+      EMBER_NN_OP_PAIR("fractional_max_pool3d", 2,
+               F::fractional_max_pool3d(x[0], F::FractionalMaxPool3dFuncOptions({2, 1, 2}).output_size(ExpandingArray<3>({3, 2, 4}))._random_samples(x[1])),
+               std::get<0>(at::fractional_max_pool3d(x[0], {2, 1, 2}, {3, 2, 4}, x[1])))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 2, 5, 4, 6}}, {{2, 5, 3, 6}}, {{0, 1, 5, 3, 6}}})
+          .with_inputs(with_samples(3))
+          .constant_inputs({1})
+          .without_broadcast_layout()
+          .recorded_as("FractionalMaxPool3DBackward0")
+          .grad2(),
+      EMBER_NN_OP_PAIR("fractional_max_pool3d indices", 2,
+               indices_of(F::fractional_max_pool3d_with_indices(x[0], F::FractionalMaxPool3dFuncOptions(2).output_size(ExpandingArray<3>({2, 3, 2}))._random_samples(x[1]))),
+               std::get<1>(at::fractional_max_pool3d(x[0], {2, 2, 2}, {2, 3, 2}, x[1])))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 2, 5, 5, 6}}, {{2, 4, 5, 4}}})
+          .with_inputs(with_samples(3, true))
+          .constant_inputs({1})
+          .without_broadcast_layout(),
   };
 }
 
