@@ -44,8 +44,6 @@ const KnownValues* known_for(const Tensor& tensor) {
   return last < known->count ? known : nullptr;
 }
 
-// Whether `known`'s range is exact for `tensor`: only a view of every noted element is, since a part of
-// them may lack the extremes.
 // Whether `tensor` reaches every noted element, so that their exact bounds are its own: the storage's
 // first `count` elements in order once the dims it repeats (stride 0) or has once (size 1) are set
 // aside. The whole upload qualifies, and so does an expand or unsqueeze of it; a part of it does not.

@@ -141,7 +141,7 @@ TEST_P(KnownValuesTest, IndexOpsTakeTheExactRangeOfAnUploadOrAnArange) {
   EXPECT_TENSOR_EQ(v.gather(1, by_row), values.gather(1, to_torch(columns).unsqueeze(0).expand({5, 4})));
   const Tensor with_three = upload({2, 0, 3});
   expect_error<Error>([&] { v.gather(1, with_three.unsqueeze(0).expand({5, 3})); },
-                           torch_error([&] { values.gather(1, to_torch(with_three).unsqueeze(0).expand({5, 3})); }));
+                      torch_error([&] { values.gather(1, to_torch(with_three).unsqueeze(0).expand({5, 3})); }));
   // A part of an upload may lack its extremes: [0, 1] of [0, 1, 7] is in range for 5 rows.
   const Tensor with_seven = upload({0, 1, 7});
   EXPECT_TENSOR_EQ(v.index_select(0, with_seven.narrow(0, 0, 2)), values.index_select(0, at::arange(2)));

@@ -4,6 +4,7 @@
 // at offsets drawn per plane. Inputs are (N, C, H, W) or (C, H, W) for 2-d, (N, C, T, H, W) or
 // (C, T, H, W) for 3-d, floating.
 //
+// The output may reach out + kernel - 1 == in along a dim in 2-d, not in 3-d (PyTorch's checks differ).
 // Each plane's windows follow PyTorch's rule from its samples u (one per spatial dim): with
 // alpha = (in - kernel) / (out - 1) in the input's dtype, window i starts at int((i + u) * alpha) -
 // int(u * alpha), and the last one ends at the input's end. The maximum is the first largest element,
