@@ -1,17 +1,18 @@
-// Normalization, dropout, cross-entropy, CTC and fractional max pooling: forward plus backward through nn::functional (autograd
-// included, as a training step runs them), float32, on training shapes. Each reports milliseconds per
-// forward+backward, the bytes its kernels must move at least as GB/s and as a fraction of the device
-// copy at the input's size (`fraction_of_copy`), and beside it PyTorch's CPU on the same shapes in the
-// same run (bench/torch_reference.py --norm-cpu, through EMBER_PYTHON, default /usr/bin/python3) as a
-// ratio of times (`vs_torch`; `vs_torch_cpu` the same in process CPU time). `cpu_ms_per_step` is the process's CPU time per step (lavapipe's threads
-// included), which a loaded machine does not inflate as it does wall time.
+// Normalization, dropout, cross-entropy, CTC and fractional max pooling: forward plus backward through nn::functional
+// (autograd included, as a training step runs them), float32, on training shapes. Each reports milliseconds per
+// forward+backward, the bytes its kernels must move at least as GB/s and as a fraction of the device copy at the
+// input's size (`fraction_of_copy`), and beside it PyTorch's CPU on the same shapes in the same run
+// (bench/torch_reference.py --norm-cpu, through EMBER_PYTHON, default /usr/bin/python3) as a ratio of times
+// (`vs_torch`; `vs_torch_cpu` the same in process CPU time). `cpu_ms_per_step` is the process's CPU time per step
+// (lavapipe's threads included), which a loaded machine does not inflate as it does wall time.
 //
 // Bytes counted (N: the input's bytes): batch norm 8N (statistics read x; apply reads x, writes y;
 // backward sums read x and dy; grad_in reads x, dy, writes dx), layer norm 7N (forward reads x, writes
 // y; grad_in reads x, dy, writes dx; weight and bias gradients read x, dy), dropout 5N (read x, write y;
 // read dy, write dx; the mask is 1/32 of that), cross-entropy 3N (forward reads the scores; backward
 // reads them and writes the gradient), CTC 3N (the log-probabilities read forward and backward, the
-// gradient written), fractional max pooling 2N (the input read, its gradient written). `dispatches` counts the kernels and copies one step records.
+// gradient written), fractional max pooling 2N (the input read, its gradient written). `dispatches`
+// counts the kernels and copies one step records.
 #include <benchmark/benchmark.h>
 
 #include <map>

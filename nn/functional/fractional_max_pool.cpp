@@ -1,9 +1,9 @@
 // Fractional max pooling, composed from existing ops: the windows' flat positions from the samples
 // (elementwise ops on an (N, C, out) table per spatial dim), one gather of every window element, a max
-// pooling that keeps the element PyTorch's rule keeps, and a gather of its position. Every index is built in range (the
-// window starts are clamped into the input), so the gathers trust them instead of reading their bounds
-// back. The backward adds the gradient at the indices
-// (scatter_add), recorded as PyTorch's backward node so that its own gradient gathers through them.
+// pooling that keeps the element PyTorch's rule keeps, and a gather of its position. Every index is
+// built in range (the window starts are clamped into the input), so the gathers trust them instead of
+// reading their bounds back. The backward adds the gradient at the indices (scatter_add), recorded as
+// PyTorch's backward node so that its own gradient gathers through them.
 #include "nn/functional/fractional_max_pool.h"
 
 #include <array>
@@ -45,10 +45,9 @@ int64_t sample_column(size_t spatial_dims, size_t dim) {
   return spatial_dims == 2 ? static_cast<int64_t>(1 - dim) : static_cast<int64_t>(dim);
 }
 
-TensorOptions options_of(const Tensor& t) { return TensorOptions().dtype(t.dtype()).device(t.device()); }
-
 Tensor upload_int64(const std::vector<int64_t>& values, const Tensor& like) {
-  return from_blob(values.data(), {static_cast<int64_t>(values.size())}, TensorOptions().dtype(kInt64).device(like.device()));
+  return from_blob(values.data(), {static_cast<int64_t>(values.size())},
+                   TensorOptions().dtype(kInt64).device(like.device()));
 }
 
 template <size_t D>
@@ -114,7 +113,7 @@ Geometry<D> checked_geometry(const Tensor& input, const FractionalMaxPoolOptions
 // The samples given, checked, or one draw per plane and spatial dim.
 Tensor samples_for(const Tensor& batched, const Tensor& given, size_t spatial_dims, const Variant& v) {
   const std::vector<int64_t> expected = {batched.size(0), batched.size(1), static_cast<int64_t>(spatial_dims)};
-  if (!given.defined()) return rand(expected, options_of(batched));
+  if (!given.defined()) return rand(expected, TensorOptions().dtype(batched.dtype()).device(batched.device()));
   if (given.dtype() != batched.dtype()) {
     throw Error("expected scalar type " + scalar_type_name(batched.dtype()) + " but found " +
                 scalar_type_name(given.dtype()));
@@ -221,7 +220,8 @@ std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& input, const Fracti
     // The element PyTorch keeps (the first largest; a NaN over any number, a later NaN over an earlier
     // one) is the max pool kernel's choice too: one (1, window) max pooling over the windows gives its
     // value, and its place in the flattened (outputs, window) grid.
-    const auto [largest, kept] = max_pool2d_with_indices(values, MaxPool2dFuncOptions(ExpandingArray<2>({1, g.window()})));
+    const auto [largest, kept] =
+        max_pool2d_with_indices(values, MaxPool2dFuncOptions(ExpandingArray<2>({1, g.window()})));
     output = largest.view(out_sizes);
     indices = windows.reshape({n, c, -1}).gather(2, kept.reshape({n, c, -1})).view(out_sizes);
   }

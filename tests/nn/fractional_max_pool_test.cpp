@@ -45,10 +45,10 @@ class FractionalMaxPoolTest : public GradTest {
     const Tensor ours = from_torch(input, device), our_samples = from_torch(samples, device);
     expect_same_error(
         [&] {
-          F::fractional_max_pool3d(ours,
-                                   F::FractionalMaxPool3dFuncOptions(ExpandingArray<3>({kernel[0], kernel[1], kernel[2]}))
-                                       .output_size(ExpandingArray<3>({output[0], output[1], output[2]}))
-                                       ._random_samples(our_samples));
+          const ExpandingArray<3> window({kernel[0], kernel[1], kernel[2]});
+          F::fractional_max_pool3d(ours, F::FractionalMaxPool3dFuncOptions(window)
+                                             .output_size(ExpandingArray<3>({output[0], output[1], output[2]}))
+                                             ._random_samples(our_samples));
         },
         [&] {
           at::fractional_max_pool3d(input, {kernel[0], kernel[1], kernel[2]}, {output[0], output[1], output[2]},
@@ -94,12 +94,16 @@ TEST_P(FractionalMaxPoolTest, BadInputsGetLibTorchsMessages) {
       "samples that require grad");
 
   expect_same_error([] { nn::FractionalMaxPool2d(nn::FractionalMaxPool2dOptions(2)); },
-                    [] { torch::nn::FractionalMaxPool2d(torch::nn::FractionalMaxPool2dOptions(2)); }, "module, no size");
-  expect_same_error([] { nn::FractionalMaxPool3d(nn::FractionalMaxPool3dOptions(2).output_size(3).output_ratio(0.5)); },
-                    [] { torch::nn::FractionalMaxPool3d(torch::nn::FractionalMaxPool3dOptions(2).output_size(3).output_ratio(0.5)); },
-                    "module, both sizes");
+                    [] { torch::nn::FractionalMaxPool2d(torch::nn::FractionalMaxPool2dOptions(2)); },
+                    "module, no size");
   expect_same_error(
-      [] { nn::FractionalMaxPool2d(nn::FractionalMaxPool2dOptions(2).output_ratio(ExpandingArray<2, double>({0.5, 1.5}))); },
+      [] { nn::FractionalMaxPool3d(nn::FractionalMaxPool3dOptions(2).output_size(3).output_ratio(0.5)); },
+      [] { torch::nn::FractionalMaxPool3d(torch::nn::FractionalMaxPool3dOptions(2).output_size(3).output_ratio(0.5)); },
+      "module, both sizes");
+  expect_same_error(
+      [] {
+        nn::FractionalMaxPool2d(nn::FractionalMaxPool2dOptions(2).output_ratio(ExpandingArray<2, double>({0.5, 1.5})));
+      },
       [] {
         torch::nn::FractionalMaxPool2d(
             torch::nn::FractionalMaxPool2dOptions(2).output_ratio(torch::ExpandingArray<2, double>({0.5, 1.5})));
@@ -111,18 +115,20 @@ TEST_P(FractionalMaxPoolTest, BadInputsGetLibTorchsMessages) {
 // zero kernel); ember refuses both.
 TEST_P(FractionalMaxPoolTest, SamplesOfTheWrongSizeAndEmptyKernelsAreRefused) {
   const Tensor x = randn({2, 3, 7, 8}, f32());
+  const Tensor one_batch = rand({1, 3, 2}, f32()), two_batches = rand({2, 2, 3}, f32());
   expect_error_containing(
       [&] {
-        F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions(2).output_size(4)._random_samples(rand({1, 3, 2}, f32())));
+        F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions(2).output_size(4)._random_samples(one_batch));
       },
       "fractional_max_pool2d(): expected _random_samples of size [2, 3, 2]");
   expect_error_containing(
       [&] {
-        F::fractional_max_pool3d(x, F::FractionalMaxPool3dFuncOptions(2).output_size(1)._random_samples(rand({2, 2, 3}, f32())));
+        F::fractional_max_pool3d(x, F::FractionalMaxPool3dFuncOptions(2).output_size(1)._random_samples(two_batches));
       },
       "expected _random_samples of size [1, 2, 3]");
-  expect_error_containing([&] { F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions({2, 0}).output_size(4)); },
-                          "kernel_size must be greater than zero, but got [2, 0]");
+  expect_error_containing(
+      [&] { F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions({2, 0}).output_size(4)); },
+      "kernel_size must be greater than zero, but got [2, 0]");
 }
 
 // A window keeps its first largest value; a NaN beats any number, a later NaN an earlier one; a window of
@@ -183,7 +189,8 @@ TEST_P(FractionalMaxPoolTest, GradcheckInFloat64) {
   };
   const auto pool3d = [&samples3](const autograd::tensor_list& in) {
     return autograd::tensor_list{F::fractional_max_pool3d(
-        in[0], F::FractionalMaxPool3dFuncOptions(2).output_size(ExpandingArray<3>({2, 1, 3}))._random_samples(samples3))};
+        in[0],
+        F::FractionalMaxPool3dFuncOptions(2).output_size(ExpandingArray<3>({2, 1, 3}))._random_samples(samples3))};
   };
   EXPECT_TRUE(autograd::gradcheck(pool2d, {x}));
   EXPECT_TRUE(autograd::gradgradcheck(pool2d, {x}));
@@ -194,8 +201,10 @@ TEST_P(FractionalMaxPoolTest, GradcheckInFloat64) {
 TEST_P(FractionalMaxPoolTest, ModulesMatchLibTorchs) {
   at::Generator gen = at::detail::createCPUGenerator(13);
   const at::Tensor x = at::randn({2, 3, 9, 11}, gen), samples = at::rand({2, 3, 2}, gen);
-  nn::FractionalMaxPool2d ours(nn::FractionalMaxPool2dOptions({2, 3}).output_ratio(0.6)._random_samples(from_torch(samples, device)));
-  torch::nn::FractionalMaxPool2d theirs(torch::nn::FractionalMaxPool2dOptions({2, 3}).output_ratio(0.6)._random_samples(samples));
+  nn::FractionalMaxPool2d ours(
+      nn::FractionalMaxPool2dOptions({2, 3}).output_ratio(0.6)._random_samples(from_torch(samples, device)));
+  torch::nn::FractionalMaxPool2d theirs(
+      torch::nn::FractionalMaxPool2dOptions({2, 3}).output_ratio(0.6)._random_samples(samples));
   const auto [out, indices] = ours->forward_with_indices(from_torch(x, device));
   const auto [expected, expected_indices] = theirs->forward_with_indices(x);
   EXPECT_TENSOR_EQ(out, expected);
@@ -203,17 +212,21 @@ TEST_P(FractionalMaxPoolTest, ModulesMatchLibTorchs) {
   EXPECT_EQ(ours->named_buffers().keys(), theirs->named_buffers().keys());
 
   const at::Tensor x3 = at::randn({3, 6, 5, 7}, gen), samples3 = at::rand({1, 3, 3}, gen);
-  nn::FractionalMaxPool3d ours3(nn::FractionalMaxPool3dOptions(2).output_size(ExpandingArray<3>({4, 3, 5}))._random_samples(from_torch(samples3, device)));
-  torch::nn::FractionalMaxPool3d theirs3(torch::nn::FractionalMaxPool3dOptions(2).output_size(torch::ExpandingArray<3>({4, 3, 5}))._random_samples(samples3));
+  nn::FractionalMaxPool3d ours3(nn::FractionalMaxPool3dOptions(2)
+                                    .output_size(ExpandingArray<3>({4, 3, 5}))
+                                    ._random_samples(from_torch(samples3, device)));
+  torch::nn::FractionalMaxPool3d theirs3(torch::nn::FractionalMaxPool3dOptions(2)
+                                             .output_size(torch::ExpandingArray<3>({4, 3, 5}))
+                                             ._random_samples(samples3));
   EXPECT_TENSOR_EQ(ours3(from_torch(x3, device)), theirs3(x3));
 
   const at::Tensor positive = at::rand({2, 3, 9}, gen) + 0.5;
   EXPECT_TENSOR_EQ(nn::LPPool1d(nn::LPPool1dOptions(3, 2))(from_torch(positive, device)),
                    torch::nn::LPPool1d(torch::nn::LPPool1dOptions(3, 2))(positive), 1e-5, 1e-6);
   const at::Tensor positive2 = at::rand({2, 3, 6, 7}, gen) + 0.5;
-  EXPECT_TENSOR_EQ(nn::LPPool2d(nn::LPPool2dOptions(2, {2, 3}).stride(1).ceil_mode(true))(from_torch(positive2, device)),
-                   torch::nn::LPPool2d(torch::nn::LPPool2dOptions(2, {2, 3}).stride(1).ceil_mode(true))(positive2), 1e-5,
-                   1e-6);
+  nn::LPPool2d lp_pool(nn::LPPool2dOptions(2, {2, 3}).stride(1).ceil_mode(true));
+  torch::nn::LPPool2d their_lp_pool(torch::nn::LPPool2dOptions(2, {2, 3}).stride(1).ceil_mode(true));
+  EXPECT_TENSOR_EQ(lp_pool(from_torch(positive2, device)), their_lp_pool(positive2), 1e-5, 1e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FractionalMaxPoolTest, testing::Values("vulkan", "cuda"), backend_test_name);
