@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "nn/functional/detail/host_positions.h"
 #include "nn/functional/loss.h"
 #include "nn/functional/pooling.h"
 #include "tensor/functions.h"
@@ -45,17 +46,12 @@ int64_t sample_column(size_t spatial_dims, size_t dim) {
   return spatial_dims == 2 ? static_cast<int64_t>(1 - dim) : static_cast<int64_t>(dim);
 }
 
-Tensor upload_int64(const std::vector<int64_t>& values, const Tensor& like) {
-  return from_blob(values.data(), {static_cast<int64_t>(values.size())},
-                   TensorOptions().dtype(kInt64).device(like.device()));
-}
-
 template <size_t D>
 struct Geometry {
   std::array<int64_t, D> in{}, out{}, kernel{};
-  int64_t plane() const { return detail::product(IntArrayRef(in.data(), D)); }
-  int64_t outputs() const { return detail::product(IntArrayRef(out.data(), D)); }
-  int64_t window() const { return detail::product(IntArrayRef(kernel.data(), D)); }
+  int64_t plane() const { return ember::detail::product(IntArrayRef(in.data(), D)); }
+  int64_t outputs() const { return ember::detail::product(IntArrayRef(out.data(), D)); }
+  int64_t window() const { return ember::detail::product(IntArrayRef(kernel.data(), D)); }
 };
 
 // PyTorch's checks, in its order, and the output size.
@@ -141,7 +137,7 @@ Tensor window_starts(const Tensor& samples, int64_t in, int64_t out, int64_t ker
   std::vector<int64_t> steps(static_cast<size_t>(out));
   std::iota(steps.begin(), steps.end(), int64_t{0});
   steps.back() = 3 * out;
-  const Tensor step = upload_int64(steps, samples);
+  const Tensor step = detail::host_positions(steps, samples);
   return ((step + u) * alpha).to(kInt64).sub((u * alpha).to(kInt64)).clamp(0, last);
 }
 
@@ -156,7 +152,7 @@ Tensor window_positions(const Tensor& samples, const Geometry<D>& g) {
     std::vector<int64_t> offsets(static_cast<size_t>(g.kernel[d]));
     for (size_t e = 0; e < offsets.size(); ++e) offsets[e] = static_cast<int64_t>(e) * stride;
     // (N, C, out, kernel), viewed with unit dims at the other spatial dims' outputs and kernels.
-    const Tensor along = (starts * stride).unsqueeze(-1) + upload_int64(offsets, samples);
+    const Tensor along = (starts * stride).unsqueeze(-1) + detail::host_positions(offsets, samples);
     std::vector<int64_t> shape = {n, c};
     for (size_t e = 0; e < D; ++e) shape.push_back(e == d ? g.out[d] : 1);
     for (size_t e = 0; e < D; ++e) shape.push_back(e == d ? g.kernel[d] : 1);
@@ -173,23 +169,22 @@ Tensor fractional_backward(const Tensor& grad, const Tensor& input, const Tensor
                            const Variant& v) {
   const std::vector<int64_t> input_sizes = input.sizes().vec();
   const size_t plane_dims = input_sizes.size() - spatial_dims;
-  const int64_t planes = detail::product(IntArrayRef(input_sizes.data(), plane_dims));
-  const int64_t plane = detail::product(IntArrayRef(input_sizes.data() + plane_dims, spatial_dims));
-  const int64_t outputs = detail::product(IntArrayRef(indices.sizes().data() + plane_dims, spatial_dims));
+  const int64_t planes = ember::detail::product(IntArrayRef(input_sizes.data(), plane_dims));
+  const int64_t plane = ember::detail::product(IntArrayRef(input_sizes.data() + plane_dims, spatial_dims));
+  const int64_t outputs = ember::detail::product(IntArrayRef(indices.sizes().data() + plane_dims, spatial_dims));
   autograd::Record rec(v.backward_node, {&grad, &input});
-  detail::TrustedIndices trusted;  // the forward's own
+  ember::detail::TrustedIndices trusted;  // the forward's own
   const Tensor flat_indices = indices.reshape({planes, outputs});
   Tensor grad_input = grad.new_zeros({planes, plane})
                           .scatter_add(1, flat_indices, grad.reshape({planes, outputs}))
                           .reshape(input_sizes);
   if (rec) {
     rec.save(flat_indices);
-    rec.save(input);
-    grad_input = rec.finish(grad_input, [output_sizes = indices.sizes().vec(), planes, plane](
+    grad_input = rec.finish(grad_input, [output_sizes = indices.sizes().vec(), input_sizes, planes, plane](
                                             autograd::FunctionNode& node, const autograd::tensor_list& g) {
-      detail::TrustedIndices trusted;
+      ember::detail::TrustedIndices trusted;
       return autograd::tensor_list{g[0].reshape({planes, plane}).gather(1, node.saved(0)).reshape(output_sizes),
-                                   zeros_like(node.saved(1))};
+                                   g[0].new_zeros(input_sizes)};
     });
   }
   return grad_input;
@@ -210,11 +205,11 @@ std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& input, const Fracti
   autograd::Record rec(v.node, {&input});
   Tensor output;
   Tensor indices;
-  if (detail::product(out_sizes) == 0) {
+  if (ember::detail::product(out_sizes) == 0) {
     output = x.new_empty(out_sizes);
     indices = x.new_empty(out_sizes, TensorOptions().dtype(kInt64));
   } else {
-    detail::TrustedIndices trusted;
+    ember::detail::TrustedIndices trusted;
     const Tensor windows = window_positions(samples, g);
     const Tensor values = x.reshape({n, c, g.plane()}).gather(2, windows.reshape({n, c, -1})).view(windows.sizes());
     // The element PyTorch keeps (the first largest; a NaN over any number, a later NaN over an earlier

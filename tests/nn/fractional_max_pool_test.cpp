@@ -25,34 +25,20 @@ namespace TF = torch::nn::functional;
 
 class FractionalMaxPoolTest : public GradTest {
  protected:
-  // fractional_max_pool2d with these samples on both sides must fail with LibTorch's message.
-  void expect_same_error_2d(const at::Tensor& input, const at::Tensor& samples, std::array<int64_t, 2> kernel,
-                            std::array<int64_t, 2> output, const std::string& what) {
+  // The D-dim functional with these samples must fail on both sides, with LibTorch's message.
+  template <size_t D>
+  void expect_same_error_in(const at::Tensor& input, const at::Tensor& samples, std::array<int64_t, D> kernel,
+                            std::array<int64_t, D> output, const std::string& what) {
     const Tensor ours = from_torch(input, device), our_samples = from_torch(samples, device);
+    const auto options = nn::FractionalMaxPoolOptions<D>(kernel).output_size(output)._random_samples(our_samples);
     expect_same_error(
         [&] {
-          F::fractional_max_pool2d(ours, F::FractionalMaxPool2dFuncOptions(ExpandingArray<2>({kernel[0], kernel[1]}))
-                                             .output_size(ExpandingArray<2>({output[0], output[1]}))
-                                             ._random_samples(our_samples));
+          if constexpr (D == 2) F::fractional_max_pool2d(ours, options);
+          else F::fractional_max_pool3d(ours, options);
         },
         [&] {
-          at::fractional_max_pool2d(input, {kernel[0], kernel[1]}, {output[0], output[1]}, samples);
-        },
-        what);
-  }
-  void expect_same_error_3d(const at::Tensor& input, const at::Tensor& samples, std::array<int64_t, 3> kernel,
-                            std::array<int64_t, 3> output, const std::string& what) {
-    const Tensor ours = from_torch(input, device), our_samples = from_torch(samples, device);
-    expect_same_error(
-        [&] {
-          const ExpandingArray<3> window({kernel[0], kernel[1], kernel[2]});
-          F::fractional_max_pool3d(ours, F::FractionalMaxPool3dFuncOptions(window)
-                                             .output_size(ExpandingArray<3>({output[0], output[1], output[2]}))
-                                             ._random_samples(our_samples));
-        },
-        [&] {
-          at::fractional_max_pool3d(input, {kernel[0], kernel[1], kernel[2]}, {output[0], output[1], output[2]},
-                                    samples);
+          if constexpr (D == 2) at::fractional_max_pool2d(input, kernel, output, samples);
+          else at::fractional_max_pool3d(input, kernel, output, samples);
         },
         what);
   }
@@ -61,23 +47,23 @@ class FractionalMaxPoolTest : public GradTest {
 TEST_P(FractionalMaxPoolTest, BadInputsGetLibTorchsMessages) {
   at::Generator gen = at::detail::createCPUGenerator(5);
   const at::Tensor x = at::randn({2, 3, 7, 8}, gen), samples = at::rand({2, 3, 2}, gen);
-  expect_same_error_2d(at::randn({7, 8}, gen), at::rand({1, 3, 2}, gen), {2, 2}, {5, 5}, "two dims");
-  expect_same_error_2d(at::randn({2, 0, 7, 8}, gen), at::rand({2, 0, 2}, gen), {2, 2}, {5, 5}, "no channels");
-  expect_same_error_2d(at::randn({3, 0, 8}, gen), at::rand({1, 3, 2}, gen), {2, 2}, {5, 5}, "no rows");
-  expect_same_error_2d(x, samples, {3, 3}, {6, 6}, "pool height too large");
-  expect_same_error_2d(x, samples, {2, 2}, {5, 8}, "pool width too large");
-  expect_same_error_2d(x, samples, {2, 2}, {-1, 5}, "negative output");
-  expect_same_error_2d(at::randint(0, 5, {2, 3, 7, 8}, gen), samples, {2, 2}, {5, 5}, "integer input");
-  expect_same_error_2d(x, samples.to(at::kDouble), {2, 2}, {5, 5}, "float64 samples");
+  expect_same_error_in<2>(at::randn({7, 8}, gen), at::rand({1, 3, 2}, gen), {2, 2}, {5, 5}, "two dims");
+  expect_same_error_in<2>(at::randn({2, 0, 7, 8}, gen), at::rand({2, 0, 2}, gen), {2, 2}, {5, 5}, "no channels");
+  expect_same_error_in<2>(at::randn({3, 0, 8}, gen), at::rand({1, 3, 2}, gen), {2, 2}, {5, 5}, "no rows");
+  expect_same_error_in<2>(x, samples, {3, 3}, {6, 6}, "pool height too large");
+  expect_same_error_in<2>(x, samples, {2, 2}, {5, 8}, "pool width too large");
+  expect_same_error_in<2>(x, samples, {2, 2}, {-1, 5}, "negative output");
+  expect_same_error_in<2>(at::randint(0, 5, {2, 3, 7, 8}, gen), samples, {2, 2}, {5, 5}, "integer input");
+  expect_same_error_in<2>(x, samples.to(at::kDouble), {2, 2}, {5, 5}, "float64 samples");
 
   const at::Tensor x3 = at::randn({2, 3, 7, 8, 9}, gen), samples3 = at::rand({2, 3, 3}, gen);
-  expect_same_error_3d(at::randn({7, 8, 9}, gen), at::rand({1, 3, 3}, gen), {2, 2, 2}, {5, 5, 5}, "three dims");
-  expect_same_error_3d(at::randn({2, 3, 7, 0, 9}, gen), samples3, {2, 2, 2}, {5, 5, 5}, "no rows");
-  expect_same_error_3d(x3, samples3, {2, 2, 2}, {7, 5, 5}, "pool time too large");
-  expect_same_error_3d(x3, samples3, {2, 2, 2}, {6, 5, 5}, "the last window ending at the input's end");
-  expect_same_error_3d(x3, samples3, {2, 2, 2}, {5, 8, 5}, "pool height too large");
-  expect_same_error_3d(x3, samples3, {2, 2, 2}, {5, 5, 9}, "pool width too large");
-  expect_same_error_3d(at::randint(0, 5, {2, 3, 7, 8, 9}, gen), samples3, {2, 2, 2}, {5, 5, 5}, "integer input");
+  expect_same_error_in<3>(at::randn({7, 8, 9}, gen), at::rand({1, 3, 3}, gen), {2, 2, 2}, {5, 5, 5}, "three dims");
+  expect_same_error_in<3>(at::randn({2, 3, 7, 0, 9}, gen), samples3, {2, 2, 2}, {5, 5, 5}, "no rows");
+  expect_same_error_in<3>(x3, samples3, {2, 2, 2}, {7, 5, 5}, "pool time too large");
+  expect_same_error_in<3>(x3, samples3, {2, 2, 2}, {6, 5, 5}, "the last window ending at the input's end");
+  expect_same_error_in<3>(x3, samples3, {2, 2, 2}, {5, 8, 5}, "pool height too large");
+  expect_same_error_in<3>(x3, samples3, {2, 2, 2}, {5, 5, 9}, "pool width too large");
+  expect_same_error_in<3>(at::randint(0, 5, {2, 3, 7, 8, 9}, gen), samples3, {2, 2, 2}, {5, 5, 5}, "integer input");
 
   const Tensor ours = from_torch(x, device);
   expect_same_error([&] { F::fractional_max_pool2d(ours, F::FractionalMaxPool2dFuncOptions(2)); },
