@@ -147,6 +147,20 @@ void BM_FractionalMaxPool(benchmark::State& state, int64_t batch, int64_t channe
       });
 }
 
+// A 3-d CNN's activations (a batch of 8 clips, 16 channels, 16 frames of 28×28) pooled by 2×2×2 boxes,
+// forward and gradient: two passes of the 2-d pool kernels (nn/functional/pooling3d.cpp).
+void BM_Pool3d(benchmark::State& state, bool max, int64_t batch, int64_t channels, int64_t frames, int64_t side) {
+  Tensor x = ember::randn({batch, channels, frames, side, side}, f32()).requires_grad_(true);
+  run(state,
+      std::string(max ? "max" : "avg") + "_pool3d_" + std::to_string(batch) + "x" + std::to_string(channels) + "x" +
+          std::to_string(frames) + "x" + std::to_string(side),
+      2.0 * x.nbytes(), x.nbytes(), [&] {
+        const Tensor y =
+            max ? F::max_pool3d(x, F::MaxPool3dFuncOptions(2)) : F::avg_pool3d(x, F::AvgPool3dFuncOptions(2));
+        ember::autograd::grad({y}, {x}, {ember::ones_like(y)});
+      });
+}
+
 template <class... Args>
 void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args... args) {
   benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
@@ -165,6 +179,8 @@ void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args..
   add("BM_CrossEntropy/4096x1000", BM_CrossEntropy, int64_t{4096}, int64_t{1000});
   add("BM_CtcLoss/50x16x20_10", BM_CtcLoss, int64_t{50}, int64_t{16}, int64_t{20}, int64_t{10});
   add("BM_FractionalMaxPool/64x32x28_20", BM_FractionalMaxPool, int64_t{64}, int64_t{32}, int64_t{28}, int64_t{20});
+  add("BM_MaxPool3d/8x16x16x28", BM_Pool3d, true, int64_t{8}, int64_t{16}, int64_t{16}, int64_t{28});
+  add("BM_AvgPool3d/8x16x16x28", BM_Pool3d, false, int64_t{8}, int64_t{16}, int64_t{16}, int64_t{28});
   return true;
 }();
 

@@ -136,6 +136,11 @@ def norm_cpu():
         g = torch.ones(batch, channels, out, out)
         report(f"fractional_max_pool_{batch}x{channels}x{side}_{out}",
                step_time(lambda: F.fractional_max_pool2d(x, 2, output_size=out), [x], g))
+    for batch, channels, frames, side in [(8, 16, 16, 28)]:
+        x = torch.randn(batch, channels, frames, side, side, requires_grad=True)
+        g = torch.ones(batch, channels, frames // 2, side // 2, side // 2)
+        for kind, pool in [("max", F.max_pool3d), ("avg", F.avg_pool3d)]:
+            report(f"{kind}_pool3d_{batch}x{channels}x{frames}x{side}", step_time(lambda: pool(x, 2), [x], g))
 
 
 def optim_cpu():

@@ -16,12 +16,16 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
+#include "nn/functional/detail/pool_passes.h"
 #include "runtime/kernels/pool.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
 
 namespace {
+
+using detail::check_floating;
+using detail::pooling_output_shape;
 
 std::string text(int64_t value) { return std::to_string(value); }
 
@@ -32,20 +36,6 @@ int64_t div_round_down(int64_t x, int64_t y) {
   const int64_t r = x % y;
   if (r != 0 && ((r < 0) != (y < 0))) --q;
   return q;
-}
-
-int64_t pooling_output_shape(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
-                             bool ceil_mode) {
-  if (stride == 0) throw Error("stride should not be zero");
-  if (pad < 0) throw Error("pad must be non-negative, but got pad: " + text(pad));
-  if (pad > kernel / 2) {
-    throw Error("pad should be at most half of kernel size, but got pad=" + text(pad) + " and kernel_size=" +
-                text(kernel));
-  }
-  int64_t out = div_round_down(in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
-  // In ceil mode the last window must start inside the input or its left padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
 }
 
 void pool2d_shape_check(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w) {
@@ -83,14 +73,6 @@ void check_2_to_3_dims(const Tensor& input, const char* op) {
   }
 }
 
-// The pool kernels take floating dtypes; PyTorch's message names the op's CPU kernel.
-void check_floating(const Tensor& input, const char* kernel) {
-  if (!is_floating_point(input.dtype())) {
-    throw Error(std::string("\"") + kernel + "\" not implemented for '" + scalar_type_name(input.dtype()) + "'");
-  }
-  detail::check_dtype_supported(*input.device(), input.dtype());
-}
-
 std::vector<int64_t> with_spatial(const Tensor& input, int64_t out_h, int64_t out_w) {
   std::vector<int64_t> sizes = input.sizes().vec();
   sizes[sizes.size() - 2] = out_h;
@@ -98,26 +80,9 @@ std::vector<int64_t> with_spatial(const Tensor& input, int64_t out_h, int64_t ou
   return sizes;
 }
 
-PoolKernels& pool_kernels(const Tensor& t) { return detail::kernels_for<PoolKernels>(*t.device()); }
+PoolKernels& pool_kernels(const Tensor& t) { return ember::detail::kernels_for<PoolKernels>(*t.device()); }
 
-// ---- the kernels: forward, and backward as an op of its own ----
-
-struct Pooled {
-  Tensor out;
-  Tensor indices;  // the max ops only
-};
-
-Pooled pool_forward(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w) {
-  const std::vector<int64_t> sizes = with_spatial(input, out_h, out_w);
-  Pooled r;
-  r.out = detail::empty_on(sizes, input.dtype(), input.device());
-  if (is_max_pool(g.op)) r.indices = detail::empty_on(sizes, DType::Int64, input.device());
-  if (r.out.numel() == 0) return r;
-  PoolArgs args{.geometry = g, .out = r.out.ref(), .in = input.ref()};
-  if (r.indices.defined()) args.indices = r.indices.ref();
-  pool_kernels(input).pool(*detail::stream_for(*input.device()), args);
-  return r;
-}
+// ---- the records: each forward under its node; the kernel calls are below, in detail:: ----
 
 // The node names of each op's forward and of its backward.
 const char* forward_node(PoolOp op) {
@@ -144,42 +109,23 @@ Tensor pool_recorded(const Tensor& input, const PoolGeometry& g, int64_t out_h, 
 // The elements of `values` (... x H x W) that `indices` (... x OH x OW, positions in an H x W plane)
 // name: the gradient of max pooling's backward, and of max unpooling.
 Tensor gather_planes(const Tensor& values, const Tensor& indices) {
-  detail::TrustedIndices trusted;  // the forward made or checked them
+  ember::detail::TrustedIndices trusted;  // the forward made or checked them
   return values.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
-}
-
-// grad_in of the pooling `g` of an input of `in_sizes`, given grad_out (and the forward's indices).
-// `input` is the forward's: as in PyTorch it is an input of the node, with a zero gradient, so that the
-// gradient has a graph whenever the input requires grad.
-Tensor pool_backward(const Tensor& grad_out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
-  autograd::Record rec(backward_node(g.op), {&grad_out, &input});
-  Tensor grad_in = detail::empty_on(input.sizes(), grad_out.dtype(), grad_out.device());
-  if (grad_in.numel() > 0) {
-    PoolBackwardArgs args{.geometry = g, .grad_in = grad_in.ref(), .grad_out = grad_out.ref()};
-    if (indices.defined()) args.indices = indices.ref();
-    pool_kernels(grad_out).pool_backward(*detail::stream_for(*grad_out.device()), args);
-  }
-  if (!rec) return grad_in;
-  if (indices.defined()) rec.save(indices);
-  return rec.finish(grad_in, [g, out_h = grad_out.size(-2), out_w = grad_out.size(-1)](
-                                 autograd::FunctionNode& node, const autograd::tensor_list& gg) {
-    if (is_max_pool(g.op)) return autograd::tensor_list{gather_planes(gg[0], node.saved(0)), Tensor()};
-    return autograd::tensor_list{pool_recorded(gg[0], g, out_h, out_w, nullptr), Tensor()};
-  });
 }
 
 // The pooling forward under its node; `indices` receives the max ops' indices.
 Tensor pool_recorded(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w, Tensor* indices) {
   autograd::Record rec(forward_node(g.op), {&input});
-  Pooled r = pool_forward(input, g, out_h, out_w);
-  if (indices) *indices = r.indices;
-  if (!rec) return r.out;
+  auto [out, found] = detail::pool_planes(input, g, out_h, out_w);
+  if (indices) *indices = found;
+  if (!rec) return out;
   rec.save(input);
-  if (r.indices.defined()) rec.save_output(r.indices, 1);
+  if (found.defined()) rec.save_output(found, 1);
   autograd::tensor_list outs = rec.finish(
-      {r.out, r.indices}, [g](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
+      {out, found}, [g](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
         const Tensor indices = is_max_pool(g.op) ? node.saved(1) : Tensor();
-        return autograd::tensor_list{pool_backward(grads[0], indices, node.saved(0), g)};
+        const Tensor& input = node.saved(0);
+        return autograd::tensor_list{detail::pool_planes_backward(grads[0], indices, input, input.sizes(), g)};
       });
   if (indices) *indices = outs[1];
   return outs[0];
@@ -272,17 +218,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_of(const Tensor& input, IntArrayR
   return {out, indices};
 }
 
-// LibTorch's _list_with_default: a missing size keeps the input's.
-std::vector<int64_t> sizes_with_default(const ExpandingArrayWithOptionalElem<2>& output_size, const Tensor& input) {
-  if (input.dim() <= 2) throw Error("Input dimension should be at least 3");
-  std::vector<int64_t> sizes(2);
-  for (int d = 0; d < 2; ++d) sizes[d] = output_size[d].value_or(input.size(input.dim() - 2 + d));
-  return sizes;
-}
-
 // ATen's max_unpool2d over an output of out_h x out_w.
 Tensor max_unpool2d_of(const Tensor& input, const Tensor& indices, int64_t out_h, int64_t out_w) {
-  detail::check_same_device({&input, &indices});
+  ember::detail::check_same_device({&input, &indices});
   if (indices.dtype() != DType::Int64) {
     throw Error("elements in indices should be type int64 but got: " + scalar_type_name(indices.dtype()));
   }
@@ -315,11 +253,11 @@ Tensor max_unpool2d_of(const Tensor& input, const Tensor& indices, int64_t out_h
   autograd::Record rec("MaxUnpool2DBackward0", {&input});
   Tensor out;
   {
-    detail::TrustedIndices trusted;
+    ember::detail::TrustedIndices trusted;
     std::vector<int64_t> flat = input.sizes().vec();
     flat.resize(flat.size() - 2);
     flat.push_back(plane);
-    out = detail::zeros_as(input, flat).scatter(-1, indices.flatten(-2), input.flatten(-2)).view(sizes);
+    out = ember::detail::zeros_as(input, flat).scatter(-1, indices.flatten(-2), input.flatten(-2)).view(sizes);
   }
   if (!rec) return out;
   rec.save(indices);
@@ -381,6 +319,63 @@ int64_t max_pool1d_width(const Tensor& input, const MaxPool1dFuncOptions& o) {
 
 }  // namespace
 
+// ---- shared with pooling3d.cpp (detail/pool_passes.h): the output size, the dtype check, the kernel calls ----
+
+namespace detail {
+
+int64_t pooling_output_shape(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                             bool ceil_mode) {
+  if (stride == 0) throw Error("stride should not be zero");
+  if (pad < 0) throw Error("pad must be non-negative, but got pad: " + text(pad));
+  if (pad > kernel / 2) {
+    throw Error("pad should be at most half of kernel size, but got pad=" + text(pad) + " and kernel_size=" +
+                text(kernel));
+  }
+  int64_t out = div_round_down(in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  // In ceil mode the last window must start inside the input or its left padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+void check_floating(const Tensor& input, const char* kernel) {
+  if (!is_floating_point(input.dtype())) {
+    throw Error(std::string("\"") + kernel + "\" not implemented for '" + scalar_type_name(input.dtype()) + "'");
+  }
+  ember::detail::check_dtype_supported(*input.device(), input.dtype());
+}
+
+std::tuple<Tensor, Tensor> pool_planes(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w) {
+  const std::vector<int64_t> sizes = with_spatial(input, out_h, out_w);
+  Tensor out = ember::detail::empty_on(sizes, input.dtype(), input.device());
+  Tensor indices;
+  if (is_max_pool(g.op)) indices = ember::detail::empty_on(sizes, DType::Int64, input.device());
+  if (out.numel() == 0) return {out, indices};
+  PoolArgs args{.geometry = g, .out = out.ref(), .in = input.ref()};
+  if (indices.defined()) args.indices = indices.ref();
+  pool_kernels(input).pool(*ember::detail::stream_for(*input.device()), args);
+  return {out, indices};
+}
+
+Tensor pool_planes_backward(const Tensor& grad_out, const Tensor& indices, const Tensor& input,
+                            IntArrayRef in_sizes, const PoolGeometry& g) {
+  autograd::Record rec(backward_node(g.op), {&grad_out, &input});
+  Tensor grad_in = ember::detail::empty_on(in_sizes, grad_out.dtype(), grad_out.device());
+  if (grad_in.numel() > 0) {
+    PoolBackwardArgs args{.geometry = g, .grad_in = grad_in.ref(), .grad_out = grad_out.ref()};
+    if (indices.defined()) args.indices = indices.ref();
+    pool_kernels(grad_out).pool_backward(*ember::detail::stream_for(*grad_out.device()), args);
+  }
+  if (!rec) return grad_in;
+  if (indices.defined()) rec.save(indices);
+  return rec.finish(grad_in, [g, out_h = grad_out.size(-2), out_w = grad_out.size(-1)](
+                                 autograd::FunctionNode& node, const autograd::tensor_list& gg) {
+    if (is_max_pool(g.op)) return autograd::tensor_list{gather_planes(gg[0], node.saved(0)), Tensor()};
+    return autograd::tensor_list{pool_recorded(gg[0], g, out_h, out_w, nullptr), Tensor()};
+  });
+}
+
+}  // namespace detail
+
 // ---- 2-d ----
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const MaxPool2dFuncOptions& o) {
@@ -397,12 +392,12 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options) {
-  return adaptive_avg_pool2d_of(input, sizes_with_default(options.output_size(), input));
+  return adaptive_avg_pool2d_of(input, detail::sizes_with_default(options.output_size(), input));
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
                                                             const AdaptiveMaxPool2dFuncOptions& options) {
-  return adaptive_max_pool2d_of(input, sizes_with_default(options.output_size(), input));
+  return adaptive_max_pool2d_of(input, detail::sizes_with_default(options.output_size(), input));
 }
 
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
@@ -442,7 +437,7 @@ Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& o) {
   check_floating(input, "max_pool1d_impl");
   const PoolGeometry g = max_geometry({1, o.kernel_size()[0]}, {1, o.stride()[0]}, {0, o.padding()[0]},
                                       {1, o.dilation()[0]});
-  return pool_forward(input.unsqueeze(-2), g, 1, width).out.squeeze(-2);
+  return std::get<0>(detail::pool_planes(input.unsqueeze(-2), g, 1, width)).squeeze(-2);
 }
 
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {

@@ -40,8 +40,10 @@ template <size_t D>
 Tensor MaxPoolImpl<D>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::max_pool1d(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::max_pool2d(input, options);
+  } else {
+    return functional::max_pool3d(input, options);
   }
 }
 
@@ -49,8 +51,10 @@ template <size_t D>
 std::tuple<Tensor, Tensor> MaxPoolImpl<D>::forward_with_indices(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::max_pool1d_with_indices(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::max_pool2d_with_indices(input, options);
+  } else {
+    return functional::max_pool3d_with_indices(input, options);
   }
 }
 
@@ -64,8 +68,10 @@ template <size_t D>
 Tensor AvgPoolImpl<D>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::avg_pool1d(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::avg_pool2d(input, options);
+  } else {
+    return functional::avg_pool3d(input, options);
   }
 }
 
@@ -78,8 +84,10 @@ template <size_t D, class OutputSize>
 Tensor AdaptiveMaxPoolImpl<D, OutputSize>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::adaptive_max_pool1d(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::adaptive_max_pool2d(input, options);
+  } else {
+    return functional::adaptive_max_pool3d(input, options);
   }
 }
 
@@ -87,8 +95,10 @@ template <size_t D, class OutputSize>
 std::tuple<Tensor, Tensor> AdaptiveMaxPoolImpl<D, OutputSize>::forward_with_indices(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::adaptive_max_pool1d_with_indices(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::adaptive_max_pool2d_with_indices(input, options);
+  } else {
+    return functional::adaptive_max_pool3d_with_indices(input, options);
   }
 }
 
@@ -101,8 +111,10 @@ template <size_t D, class OutputSize>
 Tensor AdaptiveAvgPoolImpl<D, OutputSize>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return functional::adaptive_avg_pool1d(input, options);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::adaptive_avg_pool2d(input, options);
+  } else {
+    return functional::adaptive_avg_pool3d(input, options);
   }
 }
 
@@ -142,12 +154,16 @@ Tensor LPPoolImpl<D>::forward(const Tensor& input) {
 
 template class MaxPoolImpl<1>;
 template class MaxPoolImpl<2>;
+template class MaxPoolImpl<3>;
 template class AvgPoolImpl<1>;
 template class AvgPoolImpl<2>;
+template class AvgPoolImpl<3>;
 template class AdaptiveMaxPoolImpl<1, ExpandingArray<1>>;
 template class AdaptiveMaxPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
+template class AdaptiveMaxPoolImpl<3, ExpandingArrayWithOptionalElem<3>>;
 template class AdaptiveAvgPoolImpl<1, ExpandingArray<1>>;
 template class AdaptiveAvgPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
+template class AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>>;
 template class MaxUnpoolImpl<1>;
 template class MaxUnpoolImpl<2>;
 template class LPPoolImpl<1>;

@@ -29,8 +29,10 @@ class MaxPoolImpl : public Cloneable<MaxPoolImpl<D>> {
 };
 using MaxPool1dImpl = MaxPoolImpl<1>;
 using MaxPool2dImpl = MaxPoolImpl<2>;
+using MaxPool3dImpl = MaxPoolImpl<3>;
 EMBER_MODULE(MaxPool1d);
 EMBER_MODULE(MaxPool2d);
+EMBER_MODULE(MaxPool3d);
 
 // The mean of each window (https://pytorch.org/docs/1.13/generated/torch.nn.AvgPool2d.html).
 //   nn::AvgPool2d pool(nn::AvgPool2dOptions(3).stride(2).padding(1));  pool(x)
@@ -48,8 +50,10 @@ class AvgPoolImpl : public Cloneable<AvgPoolImpl<D>> {
 };
 using AvgPool1dImpl = AvgPoolImpl<1>;
 using AvgPool2dImpl = AvgPoolImpl<2>;
+using AvgPool3dImpl = AvgPoolImpl<3>;
 EMBER_MODULE(AvgPool1d);
 EMBER_MODULE(AvgPool2d);
+EMBER_MODULE(AvgPool3d);
 
 // Max pooling to a fixed output size (https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveMaxPool2d.html).
 //   nn::AdaptiveMaxPool2d pool(nn::AdaptiveMaxPool2dOptions({std::nullopt, 7}));  // keeps H, W -> 7
@@ -68,8 +72,10 @@ class AdaptiveMaxPoolImpl : public Cloneable<AdaptiveMaxPoolImpl<D, OutputSize>>
 };
 using AdaptiveMaxPool1dImpl = AdaptiveMaxPoolImpl<1, ExpandingArray<1>>;
 using AdaptiveMaxPool2dImpl = AdaptiveMaxPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveMaxPool3dImpl = AdaptiveMaxPoolImpl<3, ExpandingArrayWithOptionalElem<3>>;
 EMBER_MODULE(AdaptiveMaxPool1d);
 EMBER_MODULE(AdaptiveMaxPool2d);
+EMBER_MODULE(AdaptiveMaxPool3d);
 
 // Average pooling to a fixed output size (https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveAvgPool2d.html).
 //   nn::AdaptiveAvgPool2d pool(1);  pool(x)  // (N, C, H, W) -> (N, C, 1, 1)
@@ -87,8 +93,10 @@ class AdaptiveAvgPoolImpl : public Cloneable<AdaptiveAvgPoolImpl<D, OutputSize>>
 };
 using AdaptiveAvgPool1dImpl = AdaptiveAvgPoolImpl<1, ExpandingArray<1>>;
 using AdaptiveAvgPool2dImpl = AdaptiveAvgPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveAvgPool3dImpl = AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>>;
 EMBER_MODULE(AdaptiveAvgPool1d);
 EMBER_MODULE(AdaptiveAvgPool2d);
+EMBER_MODULE(AdaptiveAvgPool3d);
 
 // Max pooling undone: values back where their indices say (https://pytorch.org/docs/1.13/generated/torch.nn.MaxUnpool2d.html).
 //   auto [y, where] = pool->forward_with_indices(x);  nn::MaxUnpool2d(2)(y, where)

@@ -1,7 +1,7 @@
 #pragma once
 // Options of the pooling modules and functionals, with LibTorch 1.13's names, fields and defaults:
 // `F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1))`. A stride left unset is the
-// kernel size. Adaptive output sizes of 2-d pooling may leave a dim out (`{std::nullopt, 7}`), which
+// kernel size. Adaptive output sizes of 2-d and 3-d pooling may leave a dim out (`{std::nullopt, 7}`), which
 // keeps the input's size there.
 #include <cstdint>
 #include <optional>
@@ -26,7 +26,7 @@ OutputSize every_dim(int64_t size) {
 }
 }  // namespace adaptive_detail
 
-// AvgPool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.AvgPool2d.html
+// AvgPool1d/2d/3d: https://pytorch.org/docs/1.13/generated/torch.nn.AvgPool2d.html
 template <size_t D>
 struct AvgPoolOptions {
   AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
@@ -35,14 +35,15 @@ struct AvgPoolOptions {
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
   EMBER_ARG(bool, ceil_mode) = false;
   EMBER_ARG(bool, count_include_pad) = true;
-  // Divides every window's sum by this instead of its size (avg_pool2d only; avg_pool1d ignores it,
+  // Divides every window's sum by this instead of its size (avg_pool2d/3d only; avg_pool1d ignores it,
   // as LibTorch's does).
   EMBER_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
 using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
-// MaxPool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.MaxPool2d.html
+// MaxPool1d/2d/3d: https://pytorch.org/docs/1.13/generated/torch.nn.MaxPool2d.html
 template <size_t D>
 struct MaxPoolOptions {
   MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
@@ -54,8 +55,9 @@ struct MaxPoolOptions {
 };
 using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
 
-// AdaptiveMaxPool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveMaxPool2d.html
+// AdaptiveMaxPool1d/2d/3d: https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveMaxPool2d.html
 template <class OutputSize>
 struct AdaptiveMaxPoolOptions {
   AdaptiveMaxPoolOptions(OutputSize output_size) : output_size_(output_size) {}
@@ -72,8 +74,9 @@ struct AdaptiveMaxPoolOptions {
 };
 using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<ExpandingArray<1>>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
-// AdaptiveAvgPool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveAvgPool2d.html
+// AdaptiveAvgPool1d/2d/3d: https://pytorch.org/docs/1.13/generated/torch.nn.AdaptiveAvgPool2d.html
 template <class OutputSize>
 struct AdaptiveAvgPoolOptions {
   AdaptiveAvgPoolOptions(OutputSize output_size) : output_size_(output_size) {}
@@ -90,6 +93,7 @@ struct AdaptiveAvgPoolOptions {
 };
 using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
 // MaxUnpool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.MaxUnpool2d.html
 template <size_t D>
@@ -119,12 +123,16 @@ namespace functional {
 
 using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
+using AvgPool3dFuncOptions = AvgPool3dOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using MaxPool3dFuncOptions = MaxPool3dOptions;
 using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
 using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
+using AdaptiveMaxPool3dFuncOptions = AdaptiveMaxPool3dOptions;
 using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
 using LPPool1dFuncOptions = LPPool1dOptions;
 using LPPool2dFuncOptions = LPPool2dOptions;
 

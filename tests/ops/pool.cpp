@@ -1,7 +1,8 @@
-// Rows for pooling: max (with indices), average, adaptive and LP pooling in one and two dims, max
-// unpooling, and fractional max pooling in two and three dims (its samples given, so both sides agree). ember calls nn::functional with LibTorch's options; LibTorch's side calls ATen's ops,
-// which LibTorch's functionals forward to. Inputs are batched, unbatched, of batch 1 and of batch 0;
-// sizes that leave a window too small are refused by both.
+// Rows for pooling: max (with indices), average, adaptive and LP pooling in one and two dims, max, average
+// and adaptive pooling in three, max unpooling, and fractional max pooling in two and three dims (its
+// samples given, so both sides agree). ember calls nn::functional with LibTorch's options; LibTorch's
+// side calls ATen's ops, which LibTorch's functionals forward to. Inputs are batched, unbatched, of batch
+// 1 and of batch 0; sizes that leave a window too small are refused by both.
 #include "nn/functional/fractional_max_pool.h"
 #include "nn/functional/pooling.h"
 #include "tests/ops/nn_row.h"
@@ -12,6 +13,7 @@ namespace {
 namespace F = ember::nn::functional;
 
 const std::vector<Shapes> kCases2d = {{{2, 3, 6, 7}}, {{3, 5, 5}}, {{1, 1, 9, 8}}, {{0, 2, 4, 4}}, {{2, 2, 1, 1}}};
+const std::vector<Shapes> kCases3d = {{{2, 3, 4, 6, 5}}, {{3, 4, 5, 5}}, {{1, 1, 5, 4, 3}}, {{0, 2, 4, 4, 4}}};
 const std::vector<Shapes> kCases1d = {{{2, 3, 9}}, {{3, 8}}, {{1, 1, 17}}, {{0, 2, 6}}, {{2, 1}}};
 
 // Small integers as floats: many windows hold equal maxima, where PyTorch takes the first.
@@ -179,6 +181,79 @@ EMBER_OP_ROWS(pool_rows) {
           .with_cases({{{2, 3, 9}}, {{3, 8}}})
           .in_range(0.5, 2)
           .grad(),
+      EMBER_NN_OP_PAIR("max_pool3d", 1, F::max_pool3d(x[0], F::MaxPool3dFuncOptions(2)),
+                       at::max_pool3d(x[0], {2, 2, 2}))
+          .with_dtypes(kFloating)
+          .with_cases(kCases3d)
+          .grad2(),
+      EMBER_NN_OP_PAIR("max_pool3d padded dilated ceil", 1,
+               F::max_pool3d(x[0], F::MaxPool3dFuncOptions({3, 2, 2}).stride({2, 1, 2}).padding({1, 1, 0})
+                                       .dilation({1, 2, 1}).ceil_mode(true)),
+               at::max_pool3d(x[0], {3, 2, 2}, {2, 1, 2}, {1, 1, 0}, {1, 2, 1}, true))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 2, 5, 6, 5}}, {{2, 4, 5, 6}}, {{1, 1, 2, 3, 2}}})
+          .grad2(),
+      EMBER_NN_OP_PAIR("max_pool3d indices", 1,
+               indices_of(F::max_pool3d_with_indices(x[0], F::MaxPool3dFuncOptions(3).stride(2).padding(1))),
+               indices_of(at::max_pool3d_with_indices(x[0], {3, 3, 3}, {2, 2, 2}, {1, 1, 1})))
+          .with_dtypes(kFloating)
+          .with_cases(kCases3d)
+          .with_inputs(tied_values),
+      EMBER_NN_OP_PAIR("avg_pool3d", 1, F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(2)),
+                       at::avg_pool3d(x[0], {2, 2, 2}))
+          .with_dtypes(kFloating)
+          .with_cases(kCases3d)
+          .grad2(),
+      EMBER_NN_OP_PAIR("avg_pool3d padded ceil without pad", 1,
+               F::avg_pool3d(x[0], F::AvgPool3dFuncOptions({3, 2, 3}).stride({2, 3, 2}).padding({1, 1, 1})
+                                       .ceil_mode(true).count_include_pad(false)),
+               at::avg_pool3d(x[0], {3, 2, 3}, {2, 3, 2}, {1, 1, 1}, true, false))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 2, 5, 6, 5}}, {{2, 4, 5, 6}}, {{1, 1, 3, 2, 3}}})
+          .grad2(),
+      EMBER_NN_OP_PAIR("avg_pool3d padded with pad", 1,
+               F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true)),
+               at::avg_pool3d(x[0], {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, true, true))
+          .with_dtypes(kFloating)
+          .with_cases(kCases3d)
+          .grad(),
+      EMBER_NN_OP_PAIR("avg_pool3d divisor", 1,
+               F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(2).stride(1).divisor_override(3)),
+               at::avg_pool3d(x[0], {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, false, true, 3))
+          .with_dtypes(kFloating)
+          .with_cases(kCases3d)
+          .grad2(),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool3d", 1,
+               F::adaptive_avg_pool3d(x[0], F::AdaptiveAvgPool3dFuncOptions({3, 2, 4})),
+               at::adaptive_avg_pool3d(x[0], {3, 2, 4}))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 7, 5, 6}}, {{3, 4, 4, 5}}, {{1, 1, 2, 9, 3}}, {{0, 2, 4, 4, 4}}})
+          .grad2(),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool3d keeps dims", 1,
+               F::adaptive_avg_pool3d(x[0], F::AdaptiveAvgPool3dFuncOptions({std::nullopt, 3, std::nullopt})),
+               at::adaptive_avg_pool3d(x[0], {x[0].size(-3), 3, x[0].size(-1)}))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 4, 7, 5}}, {{3, 4, 9, 2}}})
+          .grad(),
+      EMBER_NN_OP_PAIR("adaptive_avg_pool3d to one", 1,
+               F::adaptive_avg_pool3d(x[0], F::AdaptiveAvgPool3dFuncOptions(1)),
+               at::adaptive_avg_pool3d(x[0], {1, 1, 1}))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 4, 7, 5}}, {{3, 4, 4, 2}}})
+          .grad(),
+      EMBER_NN_OP_PAIR("adaptive_max_pool3d", 1,
+               F::adaptive_max_pool3d(x[0], F::AdaptiveMaxPool3dFuncOptions({3, 2, 4})),
+               std::get<0>(at::adaptive_max_pool3d(x[0], {3, 2, 4})))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 7, 5, 6}}, {{3, 4, 4, 5}}, {{1, 1, 2, 9, 3}}, {{0, 2, 4, 4, 4}}})
+          .grad2(),
+      EMBER_NN_OP_PAIR("adaptive_max_pool3d indices", 1,
+               indices_of(F::adaptive_max_pool3d_with_indices(x[0],
+                                                              F::AdaptiveMaxPool3dFuncOptions({4, std::nullopt, 2}))),
+               indices_of(at::adaptive_max_pool3d(x[0], {4, x[0].size(-2), 2})))
+          .with_dtypes(kFloating)
+          .with_cases({{{2, 3, 7, 5, 6}}, {{3, 4, 4, 5}}, {{1, 1, 2, 9, 3}}})
+          .with_inputs(tied_values),
       EMBER_NN_OP_PAIR("fractional_max_pool2d", 2,
                F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(2).output_size(ExpandingArray<2>({4, 3}))._random_samples(x[1])),
                std::get<0>(at::fractional_max_pool2d(x[0], {2, 2}, {4, 3}, x[1])))
