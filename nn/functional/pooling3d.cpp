@@ -8,8 +8,7 @@
 // - Average: a box's divisor is the product of its per-dim counts (clipped to the input, or to the input
 //   and padding), so dividing in each pass divides by it; divisor_override divides the second pass's sum
 //   of the first's sums.
-// Each op records PyTorch's 3-d node. The max ops' backward adds the gradient at the indices; the average
-// ops' runs the two passes' backward in reverse.
+// Each op records PyTorch's 3-d node, whose backward runs the two passes' backward in reverse.
 #include <array>
 #include <initializer_list>
 #include <string>
@@ -17,7 +16,6 @@
 #include <vector>
 
 #include "autograd/record.h"
-#include "nn/functional/detail/index_pool_backward.h"
 #include "nn/functional/detail/pool_passes.h"
 #include "nn/functional/pooling.h"
 #include "tensor/ops_support.h"
@@ -42,44 +40,60 @@ std::vector<int64_t> with_last(const Tensor& input, size_t n, std::initializer_l
   return sizes;
 }
 
-// The forward, unrecorded: the pooled input and, for the max ops, the indices in its (T, H, W) box.
-std::tuple<Tensor, Tensor> pool_box(const Tensor& input, const Passes& p) {
+// The forward, unrecorded. The max ops' passes' indices are what their backward takes; the indices in
+// the (T, H, W) box are made only when asked for.
+struct Pooled3d {
+  Tensor out;
+  Tensor plane_indices;  // the max ops: (..., T, OH, OW), positions in an (H, W) plane
+  Tensor time_indices;   // the max ops: (..., OT, OH * OW), positions t * OH * OW + j in the by-plane result
+  Tensor indices;        // on request: (..., OT, OH, OW), positions in the box
+};
+
+Pooled3d pool_box(const Tensor& input, const Passes& p, bool box_indices) {
   const auto [ot, oh, ow] = p.out;
-  const auto [by_plane, plane_indices] = detail::pool_planes(input, p.planes, oh, ow);
-  const auto [out, time_indices] = detail::pool_planes(by_plane.flatten(-2), p.time, ot, oh * ow);
+  Pooled3d r;
+  Tensor by_plane;
+  std::tie(by_plane, r.plane_indices) = detail::pool_planes(input, p.planes, oh, ow);
+  std::tie(r.out, r.time_indices) = detail::pool_planes(by_plane.flatten(-2), p.time, ot, oh * ow);
   const std::vector<int64_t> out_sizes = with_last(input, 3, {ot, oh, ow});
-  if (!time_indices.defined()) return {out.view(out_sizes), Tensor()};
-  // time_indices holds t * OH * OW + j: the time step, and where plane_indices has its plane position.
-  ember::detail::TrustedIndices trusted;
-  const Tensor in_plane = plane_indices.flatten(-3).gather(-1, time_indices.flatten(-2));
-  const Tensor step = time_indices.flatten(-2).floor_divide(oh * ow);
-  const Tensor indices = step.mul(input.size(-2) * input.size(-1)).add(in_plane);
-  return {out.view(out_sizes), indices.view(out_sizes)};
+  r.out = r.out.view(out_sizes);
+  if (box_indices) {
+    // The time step t * OH * OW + j names, and where plane_indices has its plane position.
+    ember::detail::TrustedIndices trusted;
+    const Tensor in_plane = r.plane_indices.flatten(-3).gather(-1, r.time_indices.flatten(-2));
+    const Tensor step = r.time_indices.flatten(-2).floor_divide(oh * ow);
+    r.indices = step.mul(input.size(-2) * input.size(-1)).add(in_plane).view(out_sizes);
+  }
+  return r;
 }
 
-// Records PyTorch's node over the forward: the max ops' gradient at their indices (under create_graph
-// recorded as `max_backward_node`), the average ops' the passes' backward in reverse.
+// Records PyTorch's node over the forward. Its backward is the two passes' backward in reverse, each
+// through its own indices for the max ops: the pool backward kernels gather per input element, which
+// on lavapipe takes half the time of scattering at the box indices (docs/PERFORMANCE.md).
 std::tuple<Tensor, Tensor> pool_box_recorded(const Tensor& input, const Passes& p, const char* node,
-                                             const char* max_backward_node = nullptr) {
+                                             bool box_indices = false) {
   autograd::Record rec(node, {&input});
-  auto [out, indices] = pool_box(input, p);
-  if (!rec) return {out, indices};
+  Pooled3d r = pool_box(input, p, box_indices);
+  if (!rec) return {r.out, r.indices};
   rec.save(input);
-  if (indices.defined()) rec.save_output(indices, 1);
+  if (r.plane_indices.defined()) {
+    rec.save(r.plane_indices);
+    rec.save(r.time_indices);
+  }
   autograd::tensor_list outs = rec.finish(
-      {out, indices}, [p, max_backward_node](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
+      {r.out, r.indices}, [p](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
         const Tensor& input = node.saved(0);
-        if (is_max_pool(p.planes.op)) {
-          return autograd::tensor_list{
-              detail::index_pool_backward(grads[0], input, node.saved(1), 3, max_backward_node)};
-        }
+        const bool max = is_max_pool(p.planes.op);
         const auto [ot, oh, ow] = p.out;
-        const Tensor by_time = detail::pool_planes_backward(grads[0].flatten(-2), Tensor(), Tensor(),
-                                                            with_last(input, 3, {input.size(-3), oh * ow}), p.time);
-        const Tensor by_plane = by_time.view(with_last(input, 3, {input.size(-3), oh, ow}));
-        return autograd::tensor_list{detail::pool_planes_backward(by_plane, Tensor(), input, input.sizes(), p.planes)};
+        const int64_t steps = input.size(-3);
+        const Tensor by_time =
+            detail::pool_planes_backward(grads[0].flatten(-2), max ? node.saved(2) : Tensor(), Tensor(),
+                                         with_last(input, 3, {steps, oh * ow}), p.time);
+        const Tensor by_plane = by_time.view(with_last(input, 3, {steps, oh, ow}));
+        return autograd::tensor_list{
+            detail::pool_planes_backward(by_plane, max ? node.saved(1) : Tensor(), input, input.sizes(), p.planes)};
       });
-  return {outs[0], indices.defined() ? outs[1] : Tensor()};
+  return {outs[0], r.indices.defined() ? outs[1] : Tensor()};
 }
 
 // ATen's pool3d_shape_check: the message for an empty non-batch dim names the dim's size, as PyTorch's does.
@@ -155,19 +169,40 @@ void check_adaptive_sizes(const Tensor& input, const char* op) {
   }
 }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const MaxPool3dFuncOptions& o) {
+// ATen's max_pool3d_with_indices; the box indices only when `box_indices`.
+std::tuple<Tensor, Tensor> max_pool3d_of(const Tensor& input, const MaxPool3dFuncOptions& o, bool box_indices) {
   check_4_or_5_dims(input);
   std::array<PoolWindow, 3> win;
   for (int d = 0; d < 3; ++d) win[d] = {o.kernel_size()[d], o.stride()[d], o.padding()[d], o.dilation()[d]};
   const Passes p = windowed(input, PoolOp::Max, win, o.ceil_mode(), "max_pool3d_with_indices_out_cpu_template", false);
   detail::check_floating(input, "max_pool3d_with_indices_cpu");
-  return pool_box_recorded(input, p, "MaxPool3DWithIndicesBackward0", "MaxPool3DWithIndicesBackwardBackward0");
+  return pool_box_recorded(input, p, "MaxPool3DWithIndicesBackward0", box_indices);
+}
+
+// ATen's adaptive_max_pool3d, the box indices only when `box_indices`.
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_of(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options,
+                                                  bool box_indices) {
+  const std::vector<int64_t> size = detail::sizes_with_default(options.output_size(), input);
+  if (input.dim() != 4 && input.dim() != 5) {
+    throw Error("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: " + to_string(input.sizes()));
+  }
+  check_adaptive_sizes(input, "adaptive_max_pool3d");
+  const std::vector<int64_t> out_sizes = with_last(input, 3, {size[0], size[1], size[2]});
+  for (const int64_t s : out_sizes) {
+    if (s < 0) throw Error("Trying to create tensor with negative dimension " + text(s) + ": " + to_string(out_sizes));
+  }
+  detail::check_floating(input, "adaptive_max_pool3d_cpu");
+  return pool_box_recorded(input, adaptive(PoolOp::AdaptiveMax, size), "AdaptiveMaxPool3DBackward0", box_indices);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const MaxPool3dFuncOptions& o) {
+  return max_pool3d_of(input, o, true);
 }
 
 Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options) {
-  return std::get<0>(max_pool3d_with_indices(input, options));
+  return std::get<0>(max_pool3d_of(input, options, false));
 }
 
 Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
@@ -187,22 +222,11 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
 
 std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input,
                                                             const AdaptiveMaxPool3dFuncOptions& options) {
-  const std::vector<int64_t> size = detail::sizes_with_default(options.output_size(), input);
-  if (input.dim() != 4 && input.dim() != 5) {
-    throw Error("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: " + to_string(input.sizes()));
-  }
-  check_adaptive_sizes(input, "adaptive_max_pool3d");
-  const std::vector<int64_t> out_sizes = with_last(input, 3, {size[0], size[1], size[2]});
-  for (const int64_t s : out_sizes) {
-    if (s < 0) throw Error("Trying to create tensor with negative dimension " + text(s) + ": " + to_string(out_sizes));
-  }
-  detail::check_floating(input, "adaptive_max_pool3d_cpu");
-  return pool_box_recorded(input, adaptive(PoolOp::AdaptiveMax, size), "AdaptiveMaxPool3DBackward0",
-                           "AdaptiveMaxPool3DBackwardBackward0");
+  return adaptive_max_pool3d_of(input, options, true);
 }
 
 Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options) {
-  return std::get<0>(adaptive_max_pool3d_with_indices(input, options));
+  return std::get<0>(adaptive_max_pool3d_of(input, options, false));
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options) {

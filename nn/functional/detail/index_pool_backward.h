@@ -1,6 +1,6 @@
 #pragma once
-// The backward of the pooling ops that keep one element per window and record where it is (max_pool3d,
-// adaptive_max_pool3d, fractional_max_pool2d/3d): the gradient added into a zero input at each output's
+// The backward of the pooling ops that keep one element per window and whose windows the pool kernels
+// cannot walk back (fractional_max_pool2d/3d): the gradient added into a zero input at each output's
 // index. Recorded as `node` (PyTorch's BackwardBackward0 of the op); its own gradient gathers through the
 // same indices, and like PyTorch's node it also takes the forward's input, whose gradient is zero, so
 // that under create_graph the result requires grad where the input does.
