@@ -4,7 +4,7 @@
 // result.
 // - Max: the first pass keeps each (H, W) window's first largest element, the second the first largest
 //   over time: PyTorch's element in (t, h, w) order, and likewise the last NaN when there are NaNs. The
-//   index is t * H * W plus the first pass's position at that time step.
+//   index returned is t * H * W plus the first pass's position at that time step.
 // - Average: a box's divisor is the product of its per-dim counts (clipped to the input, or to the input
 //   and padding), so dividing in each pass divides by it; divisor_override divides the second pass's sum
 //   of the first's sums.
@@ -68,8 +68,9 @@ Pooled3d pool_box(const Tensor& input, const Passes& p, bool box_indices) {
 }
 
 // Records PyTorch's node over the forward. Its backward is the two passes' backward in reverse, each
-// through its own indices for the max ops: the pool backward kernels gather per input element, which
-// on lavapipe takes half the time of scattering at the box indices (docs/PERFORMANCE.md).
+// through its own indices for the max ops: the pool backward kernels gather per input element, and the
+// box indices are not needed (a third of the time of scattering at them on lavapipe, with the gather
+// that makes them; docs/PERFORMANCE.md).
 std::tuple<Tensor, Tensor> pool_box_recorded(const Tensor& input, const Passes& p, const char* node,
                                              bool box_indices = false) {
   autograd::Record rec(node, {&input});
