@@ -2,7 +2,7 @@
 // (elementwise ops on an (N, C, out) table per spatial dim), one gather of every window element, a max
 // pooling that keeps the element PyTorch's rule keeps, and a gather of its position. Every index is
 // built in range (the window starts are clamped into the input), so the gathers trust them instead of
-// reading their bounds back. The backward adds the gradient at the indices (detail/index_pool_backward.h).
+// reading their bounds back. The backward adds the gradient at the indices (scatter_add).
 #include "nn/functional/fractional_max_pool.h"
 
 #include <array>
@@ -12,7 +12,6 @@
 
 #include "autograd/record.h"
 #include "nn/functional/detail/host_positions.h"
-#include "nn/functional/detail/index_pool_backward.h"
 #include "nn/functional/loss.h"
 #include "nn/functional/pooling.h"
 #include "tensor/functions.h"
@@ -162,6 +161,34 @@ Tensor window_positions(const Tensor& samples, const Geometry<D>& g) {
   return positions.reshape({n, c, g.outputs(), g.window()});
 }
 
+// PyTorch's fractional_max_pool backward: grad added into a zero input at each output's index, recorded as
+// `node`. Its own gradient gathers through the same indices; like PyTorch's node it also takes the forward's
+// input, whose gradient is zero, so that under create_graph the result requires grad where the input does.
+Tensor fractional_backward(const Tensor& grad, const Tensor& input, const Tensor& indices, size_t spatial_dims,
+                           const char* node) {
+  const std::vector<int64_t> input_sizes = input.sizes().vec();
+  const size_t plane_dims = input_sizes.size() - spatial_dims;
+  const int64_t planes = ember::detail::product(IntArrayRef(input_sizes.data(), plane_dims));
+  const int64_t plane = ember::detail::product(IntArrayRef(input_sizes.data() + plane_dims, spatial_dims));
+  const int64_t outputs = ember::detail::product(IntArrayRef(indices.sizes().data() + plane_dims, spatial_dims));
+  autograd::Record rec(node, {&grad, &input});
+  ember::detail::TrustedIndices trusted;  // the forward's own
+  const Tensor flat_indices = indices.reshape({planes, outputs});
+  Tensor grad_input = grad.new_zeros({planes, plane})
+                          .scatter_add(1, flat_indices, grad.reshape({planes, outputs}))
+                          .reshape(input_sizes);
+  if (rec) {
+    rec.save(flat_indices);
+    grad_input = rec.finish(grad_input, [output_sizes = indices.sizes().vec(), input_sizes, planes, plane](
+                                            autograd::FunctionNode& node, const autograd::tensor_list& g) {
+      ember::detail::TrustedIndices trusted;
+      return autograd::tensor_list{g[0].reshape({planes, plane}).gather(1, node.saved(0)).reshape(output_sizes),
+                                   g[0].new_zeros(input_sizes)};
+    });
+  }
+  return grad_input;
+}
+
 template <size_t D>
 std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& input, const FractionalMaxPoolOptions<D>& o,
                                                const Variant& v) {
@@ -201,7 +228,7 @@ std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& input, const Fracti
     rec.save(input);
     output = rec.finish(output, [&v](autograd::FunctionNode& node, const autograd::tensor_list& grads) {
       return autograd::tensor_list{
-          detail::index_pool_backward(grads[0], node.saved(1), node.saved(0), D, v.backward_node)};
+          fractional_backward(grads[0], node.saved(1), node.saved(0), D, v.backward_node)};
     });
   }
   return {output, indices};
