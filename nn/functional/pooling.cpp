@@ -2,7 +2,7 @@
 // backward, and the autograd records with their formulas.
 //
 // The 2-d ops are ATen's (max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d,
-// adaptive_max_pool2d, max_unpool2d), each one node. The 1-d ops call them on the input with a unit
+// adaptive_max_pool2d), each one node. The 1-d ops call them on the input with a unit
 // height and squeeze it away again, as PyTorch does, so their grad_fn is PyTorch's too
 // (SqueezeBackward1). max_pool1d without grad takes PyTorch's separate no-indices path, with its own
 // checks: an output of zero width is then allowed.
@@ -105,13 +105,6 @@ const char* backward_node(PoolOp op) {
 }
 
 Tensor pool_recorded(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w, Tensor* indices);
-
-// The elements of `values` (... x H x W) that `indices` (... x OH x OW, positions in an H x W plane)
-// name: the gradient of max pooling's backward, and of max unpooling.
-Tensor gather_planes(const Tensor& values, const Tensor& indices) {
-  ember::detail::TrustedIndices trusted;  // the forward made or checked them
-  return values.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
-}
 
 // The pooling forward under its node; `indices` receives the max ops' indices.
 Tensor pool_recorded(const Tensor& input, const PoolGeometry& g, int64_t out_h, int64_t out_w, Tensor* indices) {
@@ -218,87 +211,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_of(const Tensor& input, IntArrayR
   return {out, indices};
 }
 
-// ATen's max_unpool2d over an output of out_h x out_w.
-Tensor max_unpool2d_of(const Tensor& input, const Tensor& indices, int64_t out_h, int64_t out_w) {
-  ember::detail::check_same_device({&input, &indices});
-  if (indices.dtype() != DType::Int64) {
-    throw Error("elements in indices should be type int64 but got: " + scalar_type_name(indices.dtype()));
-  }
-  const int64_t ndim = input.dim();
-  if (ndim != 3 && ndim != 4) {
-    throw Error("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with " + text(ndim) +
-                " dimensions.");
-  }
-  if (input.sizes() != indices.sizes()) {
-    throw Error("Expected shape of indices to be same as that of the input tensor (" + to_string(input.sizes()) +
-                ") but got indices tensor with shape: " + to_string(indices.sizes()));
-  }
-  for (int64_t d = 1; d < ndim; ++d) {
-    if (input.size(d) <= 0) {
-      throw Error("max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, "
-                  "but got " + to_string(input.sizes()) + " with dimension " + text(d) + " being empty.");
-    }
-  }
-  const std::vector<int64_t> sizes = with_spatial(input, out_h, out_w);
-  const int64_t plane = out_h * out_w;
-  if (indices.numel() > 0) {
-    // PyTorch's CPU kernel names the last index outside the output plane that it meets, the last one in
-    // row-major order when one thread checks them all (and leaves its message's bracket open).
-    const Tensor invalid = indices.lt(0).logical_or(indices.ge(plane));
-    if (invalid.any().item<bool>()) {
-      throw Error("Found an invalid max index: " + text(indices.masked_select(invalid).select(0, -1).item<int64_t>()) +
-                  " (output volumes are of size " + text(out_h) + "x" + text(out_w));
-    }
-  }
-  autograd::Record rec("MaxUnpool2DBackward0", {&input});
-  Tensor out;
-  {
-    ember::detail::TrustedIndices trusted;
-    std::vector<int64_t> flat = input.sizes().vec();
-    flat.resize(flat.size() - 2);
-    flat.push_back(plane);
-    out = ember::detail::zeros_as(input, flat).scatter(-1, indices.flatten(-2), input.flatten(-2)).view(sizes);
-  }
-  if (!rec) return out;
-  rec.save(indices);
-  return rec.finish(out, [](autograd::FunctionNode& node, const autograd::tensor_list& g) {
-    return autograd::tensor_list{gather_planes(g[0], node.saved(0))};
-  });
-}
-
-// LibTorch's _unpool_output_size over the last D dims (LibTorch reads dims 2.. of a batched input;
-// for an unbatched one those are the same as PyTorch's last D dims).
-template <size_t D>
-std::vector<int64_t> unpool_output_size(const Tensor& input, const MaxUnpoolFuncOptions<D>& options) {
-  std::vector<int64_t> defaults;
-  for (size_t d = 0; d < D; ++d) {
-    defaults.push_back((input.size(input.dim() - static_cast<int64_t>(D) + static_cast<int64_t>(d)) - 1) *
-                           options.stride()[d] +
-                       options.kernel_size()[d] - 2 * options.padding()[d]);
-  }
-  if (!options.output_size()) return defaults;
-  std::vector<int64_t> sizes = *options.output_size();
-  if (sizes.size() == D + 2) sizes.erase(sizes.begin(), sizes.begin() + 2);
-  if (sizes.size() != D) {
-    throw Error("output_size should be a sequence containing " + text(D) + " or " + text(D + 2) +
-                " elements, but it has a length of '" + text(static_cast<int64_t>(sizes.size())) + "'");
-  }
-  for (size_t d = 0; d < D; ++d) {
-    const int64_t min_size = defaults[d] - options.stride()[d];
-    const int64_t max_size = defaults[d] + options.stride()[d];
-    if (!(min_size <= sizes[d] && sizes[d] <= max_size)) {
-      // LibTorch prints the sizes as c10 prints a vector: "9 9".
-      std::string listed;
-      for (int64_t size : sizes) {
-        if (!listed.empty()) listed += ' ';
-        listed += text(size);
-      }
-      throw Error("invalid output_size " + listed + " (dim " + text(static_cast<int64_t>(d)) +
-                  " must be between " + text(min_size) + " and " + text(max_size) + ")");
-    }
-  }
-  return sizes;
-}
 
 // max_pool1d's own checks on the path without indices (PyTorch's check_max_pool1d).
 int64_t max_pool1d_width(const Tensor& input, const MaxPool1dFuncOptions& o) {
@@ -356,6 +268,11 @@ std::tuple<Tensor, Tensor> pool_planes(const Tensor& input, const PoolGeometry& 
   return {out, indices};
 }
 
+Tensor gather_positions(const Tensor& values, const Tensor& indices, int64_t spatial_dims) {
+  ember::detail::TrustedIndices trusted;  // the forward made or checked them
+  return values.flatten(-spatial_dims).gather(-1, indices.flatten(-spatial_dims)).view(indices.sizes());
+}
+
 Tensor pool_planes_backward(const Tensor& grad_out, const Tensor& indices, const Tensor& input,
                             IntArrayRef in_sizes, const PoolGeometry& g) {
   autograd::Record rec(backward_node(g.op), {&grad_out, &input});
@@ -369,7 +286,7 @@ Tensor pool_planes_backward(const Tensor& grad_out, const Tensor& indices, const
   if (indices.defined()) rec.save(indices);
   return rec.finish(grad_in, [g, out_h = grad_out.size(-2), out_w = grad_out.size(-1)](
                                  autograd::FunctionNode& node, const autograd::tensor_list& gg) {
-    if (is_max_pool(g.op)) return autograd::tensor_list{gather_planes(gg[0], node.saved(0)), Tensor()};
+    if (is_max_pool(g.op)) return autograd::tensor_list{gather_positions(gg[0], node.saved(0), 2), Tensor()};
     return autograd::tensor_list{pool_recorded(gg[0], g, out_h, out_w, nullptr), Tensor()};
   });
 }
@@ -402,11 +319,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
 
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
   return std::get<0>(adaptive_max_pool2d_with_indices(input, options));
-}
-
-Tensor max_unpool2d(const Tensor& input, const Tensor& indices, const MaxUnpool2dFuncOptions& options) {
-  const std::vector<int64_t> size = unpool_output_size(input, options);
-  return max_unpool2d_of(input, indices, size[0], size[1]);
 }
 
 Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& o) {
@@ -461,11 +373,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
 
 Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options) {
   return std::get<0>(adaptive_max_pool1d_with_indices(input, options));
-}
-
-Tensor max_unpool1d(const Tensor& input, const Tensor& indices, const MaxUnpool1dFuncOptions& options) {
-  const std::vector<int64_t> size = unpool_output_size(input, options);
-  return max_unpool2d_of(input.unsqueeze(-1), indices.unsqueeze(-1), size[0], 1).squeeze(-1);
 }
 
 Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& o) {

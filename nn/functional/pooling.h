@@ -1,11 +1,12 @@
 #pragma once
 // Pooling as LibTorch 1.13's torch::nn::functional has it: max, average, adaptive and LP pooling in one
-// and two dims, max, average and adaptive pooling in three, and max unpooling. Inputs may be unbatched
-// (C x L, C x H x W, C x T x H x W). PyTorch's checks and messages; each op records PyTorch's node
-// (MaxPool2DWithIndicesBackward0, AvgPool3DBackward0, AdaptiveAvgPool2DBackward0, ...,
-// MaxUnpool2DBackward0), and the 1-d ops are the 2-d ones over a unit dim, as in PyTorch. Backward runs
-// on the pool kernels and is differentiable again. The 3-d ops are two passes of the 2-d kernels
-// (pooling3d.cpp). https://pytorch.org/docs/1.13/nn.functional.html#pooling-layers
+// and two dims, max, average and adaptive pooling in three, and max unpooling in one to three. Inputs may
+// be unbatched (C x L, C x H x W, C x T x H x W). PyTorch's checks and messages; each op records PyTorch's
+// node (MaxPool2DWithIndicesBackward0, AvgPool3DBackward0, AdaptiveAvgPool2DBackward0, ...,
+// MaxUnpool3DBackward0), and the 1-d ops are the 2-d ones over a unit dim, as in PyTorch. Backward runs
+// on the pool kernels and is differentiable again. The 3-d pooling ops are two passes of the 2-d kernels
+// (pooling3d.cpp); max unpooling scatters into the flattened output plane (max_unpool.cpp).
+// https://pytorch.org/docs/1.13/nn.functional.html#pooling-layers
 //
 //   namespace F = ember::nn::functional;
 //   Tensor y = F::max_pool2d(x, F::MaxPool2dFuncOptions(2));
@@ -45,6 +46,7 @@ Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptio
 // zero output plane (the pooling's input size by default; options.output_size() otherwise).
 Tensor max_unpool1d(const Tensor& input, const Tensor& indices, const MaxUnpool1dFuncOptions& options);
 Tensor max_unpool2d(const Tensor& input, const Tensor& indices, const MaxUnpool2dFuncOptions& options);
+Tensor max_unpool3d(const Tensor& input, const Tensor& indices, const MaxUnpool3dFuncOptions& options);
 
 // (sum of x^p over each window)^(1/p), through avg_pool as LibTorch computes it.
 Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& options);

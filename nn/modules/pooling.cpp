@@ -132,8 +132,10 @@ Tensor MaxUnpoolImpl<D>::forward(const Tensor& input, const Tensor& indices,
   call.stride(options.stride()).padding(options.padding()).output_size(output_size);
   if constexpr (D == 1) {
     return functional::max_unpool1d(input, indices, call);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::max_unpool2d(input, indices, call);
+  } else {
+    return functional::max_unpool3d(input, indices, call);
   }
 }
 
@@ -166,6 +168,7 @@ template class AdaptiveAvgPoolImpl<2, ExpandingArrayWithOptionalElem<2>>;
 template class AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>>;
 template class MaxUnpoolImpl<1>;
 template class MaxUnpoolImpl<2>;
+template class MaxUnpoolImpl<3>;
 template class LPPoolImpl<1>;
 template class LPPoolImpl<2>;
 

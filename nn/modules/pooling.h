@@ -115,8 +115,10 @@ class MaxUnpoolImpl : public Cloneable<MaxUnpoolImpl<D>> {
 };
 using MaxUnpool1dImpl = MaxUnpoolImpl<1>;
 using MaxUnpool2dImpl = MaxUnpoolImpl<2>;
+using MaxUnpool3dImpl = MaxUnpoolImpl<3>;
 EMBER_MODULE(MaxUnpool1d);
 EMBER_MODULE(MaxUnpool2d);
+EMBER_MODULE(MaxUnpool3d);
 
 // The p-norm of each window, (sum of x^p)^(1/p) (https://pytorch.org/docs/1.13/generated/torch.nn.LPPool2d.html).
 //   nn::LPPool2d pool(nn::LPPool2dOptions(2, 3).stride(2));  pool(x)

@@ -95,7 +95,7 @@ using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<2>>;
 using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
-// MaxUnpool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.MaxUnpool2d.html
+// MaxUnpool1d/2d/3d: https://pytorch.org/docs/1.13/generated/torch.nn.MaxUnpool2d.html
 template <size_t D>
 struct MaxUnpoolOptions {
   MaxUnpoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
@@ -105,6 +105,7 @@ struct MaxUnpoolOptions {
 };
 using MaxUnpool1dOptions = MaxUnpoolOptions<1>;
 using MaxUnpool2dOptions = MaxUnpoolOptions<2>;
+using MaxUnpool3dOptions = MaxUnpoolOptions<3>;
 
 // LPPool1d/2d: https://pytorch.org/docs/1.13/generated/torch.nn.LPPool2d.html
 template <size_t D>
@@ -136,7 +137,7 @@ using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
 using LPPool1dFuncOptions = LPPool1dOptions;
 using LPPool2dFuncOptions = LPPool2dOptions;
 
-// max_unpool1d/2d's options: the module's and the size of the output (its last D dims, or D + 2 dims
+// max_unpool1d/2d/3d's options: the module's and the size of the output (its last D dims, or D + 2 dims
 // of which the first two are ignored); by default the inverse of the pooling's output size.
 template <size_t D>
 struct MaxUnpoolFuncOptions {
@@ -148,6 +149,7 @@ struct MaxUnpoolFuncOptions {
 };
 using MaxUnpool1dFuncOptions = MaxUnpoolFuncOptions<1>;
 using MaxUnpool2dFuncOptions = MaxUnpoolFuncOptions<2>;
+using MaxUnpool3dFuncOptions = MaxUnpoolFuncOptions<3>;
 
 }  // namespace functional
 

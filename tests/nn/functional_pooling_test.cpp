@@ -139,6 +139,11 @@ TEST_P(NnPoolingTest, MaxUnpoolChecksAsLibTorch) {
   same([&] { F::max_unpool2d(p.flatten(0, 1).flatten(0, 1), i.flatten(0, 1).flatten(0, 1), F::MaxUnpool2dFuncOptions(2)); },
        [&] { TF::max_unpool2d(pooled.flatten(0, 2), indices.flatten(0, 2), TF::MaxUnpool2dFuncOptions(2)); },
        "2-d input");
+  same([&] { F::max_unpool2d(p, i, F::MaxUnpool2dFuncOptions(1).padding(2)); },
+       [&] { TF::max_unpool2d(pooled, indices, TF::MaxUnpool2dFuncOptions(1).padding(2)); }, "negative output size");
+  // An empty output: ATen checks no index then.
+  EXPECT_TENSOR_EQ(F::max_unpool2d(p, i, F::MaxUnpool2dFuncOptions(2).padding({3, 0})),
+                   TF::max_unpool2d(pooled, indices, TF::MaxUnpool2dFuncOptions(2).padding({3, 0})));
   // LibTorch 1.13 reads an output_size of D values as none at all and throws; ember takes it.
   const Tensor out = F::max_unpool2d(p, i, F::MaxUnpool2dFuncOptions(2).output_size(std::vector<int64_t>{7, 7}));
   EXPECT_TENSOR_EQ(out, at::max_unpool2d(pooled, indices, {7, 7}));

@@ -293,6 +293,8 @@ TEST(LayerModulesPythonTest, ReprsMatchPyTorch) {
       {"torch.nn.AdaptiveAvgPool3d((None, 3, 2))",
        nn::AdaptiveAvgPool3d(nn::AdaptiveAvgPool3dOptions({std::nullopt, 3, 2}))->repr()},
       {"torch.nn.AdaptiveMaxPool3d(3)", nn::AdaptiveMaxPool3d(3)->repr()},
+      {"torch.nn.MaxUnpool3d(2, stride=(2, 1, 2), padding=1)",
+       nn::MaxUnpool3d(nn::MaxUnpool3dOptions(2).stride({2, 1, 2}).padding(1))->repr()},
       {"torch.nn.LPPool2d(2.0, 3, stride=2)", nn::LPPool2d(nn::LPPool2dOptions(2, 3).stride(2))->repr()},
       {"torch.nn.LPPool1d(1.5, 4, stride=4)", nn::LPPool1d(nn::LPPool1dOptions(1.5, 4))->repr()},
       {"torch.nn.FractionalMaxPool2d(3, output_ratio=0.5)",

@@ -1,8 +1,8 @@
 // Rows for pooling: max (with indices), average, adaptive and LP pooling in one and two dims, max, average
-// and adaptive pooling in three, max unpooling, and fractional max pooling in two and three dims (its
-// samples given, so both sides agree). ember calls nn::functional with LibTorch's options; LibTorch's
-// side calls ATen's ops, which LibTorch's functionals forward to. Inputs are batched, unbatched, of batch
-// 1 and of batch 0; sizes that leave a window too small are refused by both.
+// and adaptive pooling in three, max unpooling in one to three, and fractional max pooling in two and
+// three dims (its samples given, so both sides agree). ember calls nn::functional with LibTorch's options;
+// LibTorch's side calls ATen's ops, which LibTorch's functionals forward to. Inputs are batched,
+// unbatched, of batch 1 and of batch 0; sizes that leave a window too small are refused by both.
 #include "nn/functional/fractional_max_pool.h"
 #include "nn/functional/pooling.h"
 #include "tests/ops/nn_row.h"
@@ -24,6 +24,12 @@ std::vector<at::Tensor> tied_values(DType dtype, const Shapes& shapes, at::Gener
 // A max pooling's output and indices (kernel 2 over the last two dims of shapes[0]), for unpooling.
 std::vector<at::Tensor> pooled_and_indices(DType dtype, const Shapes& shapes, at::Generator& gen) {
   auto [out, indices] = at::max_pool2d_with_indices(random_torch(shapes[0], DType::Float32, gen), {2, 2});
+  return {out.to(torch_dtype(dtype)), indices};
+}
+
+// The same over the last three dims, for unpool3d.
+std::vector<at::Tensor> pooled_and_indices_3d(DType dtype, const Shapes& shapes, at::Generator& gen) {
+  auto [out, indices] = at::max_pool3d_with_indices(random_torch(shapes[0], DType::Float32, gen), {2, 2, 2});
   return {out.to(torch_dtype(dtype)), indices};
 }
 
@@ -159,6 +165,16 @@ EMBER_OP_ROWS(pool_rows) {
           .constant_inputs({1})
           .without_broadcast_layout()
           .grad(),
+      // LibTorch's CPU kernel unpools float and double only (MaxUnpool3dTest covers the other dtypes).
+      EMBER_NN_OP_PAIR("max_unpool3d", 2, F::max_unpool3d(x[0], x[1], F::MaxUnpool3dFuncOptions(2)),
+               at::max_unpool3d(x[0], x[1], {x[0].size(-3) * 2, x[0].size(-2) * 2, x[0].size(-1) * 2}, {2, 2, 2},
+                                {0, 0, 0}))
+          .with_dtypes({DType::Float32, DType::Float64})
+          .with_cases({{{2, 3, 4, 6, 4}}, {{3, 4, 4, 2}}, {{1, 1, 2, 6, 4}}})
+          .with_inputs(pooled_and_indices_3d)
+          .constant_inputs({1})
+          .without_broadcast_layout()
+          .grad2(),
       EMBER_NN_OP_PAIR("max_unpool1d", 2, F::max_unpool1d(x[0], x[1], F::MaxUnpool1dFuncOptions(2)),
                at::max_unpool2d(x[0].unsqueeze(-2), x[1].unsqueeze(-2), {1, x[0].size(-1) * 2}).squeeze(-2))
           .with_dtypes(kFloating)

@@ -1,7 +1,7 @@
 #pragma once
-// What the 2-d pooling ops (pooling.cpp) share with the ops built from their passes (pooling3d.cpp):
-// PyTorch's output size and dtype check, one pool kernel launch over the last two dims, and its
-// recorded backward.
+// What the 2-d pooling ops (pooling.cpp) share with the ops built from their passes (pooling3d.cpp) and
+// with max unpooling (max_unpool.cpp): PyTorch's output size and dtype check, one pool kernel launch over
+// the last two dims, its recorded backward, and the gather through max pooling's indices.
 #include <string>
 #include <tuple>
 #include <vector>
@@ -29,6 +29,11 @@ std::tuple<Tensor, Tensor> pool_planes(const Tensor& input, const PoolGeometry& 
 // in PyTorch.
 Tensor pool_planes_backward(const Tensor& grad_out, const Tensor& indices, const Tensor& input,
                             IntArrayRef in_sizes, const PoolGeometry& g);
+
+// The elements of `values` (... x spatial dims) that `indices` (... x spatial dims, positions in the
+// flattened spatial dims of `values`) name: the gradient of max pooling's backward and of max unpooling.
+// The indices must be in range: the forward made or checked them.
+Tensor gather_positions(const Tensor& values, const Tensor& indices, int64_t spatial_dims);
 
 // LibTorch's _list_with_default: the adaptive output size of the last D dims, a missing one keeping the
 // input's size.
