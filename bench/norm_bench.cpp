@@ -161,6 +161,21 @@ void BM_Pool3d(benchmark::State& state, bool max, int64_t batch, int64_t channel
       });
 }
 
+// The same clips' 2x2x2 max pooling undone, forward and gradient: a scatter into each zero output plane,
+// and a gather back (nn/functional/max_unpool.cpp).
+void BM_MaxUnpool3d(benchmark::State& state, int64_t batch, int64_t channels, int64_t frames, int64_t side) {
+  const Tensor input = ember::randn({batch, channels, frames, side, side}, f32());
+  const auto [pooled, indices] = F::max_pool3d_with_indices(input, F::MaxPool3dFuncOptions(2));
+  Tensor x = pooled.detach().requires_grad_(true);
+  run(state,
+      "max_unpool3d_" + std::to_string(batch) + "x" + std::to_string(channels) + "x" + std::to_string(frames) + "x" +
+          std::to_string(side),
+      2.0 * input.nbytes(), input.nbytes(), [&] {
+        const Tensor y = F::max_unpool3d(x, indices, F::MaxUnpool3dFuncOptions(2));
+        ember::autograd::grad({y}, {x}, {ember::ones_like(y)});
+      });
+}
+
 template <class... Args>
 void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args... args) {
   benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
@@ -181,6 +196,7 @@ void add(const std::string& name, void (*fn)(benchmark::State&, Args...), Args..
   add("BM_FractionalMaxPool/64x32x28_20", BM_FractionalMaxPool, int64_t{64}, int64_t{32}, int64_t{28}, int64_t{20});
   add("BM_MaxPool3d/8x16x16x28", BM_Pool3d, true, int64_t{8}, int64_t{16}, int64_t{16}, int64_t{28});
   add("BM_AvgPool3d/8x16x16x28", BM_Pool3d, false, int64_t{8}, int64_t{16}, int64_t{16}, int64_t{28});
+  add("BM_MaxUnpool3d/8x16x16x28", BM_MaxUnpool3d, int64_t{8}, int64_t{16}, int64_t{16}, int64_t{28});
   return true;
 }();
 

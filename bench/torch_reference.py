@@ -141,6 +141,10 @@ def norm_cpu():
         g = torch.ones(batch, channels, frames // 2, side // 2, side // 2)
         for kind, pool in [("max", F.max_pool3d), ("avg", F.avg_pool3d)]:
             report(f"{kind}_pool3d_{batch}x{channels}x{frames}x{side}", step_time(lambda: pool(x, 2), [x], g))
+        pooled, indices = F.max_pool3d(x.detach(), 2, return_indices=True)
+        pooled.requires_grad_(True)
+        report(f"max_unpool3d_{batch}x{channels}x{frames}x{side}",
+               step_time(lambda: F.max_unpool3d(pooled, indices, 2), [pooled], torch.ones_like(x)))
 
 
 def optim_cpu():

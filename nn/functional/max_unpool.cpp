@@ -8,6 +8,8 @@
 #include "autograd/record.h"
 #include "nn/functional/detail/pool_passes.h"
 #include "nn/functional/pooling.h"
+#include "runtime/kernels/index.h"
+#include "tensor/indexing_support.h"
 #include "tensor/ops_support.h"
 
 namespace ember::nn::functional {
@@ -68,10 +70,18 @@ Tensor max_unpool_of(const Tensor& input, const Tensor& indices, const std::vect
     }
   }
   autograd::Record rec(spatial == 2 ? "MaxUnpool2DBackward0" : "MaxUnpool3DBackward0", {&input});
-  Tensor out;
-  {
-    ember::detail::TrustedIndices trusted;
-    out = ember::detail::zeros_as(input, flat).scatter(-1, indices.flatten(-spatial), input.flatten(-spatial));
+  Tensor out = ember::detail::zeros_as(input, flat);
+  if (out.numel() > 0) {
+    // ATen's kernels write duplicate indices in no promised order (PyTorch flags max_unpool as
+    // nondeterministic), so any colliding value may win: one scatter pass, not the ordered two.
+    const Tensor flat_indices = indices.flatten(-spatial), flat_input = input.flatten(-spatial);
+    ember::detail::index_kernels(out).scatter(ember::detail::stream_of(out),
+                                              {.mode = ScatterMode::Assign,
+                                               .out = out.ref(),
+                                               .dim = static_cast<int>(out.dim()) - 1,
+                                               .index = flat_indices.ref(),
+                                               .src = Operand(flat_input.ref()),
+                                               .any_collision_wins = true});
   }
   out = out.view(sizes);
   if (!rec) return out;

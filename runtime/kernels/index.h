@@ -39,6 +39,10 @@ struct ScatterArgs {
   TensorRef index;
   Operand src;
   Scalar alpha = 1;  // Add scales src by alpha
+  // Assign from a tensor keeps the last of positions that collide along dim, as PyTorch's CPU kernels do.
+  // An op that PyTorch documents as nondeterministic under duplicate indices (max_unpool) may let any of
+  // them win instead, which takes one pass rather than an ordered claim-and-store.
+  bool any_collision_wins = false;
 };
 
 // Keeps in's elements on or below (upper: on or above) `diagonal` of the last two dims; zeroes the rest.

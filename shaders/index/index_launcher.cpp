@@ -255,7 +255,8 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
   // in runs of a zeroed table, a claiming pass and a storing pass (scatter.comp). Only positions along
   // dim collide, and colliding stores of one scalar, or combining modes, need no order: every other case
   // is the single pass.
-  const bool ordered = mode == ScatterMode::Assign && !src.is_scalar() && index.sizes[dim] > 1;
+  const bool ordered =
+      mode == ScatterMode::Assign && !src.is_scalar() && index.sizes[dim] > 1 && !args.any_collision_wins;
   const Pipeline* pipeline =
       ordered ? nullptr
               : &device_.pipelines().get((src.is_scalar() ? "scatter_value_" : "scatter_") + suffix, specialization);

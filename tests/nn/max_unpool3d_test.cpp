@@ -107,6 +107,23 @@ TEST_P(MaxUnpool3dTest, OtherDtypesUnpoolAsFloat64) {
   }
 }
 
+// PyTorch flags max_unpool as nondeterministic where indices repeat, so ember lets any of the colliding
+// values win: each written position holds one of the values aimed at it, and the rest stay zero.
+TEST_P(MaxUnpool3dTest, RepeatedIndicesKeepOneOfTheirValues) {
+  // Every value of a plane aimed at position 5 of its 4 x 4 x 4 output, in 2-d and in 3-d.
+  const at::Tensor repeated = at::full_like(indices, 5);
+  const Tensor values = on_device(pooled), aims = on_device(repeated);
+  const at::Tensor out3d = to_torch(F::max_unpool3d(values, aims, F::MaxUnpool3dFuncOptions(2)));
+  const at::Tensor out2d =
+      to_torch(F::max_unpool2d(values.flatten(2, 3), aims.flatten(2, 3), F::MaxUnpool2dFuncOptions(2)));
+  const at::Tensor planes = pooled.flatten(2);
+  for (const at::Tensor& out : {out3d.flatten(2), out2d.flatten(2)}) {
+    const at::Tensor kept = out.select(2, 5).unsqueeze(2);
+    EXPECT_TRUE(planes.eq(kept).any(2).all().item<bool>()) << "a value that was not aimed at its position";
+    EXPECT_EQ(out.ne(0).sum().item<int64_t>(), kept.ne(0).sum().item<int64_t>()) << "a position nothing aimed at";
+  }
+}
+
 TEST_P(MaxUnpool3dTest, GradientsAndNodeNamesAsLibTorchs) {
   if (!device->supports(DType::Float64)) GTEST_SKIP() << "no float64 on " << device->info().name;
   const Tensor x = on_device(pooled.to(at::kDouble), true), i = on_device(indices);
