@@ -91,8 +91,8 @@ Tensor max_unpool_of(const Tensor& input, const Tensor& indices, const std::vect
   });
 }
 
-// LibTorch's _unpool_output_size over the last D dims (LibTorch reads dims 2.. of a batched input;
-// for an unbatched one those are the same as PyTorch's last D dims).
+// LibTorch's _unpool_output_size over the input's last D dims, as Python's. (LibTorch reads dims 2 to
+// D + 1, the same dims for a batched input, and past the last dim for an unbatched one.)
 template <size_t D>
 std::vector<int64_t> unpool_output_size(const Tensor& input, const MaxUnpoolFuncOptions<D>& options) {
   std::vector<int64_t> defaults;

@@ -211,7 +211,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_of(const Tensor& input, IntArrayR
   return {out, indices};
 }
 
-
 // max_pool1d's own checks on the path without indices (PyTorch's check_max_pool1d).
 int64_t max_pool1d_width(const Tensor& input, const MaxPool1dFuncOptions& o) {
   const int64_t kernel = o.kernel_size()[0], stride = o.stride()[0], padding = o.padding()[0],

@@ -43,7 +43,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptio
 Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
 
 // The partial inverse of max pooling: each input element goes to the position its index names in a
-// zero output plane (the pooling's input size by default; options.output_size() otherwise).
+// zero output plane (the pooling's input size by default; options.output_size() otherwise). Where
+// indices repeat, one of their values wins, in no promised order, as in PyTorch.
 Tensor max_unpool1d(const Tensor& input, const Tensor& indices, const MaxUnpool1dFuncOptions& options);
 Tensor max_unpool2d(const Tensor& input, const Tensor& indices, const MaxUnpool2dFuncOptions& options);
 Tensor max_unpool3d(const Tensor& input, const Tensor& indices, const MaxUnpool3dFuncOptions& options);
