@@ -1,6 +1,6 @@
 // 3-d max unpooling against LibTorch: the messages of bad inputs, output sizes (given, defaulted,
-// padded, empty), dtypes LibTorch's CPU kernel refuses, gradcheck and the node names, and the module.
-// Values and gradients over layouts are rows in tests/ops/pool.cpp.
+// padded, empty), repeated indices, dtypes LibTorch's CPU kernel refuses, gradcheck and the node names,
+// and the module. Values and gradients over layouts are rows in tests/ops/pool.cpp.
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/modules/pooling.h>
