@@ -55,6 +55,13 @@ class GradTest : public BackendTest {
   TensorOptions f32() const { return TensorOptions().dtype(kFloat32).device(device); }
   TensorOptions f64() const { return TensorOptions().dtype(kFloat64).device(device); }
 
+  // `t` copied to the backend's device, a leaf that requires grad where asked.
+  Tensor on_device(const at::Tensor& t, bool requires_grad = false) const {
+    Tensor x = from_torch(t, device);
+    if (requires_grad) x.requires_grad_(true);
+    return x;
+  }
+
   void check(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,
              const TorchFn& torch_fn, std::vector<size_t> constant = {}, bool all_layouts = true);
   void check_second_order(std::vector<at::Tensor> inputs, const std::string& context, const EmberFn& ember_fn,

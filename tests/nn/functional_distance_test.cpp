@@ -15,10 +15,7 @@
 namespace ember::test {
 namespace {
 
-class NnDistanceTest : public GradTest {
- protected:
-  Tensor on_device(const at::Tensor& t) { return from_torch(t, device); }
-};
+using NnDistanceTest = GradTest;
 
 TEST_P(NnDistanceTest, BadInputsGetLibTorchsMessages) {
   namespace F = ember::nn::functional;

@@ -17,14 +17,7 @@
 namespace ember::test {
 namespace {
 
-class NnPoolingTest : public GradTest {
- protected:
-  Tensor on_device(const at::Tensor& t, bool requires_grad = false) {
-    Tensor x = from_torch(t, device);
-    if (requires_grad) x.requires_grad_(true);
-    return x;
-  }
-};
+using NnPoolingTest = GradTest;
 
 TEST_P(NnPoolingTest, BadInputsGetLibTorchsMessages) {
   at::Generator gen = at::detail::createCPUGenerator(3);

@@ -17,10 +17,7 @@
 namespace ember::test {
 namespace {
 
-class NnUpsamplingTest : public GradTest {
- protected:
-  Tensor on_device(const at::Tensor& t) { return from_torch(t, device); }
-};
+using NnUpsamplingTest = GradTest;
 
 using Sizes = std::vector<int64_t>;
 using Scales = std::vector<double>;

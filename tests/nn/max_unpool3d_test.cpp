@@ -24,11 +24,6 @@ class MaxUnpool3dTest : public GradTest {
     const at::Tensor input = at::randn({2, 3, 4, 4, 4}, at::detail::createCPUGenerator(5));
     std::tie(pooled, indices) = at::max_pool3d_with_indices(input, {2, 2, 2});
   }
-  Tensor on_device(const at::Tensor& t, bool requires_grad = false) {
-    Tensor x = from_torch(t, device);
-    if (requires_grad) x.requires_grad_(true);
-    return x;
-  }
 
   // A 2 x 2 x 2 max pooling of a (2, 3, 4, 4, 4) input: its values and indices.
   at::Tensor pooled, indices;

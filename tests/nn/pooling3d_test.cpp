@@ -22,14 +22,7 @@ namespace {
 namespace F = ember::nn::functional;
 namespace TF = torch::nn::functional;
 
-class Pooling3dTest : public GradTest {
- protected:
-  Tensor on_device(const at::Tensor& t, bool requires_grad = false) {
-    Tensor x = from_torch(t, device);
-    if (requires_grad) x.requires_grad_(true);
-    return x;
-  }
-};
+using Pooling3dTest = GradTest;
 
 TEST_P(Pooling3dTest, BadInputsGetLibTorchsMessages) {
   at::Generator gen = at::detail::createCPUGenerator(3);
