@@ -8,9 +8,8 @@
 #include <map>
 #include <string>
 
-#include "bench/bandwidth.h"
 #include "bench/bench_device.h"
-#include "bench/torch_reference_lines.h"
+#include "bench/op_beside_torch.h"
 #include "ember.h"
 
 namespace ember_bench {
@@ -20,35 +19,12 @@ using ember::Tensor;
 
 // PyTorch's CPU milliseconds per op, by benchmark name. Run once.
 const std::map<std::string, double>& torch_ms() {
-  static const std::map<std::string, double> times = [] {
-    std::map<std::string, double> ms;
-    for (const auto& words : torch_reference_lines("torch_reference.py --sorting-cpu", "sorting")) {
-      if (words.size() == 2) ms[words[0]] = std::stod(words[1]);
-    }
-    return ms;
-  }();
+  static const std::map<std::string, double> times = torch_ms_by_name("torch_reference.py --sorting-cpu", "sorting");
   return times;
 }
 
 void run(benchmark::State& state, const std::string& name, const std::function<void()>& op) {
-  auto stream = bench_device()->default_stream();
-  time_synchronized(*stream, 1, op);  // compiles the pipelines
-  const ember::StreamStats before = stream->stats();
-  double seconds = 0;
-  for (auto _ : state) {
-    const double round = time_synchronized(*stream, 1, op);
-    state.SetIterationTime(round);
-    seconds += round;
-  }
-  const ember::StreamStats after = stream->stats();
-  const double iterations = static_cast<double>(state.iterations());
-  const double ms = seconds * 1e3 / iterations;
-  state.counters["ms"] = ms;
-  state.counters["dispatches"] = static_cast<double>(after.dispatches - before.dispatches) / iterations;
-  if (const auto found = torch_ms().find(name); found != torch_ms().end()) {
-    state.counters["torch_ms"] = found->second;
-    state.counters["vs_torch"] = ms / found->second;
-  }
+  run_beside_torch(state, name, torch_ms(), op);
 }
 
 // The inputs of torch_reference.py's sorting_cpu(), drawn here on the device.

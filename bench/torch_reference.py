@@ -13,6 +13,9 @@ ember-bench runs itself for its ratios: one line per benchmark, "norm <name> <ms
 With --sorting-cpu it times bench/sorting_bench.cpp's ops on PyTorch's CPU instead: one line per benchmark,
 "sorting <name> <ms per op>".
 
+With --indexing-cpu it times bench/indexing_bench.cpp's ops on PyTorch's CPU instead: one line per
+benchmark, "indexing <name> <ms per op>".
+
 With --optim-cpu it times bench/optim_bench.cpp's optimizer steps on PyTorch's CPU instead: one line per
 benchmark, "optim <name> <ms per step> <CPU ms per step> <ms per step with foreach=True>".
 """
@@ -197,7 +200,31 @@ def sorting_cpu():
         print(f"sorting {name} {cpu_timed(fn) * 1e3:.4f}", flush=True)
 
 
+def indexing_cpu():
+    """The ops of bench/indexing_bench.cpp on inputs of the same shapes and value ranges."""
+    torch.manual_seed(0)
+    square = torch.rand(1024, 1024)
+    square_indices = torch.randint(0, 1024, (1024, 1024))
+    zeros = torch.zeros(1024, 1024)
+    weight = torch.rand(30000, 128)
+    ids = torch.randint(0, 30000, (8192,))
+    gradient = torch.rand(8192, 128)
+    embedding_zeros = torch.zeros(30000, 128)
+    for name, fn in [
+        ("gather_1024x1024_dim1", lambda: square.gather(1, square_indices)),
+        ("gather_1024x1024_dim0", lambda: square.gather(0, square_indices)),
+        ("index_select_30000x128_8192", lambda: weight.index_select(0, ids)),
+        ("scatter_1024x1024_dim1", lambda: zeros.scatter(1, square_indices, square)),
+        ("scatter_add_1024x1024_dim1", lambda: zeros.scatter_add(1, square_indices, square)),
+        ("index_add_30000x128_8192", lambda: embedding_zeros.index_add(0, ids, gradient)),
+    ]:
+        print(f"indexing {name} {cpu_timed(fn) * 1e3:.4f}", flush=True)
+
+
 def main():
+    if "--indexing-cpu" in sys.argv:
+        indexing_cpu()
+        return
     if "--sorting-cpu" in sys.argv:
         sorting_cpu()
         return
