@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "runtime/scoped_environment.h"
+#include "runtime/vulkan/vulkan_device.h"
 #include "tests/oracle.h"
 
 namespace ember::test {
@@ -74,12 +76,16 @@ TEST_P(IndexKernelsTest, GatherMatchesAtenForEveryDtypeDimAndLayout) {
   REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(1);
   const std::vector<int64_t> in_sizes = {6, 7, 5};
+  // 32- and 64-bit elements read index and in through texel views on Vulkan where the windows allow, and
+  // through storage buffers with EMBER_TEXEL_READS=0: both.
+  for (const std::string texel_reads : {"1", "0"})
   for (DType dtype : kAllDTypes) {
     if (!supported(dtype)) continue;
+    ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
     for (int dim = 0; dim < 3; ++dim) {
       for (int layout = 0; layout < 3; ++layout) {
         SCOPED_TRACE(std::string(dtype_name(dtype)) + " dim " + std::to_string(dim) + " layout " +
-                     std::to_string(layout));
+                     std::to_string(layout) + " EMBER_TEXEL_READS=" + texel_reads);
         // out is smaller than in off dim (in is then narrowed), and longer along it.
         std::vector<int64_t> out_sizes = {4, 5, 3};
         out_sizes[dim] = 9;
@@ -106,9 +112,11 @@ TEST_P(IndexKernelsTest, GatherMatchesAtenForEveryDtypeDimAndLayout) {
 TEST_P(IndexKernelsTest, GatherOfManyElementsAndOutOfRangeIndices) {
   REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
   at::manual_seed(2);
+  for (const std::string texel_reads : {"1", "0"})
   for (DType dtype : {DType::Float32, DType::Int64, DType::UInt8}) {
     if (!supported(dtype)) continue;
-    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    ScopedEnvironment scoped_texels("EMBER_TEXEL_READS", texel_reads);
+    SCOPED_TRACE(std::string(dtype_name(dtype)) + " EMBER_TEXEL_READS=" + texel_reads);
     const at::Tensor in = random_torch({300, 41}, dtype, 102, -100, 100);
     // Indices beyond [-300, 300) read zero.
     const at::Tensor index = at::randint(-305, 305, {517, 41}, at::kLong);
@@ -121,6 +129,37 @@ TEST_P(IndexKernelsTest, GatherOfManyElementsAndOutOfRangeIndices) {
         out_device(*device, *stream, out);
     kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), 0, index_device.ref(index)});
     expect_tensor_eq(out_device.read(*stream, out), expected, dtype);
+  }
+}
+
+// Launches of one or two dims with rows of at least four elements take the kernels' ROWS path (runs of
+// four that may cross into the next row); shorter rows and more dims take the general one. Both, at
+// row lengths around the run's four and in one and two dims, against ATen.
+TEST_P(IndexKernelsTest, GatherAndScatterAddAcrossRunsAndRows) {
+  REQUIRE_KERNEL(kernels().gather(*stream, {empty(DType::Float32), empty(DType::Float32), 0, empty(DType::Int64)}));
+  at::manual_seed(6);
+  ScopedEnvironment storage_reads("EMBER_TEXEL_READS", "0");  // the pipelines' names below
+  const std::vector<std::vector<int64_t>> shapes = {{3, 3}, {3, 4}, {5, 5}, {6, 7}, {2, 9}, {4}, {11}, {2, 3, 5}};
+  for (const std::vector<int64_t>& sizes : shapes) {
+    const int dim = static_cast<int>(sizes.size()) - 1;
+    SCOPED_TRACE("sizes " + to_string(IntArrayRef(sizes)));
+    const at::Tensor in = at::randint(-100, 100, sizes, at::kLong).to(at::kFloat);
+    const at::Tensor index = at::randint(0, sizes.back(), sizes, at::kLong);
+    const at::Tensor out = at::zeros(sizes, at::kFloat);
+    DeviceStorage in_device(*device, *stream, in), index_device(*device, *stream, index),
+        out_device(*device, *stream, out);
+    kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), dim, index_device.ref(index)});
+    expect_tensor_eq(out_device.read(*stream, out), at::gather(in, dim, index), DType::Float32);
+    DeviceStorage sums_device(*device, *stream, out);
+    kernels().scatter(*stream, {ScatterMode::Add, sums_device.ref(out), dim, index_device.ref(index), in_device.ref(in)});
+    expect_tensor_eq(sums_device.read(*stream, out), out.scatter_add(dim, index, in), DType::Float32);
+  }
+  auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());
+  if (vulkan_device == nullptr) return;
+  const auto f32 = static_cast<uint32_t>(DType::Float32), add = static_cast<uint32_t>(ScatterMode::Add);
+  for (const uint32_t rows : {0u, 1u}) {
+    EXPECT_TRUE(vulkan_device->pipelines().made("gather_32", {rows})) << "ROWS " << rows;
+    EXPECT_TRUE(vulkan_device->pipelines().made("scatter_f32", {f32, add, f32, 0, rows})) << "ROWS " << rows;
   }
 }
 

@@ -63,6 +63,11 @@ TensorRef position_tracker(const TensorRef& ref) {
   return tracker;
 }
 
+bool takes_rows_runs(const LaunchShape& piece) {
+  // divide_small's dividends, the run's first elements, stay below 2^24.
+  return piece.ndim <= 2 && piece.sizes[piece.ndim - 1] >= kRunElements && piece.numel() < (int64_t{1} << 24);
+}
+
 TensorRef at_least_1d(const TensorRef& ref) {
   if (ref.ndim > 0) return ref;
   TensorRef one = ref;

@@ -43,6 +43,10 @@ Window widened_window(const Context& context, const LaunchShape& piece, int i, b
 // is the row-major position of the piece's first element (pieces are runs of row-major positions).
 TensorRef position_tracker(const TensorRef& ref);
 
+// Whether a launch piece may take strided.glsl's rows_run (the index kernels' ROWS specialization
+// constant): one or two dims, an inner dim of at least kRunElements elements, fewer than 2^24 in all.
+bool takes_rows_runs(const LaunchShape& piece);
+
 // A 0-dim view as a one-dim view of one element, for kernels that address a dim.
 TensorRef at_least_1d(const TensorRef& ref);
 

@@ -11,6 +11,7 @@
 #define WORKGROUP_SIZE 256
 
 #include "push_constants.glsl"
+#include "divide.glsl"
 
 #ifndef EXTRA_PARAMS
 #define EXTRA_PARAMS
@@ -79,6 +80,62 @@ void run_offsets(uint first, out uint offsets[RUN_ELEMENTS][NUM_OPERANDS]) {
       coordinates[d] = 0u;
     }
   }
+}
+
+// Launches of one or two dims whose inner dim holds at least RUN_ELEMENTS elements, fewer than 2^24 in
+// all (the host checks; the index kernels' ROWS specialization constant): the offsets of a run of
+// RUN_ELEMENTS elements without arrays, which llvmpipe reads one lane at a time at an index known only at
+// run time, and with one division in float lanes (divide.glsl). A run spans at most two rows. Operand
+// op's offsets are component op of the uvec4s (up to four operands).
+struct RowsRun {
+  uvec4 at;             // the run's first element
+  uvec4 inner_strides;  // a step along the inner dim
+  uvec4 wrap;           // from one past a row's end to the next row's start
+  uint column;          // the first element's along the inner dim
+  uint inner;           // the inner dim's size
+};
+
+// Operand strides of launch dim d, by operand.
+uvec4 operand_strides(int d) {
+  uvec4 strides = uvec4(p.strides[d], 0u, 0u, 0u);
+#if NUM_OPERANDS > 1
+  strides.y = p.strides[MAX_DIMS + d];
+#endif
+#if NUM_OPERANDS > 2
+  strides.z = p.strides[2 * MAX_DIMS + d];
+#endif
+#if NUM_OPERANDS > 3
+  strides.w = p.strides[3 * MAX_DIMS + d];
+#endif
+  return strides;
+}
+
+RowsRun rows_run(uint first) {
+  RowsRun run;
+  const bool two_dims = p.ndim == 2u;
+  run.inner = two_dims ? p.sizes[1] : p.numel;
+  run.inner_strides = two_dims ? operand_strides(1) : operand_strides(0);
+  const uvec4 outer_strides = two_dims ? operand_strides(0) : uvec4(0u);
+  const uint row = divide_small(first, run.inner);
+  run.column = first - row * run.inner;
+  uvec4 offsets = uvec4(p.offsets[0], 0u, 0u, 0u);
+#if NUM_OPERANDS > 1
+  offsets.y = p.offsets[1];
+#endif
+#if NUM_OPERANDS > 2
+  offsets.z = p.offsets[2];
+#endif
+#if NUM_OPERANDS > 3
+  offsets.w = p.offsets[3];
+#endif
+  run.at = offsets + row * outer_strides + run.column * run.inner_strides;
+  run.wrap = outer_strides - run.inner * run.inner_strides;
+  return run;
+}
+
+// Offsets of the run's element k.
+uvec4 rows_offsets(RowsRun run, uint k) {
+  return run.at + k * run.inner_strides + (run.column + k >= run.inner ? run.wrap : uvec4(0u));
 }
 
 // Grid-stride loop bounds: the host caps the workgroup count at the device limit.

@@ -14,6 +14,8 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
+#include "texels.glsl"
+
 // dtype codes, in the order of ember::DType.
 #define DT_F32 0
 #define DT_F16 1
@@ -106,18 +108,6 @@ compute_t scalar_from_bits(uvec2 bits) {
 #else
   return uintBitsToFloat(bits.x);
 #endif
-}
-
-// Float32 element i of a window read through a uvec4 texel view of it (four elements per texel): the
-// *_texel variants' reads, since llvmpipe fetches a texel for all lanes of a vector at once, where it
-// loads a storage buffer lane by lane behind a branch each.
-float float_from_texels(utextureBuffer texels, uint i) {
-  return uintBitsToFloat(texelFetch(texels, int(i >> 2))[i & 3u]);
-}
-// The 32-bit words i and i + 1 (i even) of a uvec4 texel view: half a texel.
-uvec2 pair_from_texels(utextureBuffer texels, uint i) {
-  const uvec4 t = texelFetch(texels, int(i >> 2));
-  return (i & 2u) != 0u ? t.zw : t.xy;
 }
 
 // One binding seen at the four element widths. QUALIFIER is readonly, writeonly or empty.

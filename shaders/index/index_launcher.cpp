@@ -79,6 +79,8 @@ const KernelAbiRegistration kAbis{
     {"gather_16", 3, sizeof(GatherParams)},
     {"gather_32", 3, sizeof(GatherParams)},
     {"gather_64", 3, sizeof(GatherParams)},
+    {"gather_32_texel", 3, sizeof(GatherParams)},
+    {"gather_64_texel", 3, sizeof(GatherParams)},
     {"triangle_8", 2, sizeof(TriangleParams)},
     {"triangle_16", 2, sizeof(TriangleParams)},
     {"triangle_32", 2, sizeof(TriangleParams)},
@@ -179,7 +181,11 @@ void VulkanIndex::gather(Stream& stream, const GatherArgs& args) {
   }
   VulkanStream& vs = vulkan_stream(stream);
   const Context& context = device_.context();
-  const Pipeline& pipeline = device_.pipelines().get("gather_" + width_suffix(out.dtype));
+  const std::string shader = "gather_" + width_suffix(out.dtype);
+  // 32- and 64-bit elements may read index and in through texel views (gather.comp's TEXEL_READS).
+  const bool has_texel_variant = element_size(out.dtype) >= 4;
+  // By [texel reads][ROWS], made when first used.
+  const Pipeline* pipelines[2][2] = {};
   const uint32_t dim_stride = to_u32(in.strides[dim], "gather's stride along dim");
   const uint32_t dim_size = to_u32(in.sizes[dim], "gather's size along dim");
   const size_t element = element_size(in.dtype);
@@ -202,8 +208,14 @@ void VulkanIndex::gather(Stream& stream, const GatherArgs& args) {
                       bindings[2] = in_window.binding;
                       params.offsets[2] = in_window.first_element;
                       params.extra = extra;
-                      vs.dispatch(pipeline, bindings, &params, sizeof params,
-                                  workgroups_for(context, piece.numel()));
+                      const bool texels = has_texel_variant && can_read_as_texels(context, bindings[1]) &&
+                                          can_read_as_texels(context, bindings[2]);
+                      const bool rows = takes_rows_runs(piece);
+                      const Pipeline*& chosen = pipelines[texels][rows];
+                      if (!chosen) chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, {rows ? 1u : 0u});
+                      // An invocation per run of kRunElements elements (gather.comp).
+                      vs.dispatch(*chosen, bindings, &params, sizeof params,
+                                  workgroups_for(context, (piece.numel() + kRunElements - 1) / kRunElements));
                     });
   }
 }
@@ -240,10 +252,11 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
   const Context& context = device_.context();
   const DType storage = compute_storage(out.dtype);
   const uint64_t alpha_bits = alpha.bits_as(storage);
-  // out's dtype, the mode, and src's dtype when src is a tensor.
-  std::vector<uint32_t> specialization = {static_cast<uint32_t>(out.dtype),
-                                          static_cast<uint32_t>(mode)};
-  if (!src.is_scalar()) specialization.push_back(static_cast<uint32_t>(src.tensor.dtype));
+  // out's dtype, the mode, src's dtype (a tensor src; ignored by the scalar variants), the ordered
+  // variant's pass, and ROWS (set per launch piece).
+  const uint32_t src_dtype = src.is_scalar() ? 0 : static_cast<uint32_t>(src.tensor.dtype);
+  const std::vector<uint32_t> specialization = {static_cast<uint32_t>(out.dtype), static_cast<uint32_t>(mode),
+                                                src_dtype, kOrderClaim, 0};
   const uint32_t out_dim_stride = to_u32(out.strides[dim], "scatter's stride along dim");
   const uint32_t out_dim_size = to_u32(out.sizes[dim], "scatter's size along dim");
   const size_t element = element_size(out.dtype);
@@ -257,18 +270,17 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
   // is the single pass.
   const bool ordered =
       mode == ScatterMode::Assign && !src.is_scalar() && index.sizes[dim] > 1 && !args.any_collision_wins;
-  const Pipeline* pipeline =
-      ordered ? nullptr
-              : &device_.pipelines().get((src.is_scalar() ? "scatter_value_" : "scatter_") + suffix, specialization);
+  const std::string shader = (ordered ? "scatter_ordered_" : src.is_scalar() ? "scatter_value_" : "scatter_") + suffix;
+  // The pipeline of a launch piece (scatter.comp's ROWS where the piece allows) and, for the ordered
+  // variant, its pass.
+  auto pipeline_for = [&](const LaunchShape& piece, uint32_t pass) -> const Pipeline& {
+    std::vector<uint32_t> constants = specialization;
+    constants[3] = pass;
+    constants[4] = takes_rows_runs(piece) ? 1 : 0;
+    return device_.pipelines().get(shader, constants);
+  };
   std::shared_ptr<Allocation> claims;  // for the longest run, cleared before each
-  const Pipeline* claim_pipeline = nullptr;
-  const Pipeline* store_pipeline = nullptr;
   if (ordered) {
-    std::vector<uint32_t> claim_constants = specialization, store_constants = specialization;
-    claim_constants.push_back(kOrderClaim);
-    store_constants.push_back(kOrderStore);
-    claim_pipeline = &device_.pipelines().get("scatter_ordered_" + suffix, claim_constants);
-    store_pipeline = &device_.pipelines().get("scatter_ordered_" + suffix, store_constants);
     const uint64_t slots = uint64_t{1} << claim_table_log2(std::min(index.numel(), kMaxOrderedRun));
     claims = device_.allocator().allocate(slots * 2 * sizeof(uint32_t), stream.shared_from_this());
   }
@@ -302,7 +314,9 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
       const Window out_window = widened_window(context, piece, last, true, slice.size, out.strides[dim]);
       bindings[last] = out_window.binding;
       params.offsets[last] = out_window.first_element;
-      vs.dispatch(*pipeline, bindings, &params, sizeof params, workgroups_for(context, piece.numel()));
+      // An invocation per run of kRunElements elements (scatter.comp).
+      vs.dispatch(pipeline_for(piece, kOrderClaim), bindings, &params, sizeof params,
+                  workgroups_for(context, (piece.numel() + kRunElements - 1) / kRunElements));
     };
 
     if (src.is_scalar()) {
@@ -346,13 +360,13 @@ void VulkanIndex::scatter(Stream& stream, const ScatterArgs& args) {
           bindings[2] = out_window.binding;
           params.offsets[2] = out_window.first_element;
           bindings[3] = clear_claims(run.numel());
-          const uint32_t groups = workgroups_for(context, run.numel());
+          const uint32_t groups = workgroups_for(context, (run.numel() + kRunElements - 1) / kRunElements);
           // The claiming pass reads out's binding at most (it stores nothing) and writes the table.
           bindings[2].write = false;
-          vs.dispatch(*claim_pipeline, bindings, &params, sizeof params, groups);
+          vs.dispatch(pipeline_for(run, kOrderClaim), bindings, &params, sizeof params, groups);
           bindings[2].write = true;
           bindings[3].write = false;
-          vs.dispatch(*store_pipeline, bindings, &params, sizeof params, groups);
+          vs.dispatch(pipeline_for(run, kOrderStore), bindings, &params, sizeof params, groups);
         });
       });
     }

@@ -32,6 +32,10 @@ layout(constant_id = 1) const uint MODE = SCATTER_MODE_ASSIGN;
 #ifndef SCALAR_SRC
 layout(constant_id = 2) const uint SRC_DT = DT_F32;
 #endif
+// ROWS: the launch has one or two dims, its inner dim at least RUN_ELEMENTS long, and fewer than 2^24
+// elements, and its runs take strided.glsl's rows_run rather than run_offsets (gather.comp has the
+// figures). A constant of its own id, after the others; ids a variant lacks are ignored.
+layout(constant_id = 4) const uint ROWS = 0u;
 #ifdef ORDERED
 #define ORDER_PASS_CLAIM 0u
 #define ORDER_PASS_STORE 1u
@@ -140,43 +144,67 @@ void combine_atomically(uint e, compute_t value) {
   }
 }
 
-void main() {
-  COPY_PUSH_CONSTANTS();
+// Element i of the launch (its row-major position), whose operands sit at offsets o: index, then src
+// (a tensor src), then out.
+void scatter_element(uint i, uvec4 o) {
   const int64_t size = int64_t(p.out_dim_size);
-  const compute_t alpha = scalar_from_bits(uvec2(p.alpha_lo, p.alpha_hi));
-  FOR_EACH_ELEMENT(i) {
-    uint offsets[NUM_OPERANDS];
-    operand_offsets(i, offsets);
-    int64_t index = index_data[offsets[0]];
-    if (index < 0) index += size;
-    const int64_t local = index - int64_t(p.slice_first);
-    if (local < 0 || local >= int64_t(p.slice_size)) continue;  // out of range, or another slice's
-    const uint e = offsets[NUM_OPERANDS - 1] + uint(local) * p.out_dim_stride;
+  int64_t index = index_data[o.x];
+  if (index < 0) index += size;
+  const int64_t local = index - int64_t(p.slice_first);
+  if (local < 0 || local >= int64_t(p.slice_size)) return;  // out of range, or another slice's
+  const uint e = o[NUM_OPERANDS - 1] + uint(local) * p.out_dim_stride;
 #ifdef ORDERED
-    // e is below the binding's element count, so e + 1 does not wrap; i + 1 neither (runs are short).
-    if (ORDER_PASS == ORDER_PASS_CLAIM) {
-      const uint slot = claim_slot(e + 1u, true);
-      if (slot != NO_SLOT) atomicMax(claims[2u * slot + 1u], i + 1u);
-      continue;
-    }
-    const uint slot = claim_slot(e + 1u, false);
-    if (slot != NO_SLOT && claims[2u * slot + 1u] != i + 1u) continue;  // a later position along dim stores
+  // e is below the binding's element count, so e + 1 does not wrap; i + 1 neither (runs are short).
+  if (ORDER_PASS == ORDER_PASS_CLAIM) {
+    const uint slot = claim_slot(e + 1u, true);
+    if (slot != NO_SLOT) atomicMax(claims[2u * slot + 1u], i + 1u);
+    return;
+  }
+  const uint slot = claim_slot(e + 1u, false);
+  if (slot != NO_SLOT && claims[2u * slot + 1u] != i + 1u) return;  // a later position along dim stores
 #endif
 #ifdef SCALAR_SRC
-    compute_t value = scalar_from_bits(uvec2(p.value_lo, p.value_hi));
+  compute_t value = scalar_from_bits(uvec2(p.value_lo, p.value_hi));
 #else
-    compute_t value = src_load(offsets[1]);
+  compute_t value = src_load(o.y);
 #endif
-    if (MODE == SCATTER_MODE_ADD) value *= alpha;
-    if (MODE == SCATTER_MODE_ASSIGN) {
+  if (MODE == SCATTER_MODE_ADD) value *= scalar_from_bits(uvec2(p.alpha_lo, p.alpha_hi));
+  if (MODE == SCATTER_MODE_ASSIGN) {
 #if defined(COMPUTE_F64) || defined(COMPUTE_I64)
-      // One 64-bit store, so that colliding writes cannot interleave their halves.
-      atomicExchange(out_u64[e], pack64(out_to_bits(value)));
+    // One 64-bit store, so that colliding writes cannot interleave their halves.
+    atomicExchange(out_u64[e], pack64(out_to_bits(value)));
 #else
-      out_store(e, value);
+    out_store(e, value);
 #endif
+  } else {
+    combine_atomically(e, value);
+  }
+}
+
+// Runs of RUN_ELEMENTS elements per invocation and step; the host launches an invocation per run. The
+// step never wraps past 2^32.
+void main() {
+  COPY_PUSH_CONSTANTS();
+  const uint step = gl_NumWorkGroups.x * WORKGROUP_SIZE * RUN_ELEMENTS;
+  for (uint first = gl_GlobalInvocationID.x * RUN_ELEMENTS; first < p.numel;
+       first = p.numel - first > step ? first + step : p.numel) {
+    if (ROWS != 0u) {
+      const RowsRun run = rows_run(first);
+      for (uint k = 0u; k < uint(RUN_ELEMENTS); ++k) {
+        if (first + k >= p.numel) break;
+        scatter_element(first + k, rows_offsets(run, k));
+      }
     } else {
-      combine_atomically(e, value);
+      uint offsets[RUN_ELEMENTS][NUM_OPERANDS];
+      run_offsets(first, offsets);
+      for (int k = 0; k < RUN_ELEMENTS; ++k) {
+        if (first + uint(k) >= p.numel) continue;
+        uvec4 o = uvec4(offsets[k][0], offsets[k][1], 0u, 0u);
+#if NUM_OPERANDS > 2
+        o.z = offsets[k][2];
+#endif
+        scatter_element(first + uint(k), o);
+      }
     }
   }
 }

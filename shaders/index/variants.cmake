@@ -1,11 +1,13 @@
 # Variants of the index kernels (see variants.cmake). gather, triangle and nonzero move elements by
-# width; scatter computes in out's compute class (scatter_ordered: Assign that keeps the last of
+# width (gather_*_texel: index and in through texel views); scatter computes in out's compute class (scatter_ordered: Assign that keeps the last of
 # colliding positions, in two passes).
 list(APPEND EMBER_SHADER_VARIANTS
   "gather_8|gather.comp|ELEM_BITS=8"
   "gather_16|gather.comp|ELEM_BITS=16"
   "gather_32|gather.comp|ELEM_BITS=32"
   "gather_64|gather.comp|ELEM_BITS=64"
+  "gather_32_texel|gather.comp|ELEM_BITS=32,TEXEL_READS=1"
+  "gather_64_texel|gather.comp|ELEM_BITS=64,TEXEL_READS=1"
   "triangle_8|triangle.comp|ELEM_BITS=8"
   "triangle_16|triangle.comp|ELEM_BITS=16"
   "triangle_32|triangle.comp|ELEM_BITS=32"
