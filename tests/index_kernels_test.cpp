@@ -151,7 +151,8 @@ TEST_P(IndexKernelsTest, GatherAndScatterAddAcrossRunsAndRows) {
     kernels().gather(*stream, {out_device.ref(out), in_device.ref(in), dim, index_device.ref(index)});
     expect_tensor_eq(out_device.read(*stream, out), at::gather(in, dim, index), DType::Float32);
     DeviceStorage sums_device(*device, *stream, out);
-    kernels().scatter(*stream, {ScatterMode::Add, sums_device.ref(out), dim, index_device.ref(index), in_device.ref(in)});
+    kernels().scatter(*stream,
+                      {ScatterMode::Add, sums_device.ref(out), dim, index_device.ref(index), in_device.ref(in)});
     expect_tensor_eq(sums_device.read(*stream, out), out.scatter_add(dim, index, in), DType::Float32);
   }
   auto* vulkan_device = dynamic_cast<vulkan::VulkanDevice*>(device.get());

@@ -212,7 +212,9 @@ void VulkanIndex::gather(Stream& stream, const GatherArgs& args) {
                                           can_read_as_texels(context, bindings[2]);
                       const bool rows = takes_rows_runs(piece);
                       const Pipeline*& chosen = pipelines[texels][rows];
-                      if (!chosen) chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, {rows ? 1u : 0u});
+                      if (!chosen) {
+                        chosen = &device_.pipelines().get(texels ? shader + "_texel" : shader, {rows ? 1u : 0u});
+                      }
                       // An invocation per run of kRunElements elements (gather.comp).
                       vs.dispatch(*chosen, bindings, &params, sizeof params,
                                   workgroups_for(context, (piece.numel() + kRunElements - 1) / kRunElements));

@@ -1,6 +1,6 @@
 # Variants of the index kernels (see variants.cmake). gather, triangle and nonzero move elements by
-# width (gather_*_texel: index and in through texel views); scatter computes in out's compute class (scatter_ordered: Assign that keeps the last of
-# colliding positions, in two passes).
+# width (gather_*_texel: index and in through texel views); scatter computes in out's compute class
+# (scatter_ordered: Assign that keeps the last of colliding positions, in two passes).
 list(APPEND EMBER_SHADER_VARIANTS
   "gather_8|gather.comp|ELEM_BITS=8"
   "gather_16|gather.comp|ELEM_BITS=16"
