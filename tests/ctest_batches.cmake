@@ -5,7 +5,8 @@
 # time, so that building never starts a device.
 #
 # Set by the generated file that includes this one: EMBER_TESTS_EXE, EMBER_TESTS_LIST (where the
-# registrations are written), EMBER_TESTS_PER_BATCH, EMBER_TESTS_ENVIRONMENT, EMBER_TESTS_TIMEOUT.
+# registrations are written), EMBER_TESTS_PER_BATCH, EMBER_TESTS_ENVIRONMENT, EMBER_TESTS_TIMEOUT, and
+# EMBER_TESTS_RUN_AFTER: "Later=Earlier" pairs of suites, where Later reads what Earlier's batches wrote.
 if(NOT EXISTS "${EMBER_TESTS_EXE}")
   add_test(ember-tests-not-built "${EMBER_TESTS_EXE}")
   return()
@@ -32,12 +33,15 @@ function(ember_register_suite suite tests)
     list(TRANSFORM batch PREPEND "${suite}.")
     list(JOIN batch ":" filter)
     if(batches EQUAL 1)
-      ember_register_batch("${suite}" "${filter}")
+      set(name "${suite}")
     else()
-      ember_register_batch("${suite} (${k} of ${batches})" "${filter}")
+      set(name "${suite} (${k} of ${batches})")
     endif()
+    ember_register_batch("${name}" "${filter}")
+    list(APPEND "batches_of_${suite}" "${name}")
   endforeach()
   set(registrations "${registrations}" PARENT_SCOPE)
+  set("batches_of_${suite}" "${batches_of_${suite}}" PARENT_SCOPE)
 endfunction()
 
 if(NOT EXISTS "${EMBER_TESTS_LIST}" OR "${EMBER_TESTS_EXE}" IS_NEWER_THAN "${EMBER_TESTS_LIST}")
@@ -68,6 +72,15 @@ if(NOT EXISTS "${EMBER_TESTS_LIST}" OR "${EMBER_TESTS_EXE}" IS_NEWER_THAN "${EMB
     endif()
   endforeach()
   ember_register_suite("${suite}" "${tests}")
+  foreach(pair IN LISTS EMBER_TESTS_RUN_AFTER)
+    string(REPLACE "=" ";" pair "${pair}")
+    list(GET pair 0 later)
+    list(GET pair 1 earlier)
+    foreach(batch IN LISTS "batches_of_${later}")
+      string(APPEND registrations
+             "set_tests_properties([==[${batch}]==] PROPERTIES DEPENDS [==[${batches_of_${earlier}}]==])\n")
+    endforeach()
+  endforeach()
   file(WRITE "${EMBER_TESTS_LIST}" "${registrations}")
 endif()
 include("${EMBER_TESTS_LIST}")

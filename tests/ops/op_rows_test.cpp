@@ -6,6 +6,8 @@
 #include <functional>
 
 #include "tests/op_registry.h"
+#include "tests/ops/kernel_recorder.h"
+#include "tests/ops/recorded_coverage.h"
 
 namespace ember::test {
 namespace {
@@ -98,8 +100,17 @@ class OpRowTest : public testing::TestWithParam<RowParam> {
     } catch (const DeviceUnavailableError& error) {
       GTEST_SKIP() << "backend " << GetParam().backend << " is absent here: " << error.what();
     }
+    coverage_dir = kernel_coverage_dir();
+    if (coverage_dir && GetParam().backend == "vulkan") recorder.emplace(*device);
   }
-  void TearDown() override { expect_no_validation_messages(); }
+  void TearDown() override {
+    if (recorder) {
+      const std::set<std::string> reached = recorder->reached();
+      recorder.reset();
+      save_row_coverage(*coverage_dir, row().name, reached);
+    }
+    expect_no_validation_messages();
+  }
 
   const OpRow& row() const { return op_rows()[GetParam().row]; }
 
@@ -170,6 +181,9 @@ class OpRowTest : public testing::TestWithParam<RowParam> {
   }
 
   std::shared_ptr<Device> device;
+  // For the coverage test (tests/ops/recorded_coverage.h), when ctest asks for it.
+  std::optional<std::filesystem::path> coverage_dir;
+  std::optional<KernelRecorder> recorder;
 };
 
 TEST_P(OpRowTest, MatchesLibTorch) {
