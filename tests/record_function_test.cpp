@@ -97,8 +97,10 @@ TEST_F(RecordFunctionTest, RegionsNestWithSelfAndTotalApart) {
 }
 
 TEST_F(RecordFunctionTest, RegionsOfOneNameAddUpAndSortByTheKeyAsked) {
-  // Adds over 4 MiB each, so that their net device time is well above zero, past the timestamps' cost.
-  Tensor large = ember::zeros({1024, 1024}, TensorOptions().device(device));
+  // Adds over 64 MiB each, so that their net device time stays above zero past the timestamps' cost,
+  // which the profile measures between dispatches and which a busy machine inflates: with 4 MiB adds, a
+  // CI run beside other test processes once measured none.
+  Tensor large = ember::zeros({4096, 4096}, TensorOptions().device(device));
   large.add_(1.0);
   device->synchronize();
   profiler::Profile profile;
