@@ -22,11 +22,7 @@ void PrintTo(const RowParam& param, std::ostream* out) {
 }
 
 std::string row_test_name(const testing::TestParamInfo<RowParam>& info) {
-  std::string name = info.param.backend + "_" + op_rows()[info.param.row].name;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
+  return identifier_of(info.param.backend + "_" + op_rows()[info.param.row].name);
 }
 
 std::vector<RowParam> every_row_on(std::vector<std::string> backends) {

@@ -10,16 +10,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Row names hold spaces and punctuation; their files keep letters and digits only, as their test names do.
-fs::path row_file(const fs::path& dir, const std::string& row) {
-  std::string name = row;
+fs::path row_file(const fs::path& dir, const std::string& row) { return dir / (identifier_of(row) + ".ops"); }
+
+}  // namespace
+
+std::string identifier_of(std::string name) {
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
-  return dir / (name + ".ops");
+  return name;
 }
-
-}  // namespace
 
 std::optional<fs::path> kernel_coverage_dir() {
   const char* dir = std::getenv("EMBER_KERNEL_COVERAGE_DIR");

@@ -11,6 +11,9 @@
 
 namespace ember::test {
 
+// `name` with every character but letters and digits replaced by '_': a row's test name and file name.
+std::string identifier_of(std::string name);
+
 // EMBER_KERNEL_COVERAGE_DIR, when set and not empty.
 std::optional<std::filesystem::path> kernel_coverage_dir();
 
