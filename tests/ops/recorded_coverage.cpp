@@ -29,7 +29,8 @@ std::optional<fs::path> kernel_coverage_dir() {
 
 void save_row_coverage(const fs::path& dir, const std::string& row, const std::set<std::string>& ops) {
   fs::create_directories(dir);
-  // Written aside and renamed, so that a reader never sees half a record.
+  // Written aside and renamed, so that a reader never sees half a record. Not ember::AtomicFile: its two
+  // syncs per file buy crash safety that a record, rewritten by every run, does not need, 766 times a run.
   const fs::path file = row_file(dir, row);
   const fs::path partial = file.string() + ".partial";
   {
