@@ -80,7 +80,8 @@ std::string lowercase(std::string_view text) {
 // Devices opened by spec. Never destroyed by static destructors: drivers tear their own state down in exit
 // handlers, and a device closed after that crashes or hangs inside the driver. close_opened_devices() runs
 // from an exit handler registered again after each device is created and after each pipeline is built
-// (lavapipe's LLVM registers handlers while it compiles), so it runs before the driver's.
+// (lavapipe's LLVM registers handlers while it compiles), so it runs before the driver's. It then lets the
+// Vulkan instance go, which the driver must also see before its own handlers.
 std::mutex& opened_mutex() {
   static std::mutex* mutex = new std::mutex;
   return *mutex;
@@ -98,6 +99,7 @@ void close_opened_devices() {
     closing.swap(opened_devices());
   }
   closing.clear();  // synchronizes each device and saves its pipeline cache
+  vulkan::release_instance();
 }
 
 std::shared_ptr<Device> open(const DeviceInfo& info) {

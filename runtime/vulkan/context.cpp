@@ -7,6 +7,7 @@
 #include <string_view>
 #include <thread>
 
+#include "runtime/device.h"
 #include "runtime/error.h"
 
 namespace ember::vulkan {
@@ -170,19 +171,27 @@ DeviceInfo describe(const EntryPoints& fn, VkPhysicalDevice physical, int index)
 
 }  // namespace
 
-// The process-wide instance ember creates for its own devices.
+// The process-wide instance ember creates for its own devices. It stays until release_instance(), so that
+// listing devices again (device_count, get_device, a test skipping an absent backend) does not create and
+// destroy an instance each time, which takes 60-90 ms on lavapipe.
 class Instance {
  public:
   static std::shared_ptr<Instance> get() {
-    static std::mutex mutex;
-    static std::weak_ptr<Instance> shared;
-    std::lock_guard lock(mutex);
-    auto instance = shared.lock();
+    std::lock_guard lock(mutex());
+    std::shared_ptr<Instance>& instance = kept();
     if (!instance) {
       instance = std::shared_ptr<Instance>(new Instance());
-      shared = instance;
+      // Its release comes after the devices' close (close_opened_devices), before the driver's handlers.
+      register_device_exit_handler();
     }
     return instance;
+  }
+
+  // Drops the kept reference; the instance goes when the last Context holding it goes.
+  static void release() {
+    std::shared_ptr<Instance> releasing;
+    std::lock_guard lock(mutex());
+    releasing.swap(kept());
   }
 
   ~Instance() {
@@ -209,6 +218,16 @@ class Instance {
   VkInstance handle = VK_NULL_HANDLE;
 
  private:
+  // Never destroyed by static destructors, which run after the driver's exit handlers.
+  static std::mutex& mutex() {
+    static auto* mutex = new std::mutex;
+    return *mutex;
+  }
+  static std::shared_ptr<Instance>& kept() {
+    static auto* kept = new std::shared_ptr<Instance>;
+    return *kept;
+  }
+
   Instance() {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "ember";
@@ -488,6 +507,8 @@ std::vector<DeviceInfo> enumerate_devices() {
   }
   return infos;
 }
+
+void release_instance() { Instance::release(); }
 
 std::string vulkan_unavailable_reason() {
   try {

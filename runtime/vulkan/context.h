@@ -70,5 +70,7 @@ class Context {
 std::vector<DeviceInfo> enumerate_devices();
 // Why there is no usable Vulkan device, or "" when there is one.
 std::string vulkan_unavailable_reason();
+// Lets ember's instance go once no Context holds it; the next enumeration or Context::create makes a new one.
+void release_instance();
 
 }  // namespace ember::vulkan
