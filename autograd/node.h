@@ -42,6 +42,24 @@ class RemovableHandle {
   std::function<void()> remove_;
 };
 
+}  // namespace ember::autograd
+
+namespace ember {
+
+// Defined here, where RemovableHandle is complete.
+template <class Hook>
+  requires std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>
+autograd::RemovableHandle Tensor::register_hook(Hook hook) const {
+  return register_hook(std::function<Tensor(const Tensor&)>([hook = std::move(hook)](const Tensor& grad) mutable {
+    hook(grad);
+    return Tensor();
+  }));
+}
+
+}  // namespace ember
+
+namespace ember::autograd {
+
 // Gradient hook on one tensor: returns a replacement gradient, or an undefined tensor to keep it.
 using TensorHook = std::function<Tensor(const Tensor& grad)>;
 

@@ -435,7 +435,8 @@ void LBFGS::restore_state(const LoadedState& loaded) {
   const Tensor& first = param_groups()[0].params()[0];
   // Copies on the parameters' device, floating point ones in their dtype, as Python's load_state_dict casts.
   auto own = [&](const Tensor& t) {
-    return t.is_floating_point() ? t.to(first.device(), first.dtype(), true) : t.to(first.device(), std::nullopt, true);
+    return t.is_floating_point() ? t.to(first.device(), first.dtype(), false, true)
+                               : t.to(first.device(), std::nullopt, false, true);
   };
   History h;
   h.func_evals = saved.at("func_evals").item<int64_t>();

@@ -69,13 +69,17 @@ TensorRef Tensor::ref(IntArrayRef shape) const {
   return r;
 }
 
-Tensor Tensor::to(DType dtype, bool copy) const { return to(device(), dtype, copy); }
+Tensor Tensor::to(DType dtype, bool non_blocking, bool copy) const { return to(device(), dtype, non_blocking, copy); }
 
-Tensor Tensor::to(const TensorOptions& options, bool copy) const {
-  return to(options.device_opt() ? options.device_opt() : device(), options.dtype_opt(), copy);
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  return to(options.device_opt() ? options.device_opt() : device(), options.dtype_opt(), non_blocking, copy);
 }
 
-Tensor Tensor::to(std::shared_ptr<Device> target, std::optional<DType> dtype, bool copy) const {
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
+  return to(other.device(), other.dtype(), non_blocking, copy);
+}
+
+Tensor Tensor::to(std::shared_ptr<Device> target, std::optional<DType> dtype, bool, bool copy) const {
   const DType out_dtype = dtype.value_or(this->dtype());
   if (!copy && target == device() && out_dtype == this->dtype()) return *this;
   autograd::Record rec("ToCopyBackward0", {this});

@@ -20,6 +20,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/grad_mode.h"
@@ -80,6 +81,8 @@ class Tensor {
   DType dtype() const { return impl().dtype; }
   DType scalar_type() const { return dtype(); }
   const std::shared_ptr<Device>& device() const { return impl().storage->device; }
+  // This tensor's dtype and device, for making others like it: zeros(sizes, x.options()).
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   // The device's index within its backend (vulkan:1 → 1), as Tensor.get_device(); ember has no CPU tensors.
   int64_t get_device() const;
   IntArrayRef sizes() const { return impl().sizes; }
@@ -104,10 +107,13 @@ class Tensor {
   TensorRef ref(IntArrayRef shape) const;
 
   // ---- conversion and host access (Tensor.to, item, tolist; reads wait for the device) ----
-  Tensor to(DType dtype, bool copy = false) const;
-  Tensor to(std::shared_ptr<Device> device, std::optional<DType> dtype = std::nullopt,
+  // LibTorch's argument order, non_blocking before copy. Copies are ordered on the device's stream and
+  // never block the host, so non_blocking changes nothing; copy = true copies even when nothing changes.
+  Tensor to(DType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(std::shared_ptr<Device> device, std::optional<DType> dtype = std::nullopt, bool non_blocking = false,
             bool copy = false) const;
-  Tensor to(const TensorOptions& options, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;  // other's device and dtype
   Tensor clone() const;
   Tensor contiguous() const;
   Tensor& copy_(const Tensor& src);  // broadcasts src and converts its dtype
@@ -141,6 +147,10 @@ class Tensor {
   // `hook` sees this tensor's gradient during backward and may return a replacement (or an undefined
   // tensor to keep it).
   autograd::RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  // A hook that returns nothing only looks at the gradient, as LibTorch's void hooks do (autograd/node.h).
+  template <class Hook>
+    requires std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>
+  autograd::RemovableHandle register_hook(Hook hook) const;
 
   Tensor to_float() const { return to(kFloat32); }
   Tensor to_double() const { return to(kFloat64); }
@@ -520,6 +530,14 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  // LibTorch's var(bool unbiased) over every element, and var(dim) for one dim: a bool alone is the
+  // correction and an integer alone a dim, as in LibTorch, instead of both binding to dims.
+  Tensor var(bool unbiased) const { return var({}, unbiased ? 1 : 0); }
+  Tensor var(int64_t dim) const { return var(IntArrayRef(dim)); }
+  Tensor var(int dim) const { return var(int64_t{dim}); }
+  Tensor std(bool unbiased) const { return std({}, unbiased ? 1 : 0); }
+  Tensor std(int64_t dim) const { return std(IntArrayRef(dim)); }
+  Tensor std(int dim) const { return std(int64_t{dim}); }
   Tensor norm(Scalar p = 2) const;
   Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;

@@ -106,7 +106,7 @@ TEST_P(AutogradElementwiseTest, ConversionsAndClonesMatchLibTorch) {
   check(test, [](const std::vector<Tensor>& x) { return x[0].to(DType::Float16) * 2; },
         [](const std::vector<at::Tensor>& x) { return x[0].to(at::kHalf) * 2; });
   test.context = "to float32 copy";
-  check(test, [](const std::vector<Tensor>& x) { return x[0].to(DType::Float32, /*copy=*/true); },
+  check(test, [](const std::vector<Tensor>& x) { return x[0].to(DType::Float32, false, /*copy=*/true); },
         [](const std::vector<at::Tensor>& x) { return x[0].to(at::kFloat, false, /*copy=*/true); });
   test.context = "to int32 (no gradient)";
   check(test, [](const std::vector<Tensor>& x) { return x[0].to(DType::Int32); },
